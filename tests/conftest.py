@@ -1,0 +1,18 @@
+"""Shared fixtures. No test ever reaches a real model or the network."""
+
+from __future__ import annotations
+
+import pydantic_ai.models
+import pytest
+
+pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(tmp_path_factory, monkeypatch):
+    """Every test gets its own data dir and no inherited database or model settings."""
+    data = tmp_path_factory.mktemp("data")
+    monkeypatch.setenv("HAIKU_TUI_DATA_DIR", str(data))
+    for var in ("HAIKU_RAG_DB", "HAIKU_TUI_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    return data
