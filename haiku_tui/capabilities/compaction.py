@@ -1,0 +1,136 @@
+"""Evidence compaction: earlier questions' evidence reaches the model as the cited text only.
+
+Registering the capability is the only switch. On every model request it rewrites, on the wire
+only, the results of evidence tools from earlier questions: the cited chunks are kept in full,
+grouped by the question that cited them, and everything else becomes a short receipt. Stored
+history (``result.all_messages()``) keeps everything the run gathered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+
+from haiku_tui.capabilities import ledger
+from haiku_tui.capabilities.errors import EvidenceStateMissing
+from haiku_tui.capabilities.evidence import discover, question_in_progress, source_label
+
+COMPACTION_ID = "haiku-tui-compaction"
+
+RECEIPT = (
+    "[Evidence retrieved for an earlier question, no longer shown. "
+    "It does not count as cited for the current question.]"
+)
+CAPSULE_HEADER = (
+    "[Evidence cited earlier in this conversation, kept in full so later questions can rely on it. "
+    "Cite these chunk ids directly when you use them.]"
+)
+
+
+def build_capsule(state: dict[str, Any], boundary: int) -> str | None:
+    """The text that keeps every chunk cited before ``boundary`` in full, or None if none was.
+
+    Each chunk appears once, under the most recent earlier question that cited it; groups run
+    newest question first.
+    """
+    owner: dict[str, int] = {}
+    prompts: dict[int, str] = {}
+    for namespace in ledger.evidence_namespaces(state).values():
+        for record in namespace["questions"]:
+            q = record["question"]
+            if q >= boundary:
+                continue
+            prompts.setdefault(q, record["prompt"])
+            for chunk_id in ledger.cited_ids(state, q):
+                owner[chunk_id] = max(owner.get(chunk_id, q), q)
+    if not owner:
+        return None
+    blocks = [CAPSULE_HEADER]
+    for q in sorted(set(owner.values()), reverse=True):
+        blocks.append(f"[Cited for the earlier question: {_one_line(prompts.get(q, ''))}]")
+        for chunk_id in sorted(c for c, owned_by in owner.items() if owned_by == q):
+            entry = ledger.citation_for(state, chunk_id)
+            if entry is None:
+                raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
+            blocks.append(f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}\n{entry['text']}")
+    return "\n\n".join(blocks)
+
+
+def _one_line(text: str, limit: int = 120) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def evidence_returns(messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str]) -> list[tuple[int, int]]:
+    """(message, part) positions of evidence tool results before ``boundary``."""
+    return [
+        (i, j)
+        for i, message in enumerate(messages[:boundary])
+        if isinstance(message, ModelRequest)
+        for j, part in enumerate(message.parts)
+        if isinstance(part, ToolReturnPart) and part.tool_name in owned_tools
+    ]
+
+
+def compact_history(
+    messages: list[ModelMessage], *, boundary: int, owned_tools: frozenset[str], capsule: str | None
+) -> list[ModelMessage]:
+    """A copy of ``messages`` with earlier evidence replaced: the newest return carries the capsule.
+
+    Returns are rewritten, never removed, so every call keeps its return; messages from
+    ``boundary`` on (the current question) and everything else are untouched.
+    """
+    positions = evidence_returns(messages, boundary, owned_tools)
+    if not positions:
+        return list(messages)
+    carrier = positions[-1]
+    by_message: dict[int, dict[int, str]] = {}
+    for i, j in positions:
+        by_message.setdefault(i, {})[j] = capsule if (i, j) == carrier and capsule else RECEIPT
+    out = list(messages)
+    for i, replacements in by_message.items():
+        message = out[i]
+        assert isinstance(message, ModelRequest)
+        parts = [replace(p, content=replacements[j]) if j in replacements else p for j, p in enumerate(message.parts)]
+        out[i] = replace(message, parts=parts)
+    return out
+
+
+@dataclass
+class EvidenceCompactionCapability(AbstractCapability[Any]):
+    """Shrinks each request to the evidence earlier questions cited; no tools, no configuration."""
+
+    _cache: dict[tuple[str, int], str | None] | None = None
+
+    async def for_run(self, ctx: RunContext[Any]) -> EvidenceCompactionCapability:
+        return EvidenceCompactionCapability(id=self.id, _cache={})
+
+    async def prepare_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
+        evidence = discover(ctx)
+        boundary = question_in_progress(evidence)
+        if not evidence or not boundary:
+            return request_context
+        messages = request_context.messages
+        for capability in evidence:
+            if not capability.state_carried and evidence_returns(messages, boundary, capability.evidence_tool_names):
+                raise EvidenceStateMissing(
+                    f"Compaction found {capability.search_tool} results from an earlier question, but "
+                    f"deps.state[{capability.namespace!r}] holds no record of what that question cited. "
+                    "Carry the whole deps.state between runs alongside the message history."
+                )
+        owned = frozenset().union(*(c.evidence_tool_names for c in evidence))
+        key = (ctx.run_id, ctx.run_step)
+        cache = self._cache if self._cache is not None else {}
+        if key not in cache:
+            cache[key] = build_capsule(evidence[0].state, boundary)
+        request_context.messages = compact_history(messages, boundary=boundary, owned_tools=owned, capsule=cache[key])
+        return request_context
+
+
+def create_capability() -> EvidenceCompactionCapability:
+    """Build the compaction capability (registering it is the only switch)."""
+    return EvidenceCompactionCapability(id=COMPACTION_ID)

@@ -1,0 +1,332 @@
+"""What every evidence capability shares: question identity, the ledger, search, cite, budgets.
+
+An *evidence capability* retrieves chunks and lets the model declare which of them ground its
+answer. It records both in its namespace of ``deps.state`` (see :mod:`.ledger`) and never rewrites
+history. The optional capabilities (compaction, citation policy) find every evidence capability
+registered in a run through :func:`discover` and read their records.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai import ModelRetry, RunContext, ToolFailed
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    SystemPromptPart,
+    ToolCallPart,
+)
+
+from haiku_tui.capabilities import ledger
+from haiku_tui.capabilities.errors import QuestionStateMissing
+from haiku_tui.locations import resolve_db
+
+if TYPE_CHECKING:
+    from haiku_tui.store import KnowledgeBase, SearchHit
+
+CHUNK_ID_MATCH_CUTOFF = 0.75
+"""How close a mangled chunk id must be to a retrieved one to be repaired."""
+
+CITE_GRACE_REQUESTS = 2
+"""Model requests past the request limit during which the cite tool stays available."""
+
+SNIPPET_CHARS = 240
+RESULT_SEPARATOR = "\n\n---\n\n"
+NO_RESULTS = "No results found."
+
+
+def prompt_text(prompt: Any) -> str:
+    """The text of a user prompt (a string or a sequence of content parts)."""
+    if prompt is None:
+        return ""
+    if isinstance(prompt, str):
+        return prompt
+    return " ".join(item for item in prompt if isinstance(item, str))
+
+
+def awaits_model(messages: list[ModelMessage]) -> bool:
+    """True when history stops mid-question: the next step belongs to the model, not the user.
+
+    That is a response with tool calls still to answer, or a request (tool results, a retry
+    prompt, a question) still waiting for the model's response.
+    """
+    if not messages:
+        return False
+    last = messages[-1]
+    if isinstance(last, ModelResponse):
+        return any(isinstance(part, ToolCallPart) for part in last.parts)
+    return True
+
+
+def hit_to_json(hit: SearchHit) -> dict[str, Any]:
+    """A search hit as stored in the ledger (a snippet, not the whole text)."""
+    text = " ".join(hit.text.split())
+    return {
+        "chunk_id": hit.chunk_id,
+        "document_id": hit.document_id,
+        "rank": hit.rank,
+        "score": round(float(hit.score), 6),
+        "title": hit.title,
+        "path": hit.path,
+        "headings": list(hit.headings),
+        "pages": list(hit.pages),
+        "snippet": text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…",
+    }
+
+
+def source_label(title: str, headings: list[str] | tuple[str, ...], pages: list[int] | tuple[int, ...] = ()) -> str:
+    """``"Title" › Heading › Sub (p. 3–4)`` as the model and the user see a source."""
+    label = " › ".join([f'"{title}"', *headings])
+    if pages:
+        label += f" (p. {pages[0]}–{pages[-1]})" if len(pages) > 1 else f" (p. {pages[0]})"
+    return label
+
+
+def format_result(hit: SearchHit, total: int) -> str:
+    """One search result block for the model: its chunk id first, then source and text."""
+    return (
+        f"[{hit.chunk_id}] (rank {hit.rank} of {total})\n"
+        f"Source: {source_label(hit.title, hit.headings, hit.pages)}\n"
+        f"{hit.text}"
+    )
+
+
+def _clean_id(raw: str) -> str:
+    return raw.strip().strip("[]()<>`'\" ").lower()
+
+
+@dataclass
+class EvidenceCapability(AbstractCapability[Any]):
+    """Base class of the RAG and analysis capabilities (one per state namespace)."""
+
+    namespace: str = "rag"
+    tool_prefix: str = "rag"
+    db_path: str | None = None
+    request_limit: int = 20
+    max_searches: int = 5
+    search_limit: int = 5
+    kb: KnowledgeBase | None = field(default=None, repr=False)
+
+    # per-run fields, set by for_run
+    state_carried: bool = field(default=False, init=False)
+    question: int | None = field(default=None, init=False)
+    _state: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    _namespace_state: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    _grace_used: int = field(default=0, init=False)
+
+    # ---- identity and state ---------------------------------------------------------------
+    @property
+    def search_tool(self) -> str:
+        return f"{self.tool_prefix}_search"
+
+    @property
+    def cite_tool(self) -> str:
+        return f"{self.tool_prefix}_cite"
+
+    @property
+    def evidence_tool_names(self) -> frozenset[str]:
+        """Tools whose results are evidence (compaction receipts them)."""
+        return frozenset({self.search_tool})
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The whole state map this run writes to (the host's ``deps.state`` when it has one)."""
+        return self._state
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """This capability's namespace of the state map."""
+        return self._namespace_state
+
+    @property
+    def current(self) -> dict[str, Any]:
+        """The record of the question this run belongs to."""
+        record = ledger.find_question(self._namespace_state, self.question) if self.question is not None else None
+        if record is None:
+            raise RuntimeError("no question in progress: the capability was used outside a run")
+        return record
+
+    @property
+    def cite_available(self) -> bool:
+        """False once the grace window after the request limit has run out."""
+        return self._grace_used <= CITE_GRACE_REQUESTS
+
+    def knowledge_base(self) -> KnowledgeBase:
+        """The knowledge base, opened on first use and shared by this capability's runs."""
+        if self.kb is None:
+            from haiku_tui.store import KnowledgeBase
+
+            self.kb = KnowledgeBase.open(self.db_path or resolve_db(None), create=False)
+        return self.kb
+
+    async def for_run(self, ctx: RunContext[Any]) -> EvidenceCapability:
+        run = replace(self)
+        run._grace_used = 0
+        outer = getattr(ctx.deps, "state", None)
+        run._state = outer if isinstance(outer, dict) else {}
+        namespace = run._state.get(self.namespace)
+        if not ledger.is_evidence_namespace(namespace):
+            namespace = {**ledger.new_namespace(), **(namespace or {})}
+            run._state[self.namespace] = namespace
+        run._namespace_state = namespace
+        run.state_carried = namespace["question"] is not None
+        messages = ctx.messages
+        if ctx.prompt is None and awaits_model(messages):
+            if not (namespace["in_progress"] and namespace["question"] is not None):
+                raise QuestionStateMissing(
+                    f"This run resumes a question, but deps.state[{self.namespace!r}] carries no question in "
+                    "progress. Pass the deps.state of the run being resumed alongside its message history."
+                )
+            run.question = namespace["question"]
+        else:
+            run.question = len(messages)
+            ledger.begin_question(namespace, run.question, prompt_text(ctx.prompt))
+        return run
+
+    async def after_run(self, ctx: RunContext[Any], *, result: Any) -> Any:
+        from pydantic_ai import DeferredToolRequests
+
+        if not isinstance(result.output, DeferredToolRequests):
+            self._namespace_state["in_progress"] = False
+        return result
+
+    # ---- budgets -------------------------------------------------------------------------
+    async def before_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
+        record = self.current
+        record["requests"] += 1
+        if record["requests"] > self.request_limit:
+            self._grace_used += 1
+            if self.cite_available:
+                notice = (
+                    f"The request budget for this question is spent ({self.request_limit} requests). "
+                    f"Only {self.cite_tool} remains: declare what grounds your answer, then answer."
+                )
+            else:
+                notice = (
+                    f"The {self.tool_prefix} tools are no longer available for this question. "
+                    "Give the best answer possible from what you already have."
+                )
+            ctx.enqueue(SystemPromptPart(notice, scope="request"))
+        return request_context
+
+    async def prepare_tools(self, ctx: RunContext[Any], tool_defs: list[Any]) -> list[Any]:
+        if self.question is None or self.current["requests"] < self.request_limit:
+            return tool_defs
+        own = [t for t in tool_defs if t.capability_id == self.id]
+        keep = {self.cite_tool} if self.cite_available else set()
+        return [t for t in tool_defs if t not in own or t.name in keep]
+
+    # ---- tools ----------------------------------------------------------------------------
+    def run_instance(self, ctx: RunContext[Any]) -> EvidenceCapability:
+        """The per-run instance of this capability (tools are shared; state is not)."""
+        instance = ctx.capabilities.get(self.id) if self.id else None
+        return instance if isinstance(instance, EvidenceCapability) else self
+
+    def search(self, ctx: RunContext[Any], query: str, limit: int | None) -> str:
+        """Run a search, merge it into the question's record, return the model-facing text."""
+        record = self.current
+        done = record.setdefault("search_calls", 0)
+        if done >= self.max_searches:
+            raise ToolFailed(
+                f"Search budget for this question is spent ({self.max_searches} searches). "
+                f"Answer from the results you have and declare them with {self.cite_tool}."
+            )
+        record["search_calls"] = done + 1
+        query = query.strip()
+        if not query:
+            raise ModelRetry("The query is empty: pass the words to search for.")
+        from haiku_tui.store.errors import EmptyKnowledgeBase
+
+        try:
+            hits = self.knowledge_base().search(
+                query, limit=max(1, min(limit or self.search_limit, 20)), filter=self._namespace_state["document_filter"]
+            )
+        except EmptyKnowledgeBase as error:
+            raise ToolFailed(str(error)) from None
+        ledger.note_search(record, query, [hit_to_json(h) for h in hits], len(ctx.messages))
+        if not hits:
+            return NO_RESULTS
+        return RESULT_SEPARATOR.join(format_result(hit, len(hits)) for hit in hits)
+
+    def cite(self, ctx: RunContext[Any], chunk_ids: list[str]) -> str:
+        """Record the declaration of what grounds the answer: ``[]`` means ungrounded."""
+        record = self.current
+        epoch = len(ctx.messages)
+        if not chunk_ids:
+            ledger.declare(record, [], epoch)
+            return "Recorded: this answer cites no knowledge-base evidence."
+        retrieved = ledger.retrieved_ids(record)
+        known = retrieved + [c for c in self._all_cited_ids() if c not in retrieved]
+        wanted: list[str] = []
+        for raw in chunk_ids:
+            cleaned = _clean_id(str(raw))
+            if cleaned not in known:
+                close = difflib.get_close_matches(cleaned, known, n=1, cutoff=CHUNK_ID_MATCH_CUTOFF)
+                cleaned = close[0] if close else cleaned
+            if cleaned and cleaned not in wanted:
+                wanted.append(cleaned)
+        resolved = self._resolve(wanted)
+        unresolved = [raw for raw, cid in zip(chunk_ids, wanted, strict=False) if cid not in resolved]
+        unresolved += chunk_ids[len(wanted) :] if len(wanted) < len(chunk_ids) else []
+        if not resolved:
+            raise ModelRetry(
+                f"None of the chunk ids {list(chunk_ids)} could be resolved. Copy each id exactly as it appears "
+                f"in square brackets at the start of a {self.search_tool} result, or call {self.cite_tool} "
+                "with [] if no result supports your answer."
+            )
+        ledger.declare(record, list(resolved), epoch)
+        markers = ", ".join(f"[{c['index']}] = {cid}" for cid, c in resolved.items())
+        message = f"Registered {len(resolved)} citation(s): {markers}. Use these [n] markers in your answer."
+        if unresolved:
+            message += f" Ignored {len(unresolved)} unresolvable id(s): {unresolved}."
+        return message
+
+    def _all_cited_ids(self) -> list[str]:
+        return [cid for ns in ledger.evidence_namespaces(self._state).values() for cid in ns["citation_index"]]
+
+    def _resolve(self, chunk_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Citation entries for the ids that exist, registering new ones with the next number."""
+        out: dict[str, dict[str, Any]] = {}
+        missing = []
+        for cid in chunk_ids:
+            entry = ledger.citation_for(self._state, cid)
+            if entry is not None:
+                self._namespace_state["citation_index"].setdefault(cid, entry)
+                out[cid] = entry
+            else:
+                missing.append(cid)
+        if missing:
+            chunks = self.knowledge_base().get_chunks(missing)
+            for cid in missing:
+                chunk = chunks.get(cid)
+                if chunk is None:
+                    continue
+                entry = {
+                    "index": ledger.next_citation_number(self._state),
+                    "chunk_id": cid,
+                    "document_id": chunk.document_id,
+                    "title": chunk.title,
+                    "path": chunk.path,
+                    "headings": list(chunk.headings),
+                    "pages": list(chunk.pages),
+                    "text": chunk.text,
+                    "capability": self.namespace,
+                }
+                self._namespace_state["citation_index"][cid] = entry
+                out[cid] = entry
+        return {cid: out[cid] for cid in chunk_ids if cid in out}
+
+
+def discover(ctx: RunContext[Any]) -> list[EvidenceCapability]:
+    """Every evidence capability registered in this run (per-run instances), by namespace."""
+    found = [c for c in ctx.capabilities.values() if isinstance(c, EvidenceCapability)]
+    return sorted(found, key=lambda c: c.namespace)
+
+
+def question_in_progress(evidence: list[EvidenceCapability]) -> int | None:
+    """Identity of the question this run belongs to (the same for every capability)."""
+    return max((c.question for c in evidence if c.question is not None), default=None)
