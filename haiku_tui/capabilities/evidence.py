@@ -12,7 +12,7 @@ import difflib
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from pydantic_ai import ModelRetry, RunContext, ToolFailed
+from pydantic_ai import ModelRetry, RunContext, Tool, ToolFailed
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import (
     ModelMessage,
@@ -116,7 +116,6 @@ class EvidenceCapability(AbstractCapability[Any]):
     question: int | None = field(default=None, init=False)
     _state: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     _namespace_state: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
-    _grace_used: int = field(default=0, init=False)
 
     # ---- identity and state ---------------------------------------------------------------
     @property
@@ -150,10 +149,16 @@ class EvidenceCapability(AbstractCapability[Any]):
             raise RuntimeError("no question in progress: the capability was used outside a run")
         return record
 
+    def _over_limit(self, requests: int) -> int:
+        """How many requests past the limit request number ``requests`` is (0 within it)."""
+        return max(0, requests - self.request_limit)
+
     @property
     def cite_available(self) -> bool:
-        """False once the grace window after the request limit has run out."""
-        return self._grace_used <= CITE_GRACE_REQUESTS
+        """Whether the next request still offers the cite tool (false once the grace window is over)."""
+        if self.question is None:
+            return True
+        return self._over_limit(self.current["requests"] + 1) <= CITE_GRACE_REQUESTS
 
     def knowledge_base(self) -> KnowledgeBase:
         """The knowledge base, opened on first use and shared by this capability's runs."""
@@ -165,7 +170,6 @@ class EvidenceCapability(AbstractCapability[Any]):
 
     async def for_run(self, ctx: RunContext[Any]) -> EvidenceCapability:
         run = replace(self)
-        run._grace_used = 0
         outer = getattr(ctx.deps, "state", None)
         run._state = outer if isinstance(outer, dict) else {}
         namespace = run._state.get(self.namespace)
@@ -198,9 +202,9 @@ class EvidenceCapability(AbstractCapability[Any]):
     async def before_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
         record = self.current
         record["requests"] += 1
-        if record["requests"] > self.request_limit:
-            self._grace_used += 1
-            if self.cite_available:
+        over = self._over_limit(record["requests"])
+        if over:
+            if over <= CITE_GRACE_REQUESTS:
                 notice = (
                     f"The request budget for this question is spent ({self.request_limit} requests). "
                     f"Only {self.cite_tool} remains: declare what grounds your answer, then answer."
@@ -214,10 +218,13 @@ class EvidenceCapability(AbstractCapability[Any]):
         return request_context
 
     async def prepare_tools(self, ctx: RunContext[Any], tool_defs: list[Any]) -> list[Any]:
-        if self.question is None or self.current["requests"] < self.request_limit:
+        if self.question is None:
+            return tool_defs
+        over = self._over_limit(self.current["requests"] + 1)  # counted in before_model_request, which runs next
+        if not over:
             return tool_defs
         own = [t for t in tool_defs if t.capability_id == self.id]
-        keep = {self.cite_tool} if self.cite_available else set()
+        keep = {self.cite_tool} if over <= CITE_GRACE_REQUESTS else set()
         return [t for t in tool_defs if t not in own or t.name in keep]
 
     # ---- tools ----------------------------------------------------------------------------
@@ -225,6 +232,30 @@ class EvidenceCapability(AbstractCapability[Any]):
         """The per-run instance of this capability (tools are shared; state is not)."""
         instance = ctx.capabilities.get(self.id) if self.id else None
         return instance if isinstance(instance, EvidenceCapability) else self
+
+    def evidence_tools(self) -> list[Tool[Any]]:
+        """The search and cite tools, named after the capability's tool prefix."""
+        owner = self
+
+        def search(ctx: RunContext[Any], query: str, limit: int | None = None) -> str:
+            """Search the knowledge base (full-text, and vector when configured).
+
+            Args:
+                query: What to look for, in the words the documents would use.
+                limit: How many results to return (default 5, at most 20).
+            """
+            return owner.run_instance(ctx).search(ctx, query, limit)
+
+        def cite(ctx: RunContext[Any], chunk_ids: list[str]) -> str:
+            """Declare the chunks that ground your answer; an empty list declares it ungrounded.
+
+            Args:
+                chunk_ids: Chunk ids copied exactly from search results (or from evidence kept
+                    from earlier questions).
+            """
+            return owner.run_instance(ctx).cite(ctx, chunk_ids)
+
+        return [Tool(search, name=self.search_tool), Tool(cite, name=self.cite_tool)]
 
     def search(self, ctx: RunContext[Any], query: str, limit: int | None) -> str:
         """Run a search, merge it into the question's record, return the model-facing text."""

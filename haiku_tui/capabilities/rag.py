@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic_ai import RunContext
 from pydantic_ai.toolsets import FunctionToolset
 
 from haiku_tui.capabilities.evidence import EvidenceCapability
@@ -36,30 +35,7 @@ class RAGCapability(EvidenceCapability):
         return INSTRUCTIONS
 
     def get_toolset(self) -> FunctionToolset[Any]:
-        toolset: FunctionToolset[Any] = FunctionToolset(id=self.id, max_retries=3, sequential=True)
-        owner = self
-
-        @toolset.tool
-        def rag_search(ctx: RunContext[Any], query: str, limit: int | None = None) -> str:
-            """Search the knowledge base (full-text, and vector when configured).
-
-            Args:
-                query: What to look for, in the words the documents would use.
-                limit: How many results to return (default 5, at most 20).
-            """
-            return owner.run_instance(ctx).search(ctx, query, limit)
-
-        @toolset.tool
-        def rag_cite(ctx: RunContext[Any], chunk_ids: list[str]) -> str:
-            """Declare the chunks that ground your answer; an empty list declares it ungrounded.
-
-            Args:
-                chunk_ids: Chunk ids copied exactly from search results (or from evidence kept
-                    from earlier questions).
-            """
-            return owner.run_instance(ctx).cite(ctx, chunk_ids)
-
-        return toolset
+        return FunctionToolset(self.evidence_tools(), id=self.id, max_retries=3, sequential=True)
 
 
 def create_capability(

@@ -1,0 +1,156 @@
+"""Evidence compaction: what each request carries on the wire, and what history keeps."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+from haiku_tui.capabilities import Deps, ledger
+from haiku_tui.capabilities.compaction import CAPSULE_HEADER, RECEIPT, build_capsule, compact_history
+from haiku_tui.capabilities.compaction import create_capability as compaction
+from haiku_tui.capabilities.errors import EvidenceStateMissing
+from haiku_tui.capabilities.rag import create_capability as rag
+from tests.capabilities.scripts import Script, cite, cite_top, ids_in, last_return, load, search, text, wire_text
+
+
+def agent_for(script: Script, kb, *, compact: bool = True) -> Agent:
+    capabilities = [rag(kb=kb), compaction()] if compact else [rag(kb=kb)]
+    return Agent(script.model, deps_type=Deps, capabilities=capabilities)
+
+
+async def first_question(kb, deps: Deps, *, n_cited: int = 1, query: str = "sourdough starter", compact: bool = True):
+    steps = [load(), search(query), cite_top(n_cited) if n_cited else cite(), text("First answer [1].")]
+    script = Script(*steps)
+    result = await agent_for(script, kb, compact=compact).run("How do I keep a starter?", deps=deps)
+    return result, ids_in(last_return(script.sent[2]))
+
+
+def search_returns(messages) -> list[str]:
+    return [
+        str(p.content)
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart) and p.tool_name == "rag_search"
+    ]
+
+
+async def test_earlier_evidence_becomes_a_receipt_except_the_cited_text_kept_in_full(kb):
+    deps = Deps()
+    r1, hits = await first_question(kb, deps)
+    cited, uncited = hits[0], hits[1:]
+    script = Script(search("bicycle chain"), cite_top(), text("Second [2]."))
+    await agent_for(script, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
+    wire = script.sent[0]
+    (earlier,) = search_returns(wire[: len(r1.all_messages())])
+    assert earlier.startswith(CAPSULE_HEADER)
+    full_text = deps.state["rag"]["citation_index"][cited]["text"]
+    assert f"[{cited}] Source: " in earlier and full_text in earlier
+    assert all(u not in wire_text(wire) for u in uncited)
+    assert "[Cited for the earlier question: How do I keep a starter?]" in earlier
+
+
+async def test_stored_history_is_untouched(kb):
+    deps = Deps()
+    r1, hits = await first_question(kb, deps)
+    original = copy.deepcopy(r1.all_messages())
+    script = Script(search("bicycle chain"), cite_top(), text("Second."))
+    r2 = await agent_for(script, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
+    assert r2.all_messages()[: len(original)] == original
+    assert all(h in search_returns(r2.all_messages())[0] for h in hits)
+
+
+async def test_older_returns_get_receipts_and_the_newest_carries_the_capsule(kb):
+    deps = Deps()
+    r1, _ = await first_question(kb, deps)
+    s2 = Script(search("tea temperature"), search("black tea"), cite_top(), text("Tea [2]."))
+    r2 = await agent_for(s2, kb).run("Tea?", deps=deps, message_history=r1.all_messages())
+    s3 = Script(text("Hi."))
+    await agent_for(s3, kb).run("hello", deps=deps, message_history=r2.all_messages())
+    returns = search_returns(s3.sent[0])
+    assert returns[:2] == [RECEIPT, RECEIPT]
+    assert returns[2].startswith(CAPSULE_HEADER)
+    assert returns[2].index("Tea?") < returns[2].index("How do I keep a starter?")  # newest question first
+
+
+async def test_nothing_cited_earlier_leaves_only_receipts(kb):
+    deps = Deps()
+    r1, hits = await first_question(kb, deps, n_cited=0)
+    script = Script(text("Hi."))
+    await agent_for(script, kb).run("hello", deps=deps, message_history=r1.all_messages())
+    assert search_returns(script.sent[0]) == [RECEIPT]
+
+
+async def test_call_return_pairs_stay_valid_and_the_current_question_is_untouched(kb):
+    deps = Deps()
+    r1, _ = await first_question(kb, deps)
+    script = Script(search("bicycle chain"), cite_top(), text("Second."))
+    await agent_for(script, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
+    wire = script.sent[-1]
+    calls = [p.tool_call_id for m in wire if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)]
+    returns = [p.tool_call_id for m in wire if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert calls == returns
+    current = search_returns(wire[len(r1.all_messages()) :])
+    assert current[0] != RECEIPT and not current[0].startswith(CAPSULE_HEADER)
+
+
+async def test_cited_evidence_stays_citable_by_the_same_chunk_ids(kb):
+    deps = Deps()
+    r1, hits = await first_question(kb, deps)
+    script = Script(cite(hits[0]), text("As before [1]."))
+    await agent_for(script, kb).run("Say again?", deps=deps, message_history=r1.all_messages())
+    q2 = len(r1.all_messages())
+    assert ledger.citation_status(deps.state, q2) == "grounded"
+    assert "Registered 1 citation(s): [1] = " + hits[0] in last_return(script.sent[1], "rag_cite")
+
+
+async def test_without_the_capability_the_transcript_reaches_the_model_untouched(kb):
+    deps = Deps()
+    r1, hits = await first_question(kb, deps, compact=False)
+    script = Script(text("Hi."))
+    await agent_for(script, kb, compact=False).run("hello", deps=deps, message_history=r1.all_messages())
+    assert search_returns(script.sent[0]) == search_returns(r1.all_messages())
+    assert all(h in search_returns(script.sent[0])[0] for h in hits)
+
+
+async def test_refuses_when_earlier_evidence_has_no_record_of_what_was_cited(kb):
+    r1, _ = await first_question(kb, Deps())
+    script = Script(text("Hi."))
+    with pytest.raises(EvidenceStateMissing, match="holds no record of what that question cited"):
+        await agent_for(script, kb).run("hello", deps=Deps(), message_history=r1.all_messages())
+
+
+async def test_a_question_that_cited_nothing_is_not_mistaken_for_missing_state(kb):
+    deps = Deps()
+    r1, _ = await first_question(kb, deps, n_cited=0)
+    assert deps.state["rag"]["questions"][0]["declaration"]["chunk_ids"] == []
+    script = Script(text("Hi."))
+    assert (await agent_for(script, kb).run("hello", deps=deps, message_history=r1.all_messages())).output == "Hi."
+
+
+async def test_retained_evidence_grows_it_does_not_vanish(kb):
+    """Compaction reduces what a request carries; cited text from every earlier question stays."""
+    deps = Deps()
+    r1, hits1 = await first_question(kb, deps)
+    s2 = Script(search("bicycle brakes"), cite_top(), text("B [2]."))
+    r2 = await agent_for(s2, kb).run("Brakes?", deps=deps, message_history=r1.all_messages())
+    s3 = Script(text("Hi."))
+    await agent_for(s3, kb).run("hello", deps=deps, message_history=r2.all_messages())
+    capsule = search_returns(s3.sent[0])[-1]
+    assert all(f"[{cid}]" in capsule for cid in ledger.cited_ids(deps.state, 0) + ledger.cited_ids(deps.state, len(r1.all_messages())))
+
+
+def test_compact_history_is_pure_and_leaves_other_tools_alone():
+    messages = [
+        ModelRequest(parts=[]),
+        ModelResponse(parts=[ToolCallPart("rag_search", {"query": "x"}, tool_call_id="a"), ToolCallPart("other", {}, tool_call_id="b")]),
+        ModelRequest(parts=[ToolReturnPart("rag_search", "hits", tool_call_id="a"), ToolReturnPart("other", "keep", tool_call_id="b")]),
+    ]
+    before = copy.deepcopy(messages)
+    out = compact_history(messages, boundary=3, owned_tools=frozenset({"rag_search"}), capsule=None)
+    assert messages == before
+    assert [p.content for p in out[2].parts] == [RECEIPT, "keep"]
+    assert build_capsule({"rag": ledger.new_namespace()}, 3) is None
