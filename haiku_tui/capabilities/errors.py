@@ -13,3 +13,7 @@ class QuestionStateMissing(CapabilityError):
 
 class EvidenceStateMissing(CapabilityError):
     """Compaction found earlier evidence but no record of what that question cited."""
+
+
+class HistoryRegression(CapabilityError, ValueError):
+    """The history handed to a run is shorter than the one the carried state was recorded with."""

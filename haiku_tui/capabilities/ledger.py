@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from haiku_tui.capabilities.errors import HistoryRegression
+
 CitationStatus = Literal["grounded", "ungrounded", "missing"]
 
 POLICY_KEY = "citation_policy"
@@ -68,9 +70,10 @@ def begin_question(namespace: dict[str, Any], question: int, prompt: str) -> dic
     """Start the record of a new question; identities only grow (history is append-only)."""
     previous = namespace.get("question")
     if previous is not None and question <= previous:
-        raise ValueError(
+        raise HistoryRegression(
             f"question identity went backwards ({question} after {previous}): the message history "
-            "passed to this run is shorter than the one the carried state was recorded with"
+            "passed to this run is shorter than the one the carried state was recorded with. Pass the "
+            "whole history saved with this state, or start a new conversation with an empty state."
         )
     record = {
         "question": question,

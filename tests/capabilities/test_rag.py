@@ -284,3 +284,14 @@ async def test_ten_question_conversation_record_matches_the_hand_checked_expecta
     assert {cid: entry["index"] for cid, entry in rag["citation_index"].items()} == numbering
     assert rag["question"] == identities[-1] and rag["in_progress"] is False
     assert json.loads(json.dumps(deps.state)) == deps.state
+
+
+async def test_a_history_shorter_than_the_carried_state_is_refused(kb):
+    from haiku_tui.capabilities.errors import HistoryRegression
+
+    deps = Deps()
+    r1 = await agent_for(Script(load(), search("tea"), cite_top(), text("a")), kb).run("tea?", deps=deps)
+    r2 = await agent_for(Script(text("b")), kb).run("more?", deps=deps, message_history=r1.all_messages())
+    assert r2.output == "b"
+    with pytest.raises(HistoryRegression, match="Pass the whole history saved with this state"):
+        await agent_for(Script(text("c")), kb).run("again?", deps=deps, message_history=r1.all_messages()[:2])
