@@ -1,0 +1,94 @@
+"""Search latency by corpus size (full text, no embedder).
+
+    python bench/bench_search.py [--copies 0 19 190] [--reps 5]
+
+For each size: build the knowledge base from the pydoc corpus plus replicas, then run every
+question of ``bench/questions.py`` ``--reps`` times (warm) and print p50/p95/max in ms, plus
+the latency of a filtered search and of a search restricted to one document by filter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpus import write_corpus  # noqa: E402
+from questions import DEV, HELD_OUT  # noqa: E402
+
+from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
+
+
+def timed(fn, reps: int, queries: list[str]) -> list[float]:
+    out = []
+    for _ in range(reps):
+        for q in queries:
+            t0 = time.perf_counter()
+            fn(q)
+            out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--copies", type=int, nargs="+", default=[0, 19, 190])
+    parser.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+    queries = [q for q, _ in DEV + HELD_OUT]
+    rows = []
+    for copies in args.copies:
+        with tempfile.TemporaryDirectory() as tmp:
+            corpus = Path(tmp) / "corpus"
+            write_corpus(corpus, copies)
+            kb = KnowledgeBase.open(Path(tmp) / "kb.lancedb")
+            t0 = time.perf_counter()
+            report = kb.add([corpus])
+            ingest = time.perf_counter() - t0
+            for q in queries[:3]:
+                kb.search(q)  # warm up
+            plain = timed(lambda q: kb.search(q, limit=5), args.reps, queries)
+            filtered = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries)
+            t0 = time.perf_counter()
+            one = kb._table("documents")  # noqa: SLF001 - only to count
+            single = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"), args.reps, queries)
+            t1 = time.perf_counter()
+            readd = kb.add([corpus])
+            t2 = time.perf_counter()
+            kb.add([corpus / "pydoc" / "with.md"])
+            rows.append(
+                (
+                    report.chunks,
+                    len(report.added),
+                    ingest,
+                    statistics.median(plain),
+                    pct(plain, 0.95),
+                    statistics.median(filtered),
+                    statistics.median(single),
+                    t2 - t1,
+                )
+            )
+            del one, readd
+            print(
+                f"chunks={report.chunks} docs={len(report.added)} ingest={ingest:.1f}s "
+                f"fts p50={rows[-1][3]:.1f}ms p95={rows[-1][4]:.1f}ms filtered p50={rows[-1][5]:.1f}ms "
+                f"one-doc filter p50={rows[-1][6]:.1f}ms re-add(all unchanged)={rows[-1][7]:.1f}s",
+                flush=True,
+            )
+    print()
+    print(f"{'chunks':>8s} {'docs':>6s} {'ingest s':>9s} {'p50 ms':>7s} {'p95 ms':>7s} {'filt p50':>9s} {'1doc p50':>9s} {'re-add s':>9s}")
+    for r in rows:
+        print(f"{r[0]:8d} {r[1]:6d} {r[2]:9.1f} {r[3]:7.1f} {r[4]:7.1f} {r[5]:9.1f} {r[6]:9.1f} {r[7]:9.1f}")
+
+
+if __name__ == "__main__":
+    main()

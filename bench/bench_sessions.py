@@ -1,0 +1,164 @@
+"""Session save and load time for conversations of 10, 100 and 1000 questions.
+
+Each question is a realistic RAG turn, built directly as Pydantic AI messages (no model run):
+the user prompt, a ``rag_search`` call whose result holds 5 chunks × ~800 characters of real
+text (``pydoc_data.topics``), a ``rag_cite`` call and its return, and a ~500-character answer with
+``[n]`` markers. The state map is the evidence ledger those turns would leave: per question the
+search with 5 hit records (240-character snippets) and a declaration; a citation index entry
+(with its ~800-character text) per cited chunk; the citation policy's violations.
+
+Measured on a file-backed store (WAL, synchronous=FULL), median of several repeats:
+* save: ``SessionStore.save`` after a new run was committed (serialize, scrub, checksum, write the
+  row and its full-text entry in one transaction);
+* load: ``SessionStore.load`` (read, checksum, JSON parse, Pydantic validation of the conversation);
+* list / search: ``SessionStore.list()`` and ``search()`` over the store holding all three sessions.
+
+    python bench/bench_sessions.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pydantic_ai import Conversation  # noqa: E402
+from pydantic_ai.messages import (  # noqa: E402
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.usage import RequestUsage, RunUsage  # noqa: E402
+
+SIZES = (10, 100, 1000)
+
+
+def _texts() -> list[str]:
+    from pydoc_data.topics import topics
+
+    words = " ".join(topics[k] for k in sorted(topics)).split()
+    return [" ".join(words[i : i + 130])[:800] for i in range(0, len(words) - 130, 130)]
+
+
+def build(turns: int, texts: list[str]):
+    """(Conversation, state) of ``turns`` questions."""
+    messages = []
+    citation_index: dict[str, dict] = {}
+    questions = []
+    for t in range(turns):
+        run = f"run-{t:05d}"
+        prompt = f"Question {t}: how does {texts[t % len(texts)].split()[3]} work in Python?"
+        question_id = len(messages)
+        hits = []
+        blocks = []
+        for rank in range(1, 6):
+            k = (t * 5 + rank) % len(texts)
+            cid = f"{k:016x}"
+            blocks.append(f'[{cid}] (rank {rank} of 5)\nSource: "Topic {k}" › Section › Sub (p. {rank})\n{texts[k]}')
+            hits.append(
+                {"chunk_id": cid, "document_id": f"doc{k % 97:013d}", "rank": rank, "score": 1.0 / rank,
+                 "title": f"Topic {k}", "path": f"docs/topic_{k}.md", "headings": ["Section", "Sub"],
+                 "pages": [rank], "snippet": texts[k][:240]}
+            )
+        cited = [hits[0]["chunk_id"], hits[1]["chunk_id"]]
+        for cid, hit in zip(cited, hits):
+            citation_index.setdefault(
+                cid,
+                {"index": len(citation_index) + 1, "chunk_id": cid, "document_id": hit["document_id"],
+                 "title": hit["title"], "path": hit["path"], "headings": hit["headings"], "pages": hit["pages"],
+                 "text": texts[int(cid, 16)], "capability": "rag"},
+            )
+        numbers = [citation_index[c]["index"] for c in cited]
+        answer = (texts[(t * 7) % len(texts)][:480] + f" [{numbers[0]}][{numbers[1]}]")
+        usage = RequestUsage(input_tokens=1200 + t, output_tokens=40)
+        messages += [
+            ModelRequest(parts=[UserPromptPart(prompt)], run_id=run),
+            ModelResponse(parts=[ToolCallPart("rag_search", {"query": prompt}, tool_call_id=f"s{t}")], usage=usage, run_id=run),
+            ModelRequest(parts=[ToolReturnPart("rag_search", "\n\n---\n\n".join(blocks), tool_call_id=f"s{t}")], run_id=run),
+            ModelResponse(parts=[ToolCallPart("rag_cite", {"chunk_ids": cited}, tool_call_id=f"c{t}")], usage=usage, run_id=run),
+            ModelRequest(
+                parts=[ToolReturnPart("rag_cite", f"Registered 2 citation(s): [{numbers[0]}], [{numbers[1]}].", tool_call_id=f"c{t}")],
+                run_id=run,
+            ),
+            ModelResponse(parts=[TextPart(answer)], usage=usage, run_id=run),
+        ]
+        questions.append(
+            {"question": question_id, "prompt": prompt, "searches": [{"query": prompt, "epoch": question_id + 2, "hits": hits}],
+             "evidence_epoch": question_id + 2, "declaration": {"epoch": question_id + 4, "chunk_ids": cited}, "requests": 3,
+             "search_calls": 1}
+        )
+    state = {
+        "rag": {"citation_index": citation_index, "document_filter": None, "question": questions[-1]["question"],
+                "in_progress": False, "questions": questions},
+        "citation_policy": {"violations": []},
+    }
+    conversation = Conversation(messages=messages, usage=RunUsage(requests=3 * turns, input_tokens=1500 * turns))
+    return conversation, state
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+
+    from haiku_tui.sessions import SessionStore
+
+    texts = _texts()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SessionStore(Path(tmp) / "sessions.db")
+        for turns in SIZES:
+            conversation, state = build(turns, texts)
+            session = store.new(model="openai:gpt-4o", db="/home/me/.local/share/haiku-tui/haiku.rag.lancedb")
+            session.commit_run(conversation, state)
+            store.save(session)
+            repeat = args.repeat if turns < 1000 else max(3, args.repeat // 2)
+            saves, loads = [], []
+            for _ in range(repeat):
+                session.commit_run(conversation, state)  # a new run was committed
+                t0 = time.perf_counter()
+                store.save(session)
+                saves.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                loaded = store.load(session.id)
+                loads.append(time.perf_counter() - t0)
+            assert loaded.messages == conversation.messages and loaded.state == state
+            stored = store._conn.execute("SELECT length(CAST(payload AS BLOB)) FROM sessions WHERE id=?", (session.id,)).fetchone()[0]
+            rows.append((turns, len(conversation.messages), stored / 1e6, median_ms(saves), median_ms(loads)))
+        t0 = time.perf_counter()
+        for _ in range(20):
+            store.list()
+        list_ms = (time.perf_counter() - t0) / 20 * 1000
+        t0 = time.perf_counter()
+        for _ in range(20):
+            hits = store.search("python question work")
+        search_ms = (time.perf_counter() - t0) / 20 * 1000
+        store.close()
+        db_mb = sum(p.stat().st_size for p in Path(tmp).glob("sessions.db*")) / 1e6
+
+    print(f"Sessions save/load (median of {args.repeat}; 1000 turns: {max(3, args.repeat // 2)}), "
+          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    print()
+    print("| questions | messages | payload MB | save ms | load ms |")
+    print("|---:|---:|---:|---:|---:|")
+    for turns, messages, mb, save, load in rows:
+        print(f"| {turns} | {messages} | {mb:.2f} | {save:.1f} | {load:.1f} |")
+    print()
+    print(f"list(): {list_ms:.2f} ms; search(): {search_ms:.2f} ms ({len(hits)} hits); database files {db_mb:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Agent configuration and the one function that builds the agent from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from haiku_tui.agent.preamble import PREAMBLE
+
+if TYPE_CHECKING:
+    from pydantic_ai import Agent
+    from pydantic_ai.models import Model
+
+    from haiku_tui.capabilities import Deps
+    from haiku_tui.store import KnowledgeBase
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """What the agent is built from. ``api_key`` is used, never persisted (it is kept out of repr)."""
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    db: str | None = None
+    defer_loading: bool = True
+    compaction: bool = True
+    policy: bool = True
+    preamble: str = PREAMBLE
+
+    def public(self) -> dict[str, Any]:
+        """The configuration as safe to save or show (no API key)."""
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "db": self.db,
+            "defer_loading": self.defer_loading,
+            "compaction": self.compaction,
+            "policy": self.policy,
+        }
+
+
+def build_agent(
+    config: AgentConfig | None = None, *, kb: KnowledgeBase | None = None, model: Model | None = None
+) -> Agent[Deps, str]:
+    """The haiku-tui agent: the resolved model, the RAG capability, compaction and the citation policy.
+
+    ``kb`` (an open knowledge base) takes precedence over ``config.db``; ``model`` (e.g. a test
+    double) takes precedence over ``config.model``. Raises ``ModelConfigError`` for a model that
+    cannot be built as configured.
+    """
+    from pydantic_ai import Agent
+
+    from haiku_tui.agent.models import resolve_model
+    from haiku_tui.capabilities import Deps
+    from haiku_tui.capabilities import compaction as compaction_capability
+    from haiku_tui.capabilities import policy as policy_capability
+    from haiku_tui.capabilities import rag
+
+    config = config or AgentConfig()
+    resolved = model if model is not None else resolve_model(config.model, config.base_url, config.api_key)
+    capabilities: list[Any] = [rag.create_capability(config.db, defer_loading=config.defer_loading, kb=kb)]
+    if config.compaction:
+        capabilities.append(compaction_capability.create_capability())
+    if config.policy:
+        capabilities.append(policy_capability.create_capability())
+    return Agent(
+        resolved,
+        deps_type=Deps,
+        output_type=str,
+        instructions=config.preamble or None,
+        capabilities=capabilities,
+        name="haiku-tui",
+    )

@@ -1,0 +1,556 @@
+"""``extractive``: the offline default model. No network, no weights, retrieval only.
+
+A Pydantic AI ``FunctionModel`` that plays the part of a careful model with the RAG tools: it
+loads the capability when it is deferred, searches for the question, cites the chunks it
+quotes and answers with the best-matching sentences, each followed by its ``[n]`` marker.
+Greetings get a short reply without tools; a citation-policy redirect is answered by citing
+and repeating the previous answer verbatim.
+
+Every decision is made from the messages as the model receives them (rendered for the wire:
+loaded instructions and retry feedback arrive as user parts), so it works the same under
+``run``, ``run_stream_events`` and a resumed conversation. It keeps no state of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import uuid
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR
+from haiku_tui.capabilities.policy import REDIRECT_TAG
+from haiku_tui.capabilities.rag import RAG_ID
+
+MODEL_NAME = "extractive"
+
+LOAD_TOOL = "load_capability"
+SEARCH_TOOL = "rag_search"
+CITE_TOOL = "rag_cite"
+RETRY_TAG = "<pyai:retry_feedback>"
+
+MAX_STEPS = 8
+"""Model responses per question after which it answers with what it has (it never loops)."""
+MAX_SENTENCES = 3
+SEARCH_LIMIT = 5
+STREAM_WORDS = 3
+"""Words per streamed text chunk."""
+
+FOOTER = "_Retrieval-only extractive answer: sentences quoted from your documents, no language model._"
+
+# ---- text ---------------------------------------------------------------------------------
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each either else ever few for
+    from further get gets got had has have having he her here hers him his how i if in into is it its
+    itself just let lets like me might more most much must my myself no nor not now of off on once
+    only or other ought our ours out over own please same shall she should so some such tell than
+    that the their theirs them then there these they this those through to too under until up upon us
+    very was we were what whats when where which while who whom whose why will with would you your
+    yours explain describe know want need s t d ll re ve m don doesn isn aren
+    """.split()
+)
+
+QUESTION_WORDS = frozenset(
+    """
+    what whats which who whom whose when where why how is are was were do does did can could should
+    would will shall may might must i me my we our you your the a an tell please explain describe
+    about of
+    """.split()
+)
+
+CHITCHAT = frozenset(
+    """
+    hi hello hey heya hiya howdy yo hallo hola greetings good morning afternoon evening day night
+    thanks thank thankyou thx ty tysm cheers much lot so very a you all everyone folks there again
+    bye goodbye see later ok okay k great cool nice awesome perfect lovely wonderful excellent
+    fine how are doing is it going whats what up sup
+    """.split()
+)
+THANKS = frozenset({"thanks", "thank", "thankyou", "thx", "ty", "tysm", "cheers"})
+BYE = frozenset({"bye", "goodbye", "later", "night"})
+ACK = frozenset({"ok", "okay", "k", "great", "cool", "nice", "awesome", "perfect", "lovely", "wonderful", "excellent", "fine"})
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+
+
+def words(text: str) -> list[str]:
+    """Word tokens as typed (apostrophes kept inside words)."""
+    return _WORD.findall(text)
+
+
+def _norm(word: str) -> str:
+    return word.lower().replace("’", "'").replace("'", "")
+
+
+def stem(word: str) -> str:
+    """A light suffix-stripping stemmer: brewing/brewed/brews -> brew, batteries -> battery."""
+    w = _norm(word)
+    if len(w) <= 3 or w.isdigit():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ingly", "edly", "ing", "ed", "ly"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            break
+    for suffix, replacement in (("ency", "ent"), ("ancy", "ant"), ("ation", "ate")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)] + replacement
+            break
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content terms of a text, in order, stopwords dropped."""
+    return [stem(w) for w in words(text) if _norm(w) not in STOPWORDS]
+
+
+def search_query(question: str) -> str:
+    """The question in the user's own words, question words and filler dropped."""
+    kept = [w for w in words(question) if _norm(w) not in QUESTION_WORDS]
+    if not kept:
+        kept = words(question)
+    return " ".join(kept) if kept else question.strip()
+
+
+def chitchat_kind(text: str) -> str | None:
+    """``"greeting"``, ``"thanks"``, ``"bye"`` or ``"ack"`` for short chit-chat, else None."""
+    tokens = [_norm(w) for w in words(text)]
+    if not tokens or len(tokens) > 6 or len(text) > 60:
+        return None
+    if not all(t in CHITCHAT for t in tokens):
+        return None
+    if any(t in THANKS for t in tokens):
+        return "thanks"
+    if any(t in BYE for t in tokens):
+        return "bye"
+    if all(t in ACK for t in tokens):
+        return "ack"
+    return "greeting"
+
+
+REPLIES = {
+    "greeting": (
+        "Hello! Ask me a question about the documents in your knowledge base and I will answer "
+        "with sentences quoted from them, each with its citation."
+    ),
+    "thanks": "You're welcome! Ask another question whenever you like.",
+    "bye": "Goodbye! Your conversation is saved if you are using a session.",
+    "ack": "Glad to help. Ask another question whenever you like.",
+}
+
+# ---- search results ----------------------------------------------------------------------
+
+_BLOCK_HEAD = re.compile(r"^\[([0-9A-Za-z_-]+)\](?: \(rank (\d+) of (\d+)\))?[^\n]*$")
+
+
+@dataclass(frozen=True)
+class Result:
+    """One parsed search-result block."""
+
+    chunk_id: str
+    rank: int
+    source: str
+    text: str
+
+
+def parse_results(text: str) -> list[Result]:
+    """Blocks ``[id] (rank i of n)`` / ``Source: …`` / text, separated by ``---`` lines."""
+    out: list[Result] = []
+    for block in text.split(RESULT_SEPARATOR):
+        lines = block.strip("\n").split("\n")
+        if not lines:
+            continue
+        head = _BLOCK_HEAD.match(lines[0].strip())
+        if head is None:
+            continue
+        body = lines[1:]
+        source = ""
+        if body and body[0].startswith("Source:"):
+            source = body[0][len("Source:") :].strip()
+            body = body[1:]
+        rank = int(head.group(2)) if head.group(2) else len(out) + 1
+        out.append(Result(head.group(1), rank, source, "\n".join(body).strip()))
+    return out
+
+
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a chunk: headings, tables and code dropped, list items taken one by one."""
+    units: list[str] = []
+    paragraph: list[str] = []
+    in_code = False
+
+    def flush() -> None:
+        if paragraph:
+            units.append(" ".join(paragraph))
+            paragraph.clear()
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        if not line or line.startswith(("#", "|")) or set(line) <= set("-=*_ "):
+            flush()
+            continue
+        if line.startswith(">"):
+            line = line.lstrip("> ").strip()
+        if _LIST_MARKER.match(line):
+            flush()
+            paragraph.append(_LIST_MARKER.sub("", line, count=1))
+            flush()
+            continue
+        paragraph.append(line)
+    flush()
+    out = []
+    for unit in units:
+        for sentence in _SENTENCE_END.split(unit):
+            sentence = sentence.strip()
+            if len(words(sentence)) >= 3:
+                out.append(sentence)
+    return out
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A sentence chosen for the answer."""
+
+    chunk_id: str
+    sentence: str
+    score: float
+    rank: int
+    position: int
+
+
+def select(question: str, results: list[Result], limit: int = MAX_SENTENCES) -> list[Quote]:
+    """The 1–``limit`` sentences that best answer ``question``, in reading order.
+
+    Scored by the question terms each sentence contains (stemmed), weighted like IDF over the
+    returned chunks, preferring higher-ranked chunks and sentences of reasonable length.
+    Sentences sharing no term with the question are never chosen.
+    """
+    q_terms = list(dict.fromkeys(terms(question))) or list(dict.fromkeys(stem(w) for w in words(question)))
+    if not q_terms or not results:
+        return []
+    chunk_terms = [set(terms(r.text)) | set(terms(r.source)) for r in results]
+    n = len(results)
+    idf = {t: math.log(1 + (n + 1) / (sum(t in ct for ct in chunk_terms) + 0.5)) for t in q_terms}
+    total = sum(idf.values())
+    candidates: list[tuple[Quote, frozenset[str]]] = []
+    seen: set[str] = set()
+    for result in results:
+        rank_weight = 1.0 / (1.0 + 0.25 * (max(result.rank, 1) - 1))
+        for position, sentence in enumerate(sentences(result.text)):
+            key = " ".join(sentence.lower().split())
+            if key in seen:
+                continue
+            seen.add(key)
+            present = set(terms(sentence))
+            matched = frozenset(t for t in q_terms if t in present)
+            if not matched:
+                continue
+            weight = sum(idf[t] for t in matched)
+            length = len(words(sentence))
+            length_weight = 1.0 / (1.0 + max(0, length - 40) / 40)
+            score = weight * rank_weight * length_weight
+            candidates.append((Quote(result.chunk_id, sentence, score, result.rank, position), matched))
+    if not candidates:
+        return []
+    candidates.sort(key=lambda c: (-c[0].score, c[0].rank, c[0].position))
+    best, best_terms = candidates[0]
+    if sum(idf[t] for t in best_terms) < 0.2 * total:
+        return []
+    chosen = [best]
+    covered = set(best_terms)
+    for quote, matched in candidates[1:]:
+        if len(chosen) >= limit:
+            break
+        new_terms = matched - covered
+        if quote.score >= 0.75 * best.score or (new_terms and quote.score >= 0.45 * best.score):
+            chosen.append(quote)
+            covered |= matched
+    order = {r.chunk_id: i for i, r in enumerate(results)}
+    return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
+
+
+_REGISTERED = re.compile(r"\[(\d+)\] = ([0-9A-Za-z_-]+)")
+
+
+def parse_citations(text: str) -> dict[str, int]:
+    """``Registered N citation(s): [1] = <id>, [3] = <id>.`` → ``{id: number}``."""
+    return {cid: int(number) for number, cid in _REGISTERED.findall(text)}
+
+
+def compose(quotes: list[Quote], numbers: dict[str, int]) -> str:
+    """The answer: each quoted sentence followed by its marker, then the retrieval-only note."""
+    body = " ".join(f"{q.sentence} [{numbers[q.chunk_id]}]" if q.chunk_id in numbers else q.sentence for q in quotes)
+    return f"{body}\n\n{FOOTER}"
+
+
+def nothing_found(question: str) -> str:
+    topic = " ".join(question.split())
+    if len(topic) > 80:
+        topic = topic[:79] + "…"
+    return f"The knowledge base has nothing on this: no passage I found answers “{topic}”.\n\n{FOOTER}"
+
+
+# ---- reading the conversation -------------------------------------------------------------
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        return " ".join(item for item in content if isinstance(item, str))
+    try:
+        return json.dumps(content, default=str)
+    except (TypeError, ValueError):
+        return str(content)
+
+
+def _is_human(part: Any) -> bool:
+    if not isinstance(part, UserPromptPart):
+        return False
+    text = _content_text(part.content).strip()
+    return bool(text) and not text.startswith("<system>") and RETRY_TAG not in text and REDIRECT_TAG not in text
+
+
+@dataclass
+class Event:
+    kind: str  # "call" | "return" | "retry" | "redirect" | "text"
+    tool: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    content: str = ""
+
+
+@dataclass
+class Turn:
+    """The current question and everything that happened since it was asked."""
+
+    question: str
+    events: list[Event]
+    responses: int
+
+    def calls(self, tool: str) -> list[Event]:
+        return [e for e in self.events if e.kind == "call" and e.tool == tool]
+
+    def returns(self, tool: str) -> list[Event]:
+        return [e for e in self.events if e.kind == "return" and e.tool == tool]
+
+    def last_redirect(self) -> int | None:
+        idx = [i for i, e in enumerate(self.events) if e.kind == "redirect"]
+        return idx[-1] if idx else None
+
+
+def read_turn(messages: list[ModelMessage]) -> Turn:
+    """Find the latest question the user asked and collect what followed it."""
+    start = None
+    question = ""
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if isinstance(message, ModelRequest):
+            humans = [p for p in message.parts if _is_human(p)]
+            if humans:
+                start, question = i, _content_text(humans[-1].content)
+                break
+    events: list[Event] = []
+    responses = 0
+    last_call: str | None = None
+    for message in messages[(start if start is not None else 0) :]:
+        if isinstance(message, ModelResponse):
+            responses += 1
+            for part in message.parts:
+                if isinstance(part, ToolCallPart):
+                    args = part.args_as_dict() if part.args else {}
+                    events.append(Event("call", part.tool_name, args))
+                    last_call = part.tool_name
+                elif isinstance(part, TextPart) and part.content.strip():
+                    events.append(Event("text", content=part.content))
+        elif isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, SystemPromptPart):
+                    continue
+                kind = getattr(part, "part_kind", "")
+                text = _content_text(getattr(part, "content", ""))
+                outcome = getattr(part, "outcome", "success")
+                if kind == "retry-prompt" or outcome == "retried" or RETRY_TAG in text:
+                    events.append(Event("retry", getattr(part, "tool_name", None) or last_call, content=text))
+                elif kind == "tool-return" or (hasattr(part, "tool_call_id") and hasattr(part, "tool_name")):
+                    # a failed tool (ToolFailed: budget spent, empty knowledge base) returns no results
+                    content = text if outcome == "success" else ""
+                    events.append(Event("return", getattr(part, "tool_name", None), content=content))
+                elif REDIRECT_TAG in text:
+                    events.append(Event("redirect", content=text))
+    return Turn(question=question, events=events, responses=responses)
+
+
+# ---- deciding -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Say:
+    text: str
+
+
+Action = Call | Say
+
+
+def _need_tool(tool: str, tools: set[str], turn: Turn) -> Action | None:
+    """Load the capability when ``tool`` is hidden behind it (once per question), else None."""
+    if tool in tools:
+        return None
+    if LOAD_TOOL in tools and not turn.calls(LOAD_TOOL):
+        return Call(LOAD_TOOL, {"id": RAG_ID})
+    return None
+
+
+def decide(messages: list[ModelMessage], tools: Iterable[str]) -> Action:
+    """The next step, from the conversation and the tools on offer."""
+    available = set(tools)
+    turn = read_turn(messages)
+    question = turn.question
+
+    # A citation-policy redirect: declare, then repeat the previous answer verbatim.
+    redirect = turn.last_redirect()
+    if redirect is not None:
+        before = [e for e in turn.events[:redirect] if e.kind == "text"]
+        previous = before[-1].content if before else ""
+        after = turn.events[redirect + 1 :]
+        cited = any(e.kind == "call" and e.tool == CITE_TOOL for e in after)
+        if not cited and turn.responses < MAX_STEPS:
+            if CITE_TOOL in available:
+                return Call(CITE_TOOL, {"chunk_ids": []})
+            load = _need_tool(CITE_TOOL, available, turn)
+            if load is not None:
+                return load
+        return Say(previous or REPLIES["ack"])
+
+    if turn.responses >= MAX_STEPS:
+        return Say(nothing_found(question))
+
+    # Greetings, thanks and short chit-chat: no tools.
+    kind = chitchat_kind(question)
+    if kind is not None and not any(e.kind == "call" for e in turn.events):
+        return Say(REPLIES[kind])
+
+    # Feedback from a failed call.
+    last = turn.events[-1] if turn.events else None
+    if last is not None and last.kind == "retry":
+        if last.tool == CITE_TOOL:
+            if any(not c.args.get("chunk_ids") for c in turn.calls(CITE_TOOL)) or CITE_TOOL not in available:
+                return Say(nothing_found(question))
+            return Call(CITE_TOOL, {"chunk_ids": []})
+        if last.tool == LOAD_TOOL and SEARCH_TOOL not in available:
+            return Say(nothing_found(question))
+
+    # 1. Search (loading the capability first when it is deferred).
+    if not turn.calls(SEARCH_TOOL):
+        load = _need_tool(SEARCH_TOOL, available, turn)
+        if load is not None:
+            return load
+        if SEARCH_TOOL not in available:
+            return Say(
+                "The knowledge-base tools are not available in this conversation, so I cannot answer "
+                f"from your documents.\n\n{FOOTER}"
+            )
+        return Call(SEARCH_TOOL, {"query": search_query(question), "limit": SEARCH_LIMIT})
+
+    # 2. Choose the sentences and cite their chunks.
+    results: list[Result] = []
+    for ret in turn.returns(SEARCH_TOOL):
+        known = {r.chunk_id for r in results}
+        results.extend(r for r in parse_results(ret.content) if r.chunk_id not in known)
+    quotes = select(question, results)
+    cite_returns = turn.returns(CITE_TOOL)
+    if not cite_returns:
+        if CITE_TOOL not in available:
+            return Say(compose(quotes, {}) if quotes else nothing_found(question))
+        ids = list(dict.fromkeys(q.chunk_id for q in quotes))
+        return Call(CITE_TOOL, {"chunk_ids": ids})
+
+    # 3. Answer with the numbers the cite tool gave.
+    numbers: dict[str, int] = {}
+    for ret in cite_returns:
+        numbers.update(parse_citations(ret.content))
+    quoted = [q for q in quotes if q.chunk_id in numbers]
+    if not quoted:
+        return Say(nothing_found(question))
+    return Say(compose(quoted, numbers))
+
+
+# ---- the model ----------------------------------------------------------------------------
+
+
+def _call_id() -> str:
+    return f"extractive_{uuid.uuid4().hex[:16]}"
+
+
+def _tool_names(info: AgentInfo) -> list[str]:
+    return [t.name for t in info.function_tools]
+
+
+def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """The non-streamed response."""
+    action = decide(messages, _tool_names(info))
+    if isinstance(action, Call):
+        return ModelResponse(parts=[ToolCallPart(action.tool, action.args, tool_call_id=_call_id())], model_name=MODEL_NAME)
+    return ModelResponse(parts=[TextPart(action.text)], model_name=MODEL_NAME)
+
+
+def text_chunks(text: str, size: int = STREAM_WORDS) -> list[str]:
+    """Split text into small chunks that concatenate back to it exactly."""
+    pieces = re.findall(r"\S+\s*|\s+", text)
+    return ["".join(pieces[i : i + size]) for i in range(0, len(pieces), size)] or [text]
+
+
+async def stream_respond(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+    """The streamed response: a tool call in one delta, or text in small chunks."""
+    action = decide(messages, _tool_names(info))
+    if isinstance(action, Call):
+        yield {0: DeltaToolCall(name=action.tool, json_args=json.dumps(action.args), tool_call_id=_call_id())}
+        return
+    for chunk in text_chunks(action.text):
+        yield chunk
+
+
+def extractive_model() -> FunctionModel:
+    """A fresh ``extractive`` model (stateless; safe to share)."""
+    return FunctionModel(respond, stream_function=stream_respond, model_name=MODEL_NAME)

@@ -1,0 +1,234 @@
+"""Model resolution: which model answers, from the command line, the environment or the config file.
+
+Source order for the model name: the ``--model`` argument, ``HAIKU_TUI_MODEL``, the ``model`` key
+of ``<data dir>/config.toml``, else ``extractive`` (the offline, retrieval-only default).
+
+Any Pydantic AI model string works (``openai:…``, ``openai-chat:…``, ``anthropic:…``,
+``ollama:…``, ``google-gla:…`` …), and ``base_url`` points any model name at an
+OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama). Every configuration problem is
+a :class:`ModelConfigError` whose message is one line naming the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+EXTRACTIVE = "extractive"
+MODEL_ENV = "HAIKU_TUI_MODEL"
+BASE_URL_ENV = "HAIKU_TUI_BASE_URL"
+CONFIG_FILE = "config.toml"
+EXTRACTIVE_LABEL = "extractive (retrieval-only)"
+
+# Provider prefixes whose models speak the OpenAI Chat Completions API (``--base-url`` applies).
+OPENAI_COMPATIBLE_PREFIXES = frozenset({"openai", "openai-chat", "openai-responses", "ollama", "vllm", "local", "lmstudio", "llamacpp"})
+
+# Older / documented spellings Pydantic AI 2.68 no longer parses.
+PREFIX_ALIASES = {"google-gla": "google", "google-vertex": "google-cloud"}
+
+# Extras of haiku-tui itself (pyproject ``[project.optional-dependencies]``).
+PROJECT_EXTRAS = {"anthropic": "anthropic", "google": "google"}
+
+
+class ModelConfigError(ValueError):
+    """The model cannot be built as configured; the message is one line naming the fix."""
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model name (and server) that applies, and where it came from."""
+
+    name: str
+    base_url: str | None
+    source: str  # "argument", "environment", "config file" or "default"
+
+    @property
+    def label(self) -> str:
+        return model_label(self.name, self.base_url)
+
+
+def config_path() -> Path:
+    """``<data dir>/config.toml``."""
+    from haiku_tui.locations import data_dir
+
+    return data_dir(create=False) / CONFIG_FILE
+
+
+def read_config(path: Path | None = None) -> dict[str, Any]:
+    """The config file as a dict (empty when it does not exist); a broken file is a ModelConfigError."""
+    import tomllib
+
+    path = path or config_path()
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ModelConfigError(f"cannot read {path}: {error} (fix or delete the file)") from None
+
+
+def choose_model(name: str | None = None, base_url: str | None = None) -> ModelChoice:
+    """Apply the source order: argument, ``HAIKU_TUI_MODEL``, config file ``model``, ``extractive``.
+
+    The server URL comes from the argument, else ``HAIKU_TUI_BASE_URL``, else the config file's
+    ``base_url`` when the model name also came from the config file.
+    """
+    base_url = base_url or os.environ.get(BASE_URL_ENV) or None
+    if name:
+        return ModelChoice(name.strip(), base_url, "argument")
+    env = os.environ.get(MODEL_ENV, "").strip()
+    if env:
+        return ModelChoice(env, base_url, "environment")
+    config = read_config()
+    configured = config.get("model")
+    if configured is not None and not isinstance(configured, str):
+        raise ModelConfigError(f"{config_path()}: 'model' must be a string, e.g. model = \"openai:gpt-5\"")
+    if configured and configured.strip():
+        url = base_url or config.get("base_url") or None
+        if url is not None and not isinstance(url, str):
+            raise ModelConfigError(f"{config_path()}: 'base_url' must be a string")
+        return ModelChoice(configured.strip(), url, "config file")
+    return ModelChoice(EXTRACTIVE, base_url, "default")
+
+
+def is_extractive(name: str | None) -> bool:
+    """True for the built-in offline model (also when no name is given)."""
+    return name is None or name.strip().lower() in {EXTRACTIVE, f"{EXTRACTIVE}:", "haiku-tui:extractive"}
+
+
+def model_label(name: str | None, base_url: str | None = None) -> str:
+    """How the model is shown: ``extractive (retrieval-only)`` for the default, else the name (and server)."""
+    if is_extractive(name):
+        return EXTRACTIVE_LABEL
+    assert name is not None
+    return f"{name} @ {base_url}" if base_url else name
+
+
+def _split(name: str) -> tuple[str | None, str]:
+    prefix, sep, rest = name.partition(":")
+    if not sep:
+        return None, name
+    prefix = prefix.strip().lower()
+    return PREFIX_ALIASES.get(prefix, prefix), rest.strip()
+
+
+def resolve_model(name: str | None = None, base_url: str | None = None, api_key: str | None = None) -> Model:
+    """A Pydantic AI ``Model`` for ``name`` (see :func:`choose_model` for the source order).
+
+    ``base_url`` serves any model name from an OpenAI-compatible server; ``api_key`` is used for
+    that server or the provider (and never stored).
+    """
+    choice = choose_model(name, base_url)
+    return build_model(choice.name, choice.base_url, api_key)
+
+
+def build_model(name: str, base_url: str | None = None, api_key: str | None = None) -> Model:
+    """Build the model for an explicit name (no source lookup)."""
+    if is_extractive(name) and not base_url:
+        from haiku_tui.agent.extractive import extractive_model
+
+        return extractive_model()
+    if base_url:
+        return _compatible_model(name, base_url, api_key)
+    prefix, model_name = _split(name)
+    if prefix is None:
+        raise ModelConfigError(
+            f"unknown model {name!r}: use provider:model (e.g. openai:gpt-5, anthropic:claude-sonnet-4-5, "
+            f"ollama:llama3.2), or pass --base-url for an OpenAI-compatible server, or use {EXTRACTIVE!r}"
+        )
+    if not model_name:
+        raise ModelConfigError(f"model {name!r} names no model after {prefix + ':'!r} (e.g. {prefix}:<model name>)")
+    return _infer(name, prefix, model_name, api_key)
+
+
+def _compatible_model(name: str, base_url: str, api_key: str | None) -> Model:
+    """``OpenAIChatModel`` on an OpenAI-compatible server at ``base_url``."""
+    prefix, model_name = _split(name)
+    if is_extractive(name):
+        raise ModelConfigError(
+            "--base-url needs the model name the server serves: pass --model NAME (e.g. --model qwen2.5-7b-instruct)"
+        )
+    if prefix is not None and prefix not in OPENAI_COMPATIBLE_PREFIXES:
+        raise ModelConfigError(
+            f"--base-url is for OpenAI-compatible servers; {name} is not one (drop the {prefix}: prefix to use "
+            "the server, or drop --base-url)"
+        )
+    if not model_name:
+        raise ModelConfigError(f"model {name!r} names no model: pass --model NAME as the server knows it")
+    if not re.match(r"^https?://", base_url):
+        raise ModelConfigError(f"--base-url {base_url!r} is not an http(s) URL (e.g. http://127.0.0.1:8080/v1)")
+    try:
+        from pydantic_ai.models.openai import OpenAIChatModel
+
+        if prefix == "ollama":
+            from pydantic_ai.models.ollama import OllamaModel
+            from pydantic_ai.providers.ollama import OllamaProvider
+
+            return OllamaModel(model_name, provider=OllamaProvider(base_url=base_url, api_key=api_key))
+        from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
+    except ImportError:
+        raise ModelConfigError(
+            "OpenAI-compatible servers need the openai package: pip install 'pydantic-ai-slim[openai]'"
+        ) from None
+    provider = OpenAICompatibleProvider("openai-compatible", base_url=base_url, api_key=api_key or "not-needed")
+    return OpenAIChatModel(model_name, provider=provider)
+
+
+_ENV_VAR = re.compile(r"Set the `([A-Z0-9_]+)` environment variable")
+_PIP_EXTRA = re.compile(r"pydantic-ai-slim\[([a-z0-9_-]+)\]")
+
+
+def _infer(name: str, prefix: str, model_name: str, api_key: str | None) -> Model:
+    from pydantic_ai.exceptions import UserError
+    from pydantic_ai.models import infer_model
+    from pydantic_ai.providers import infer_provider, infer_provider_class
+
+    canonical = f"{prefix}:{model_name}"
+
+    def factory(provider_name: str) -> Any:
+        if api_key:
+            try:
+                return infer_provider_class(provider_name)(api_key=api_key)
+            except TypeError:
+                pass
+        return infer_provider(provider_name)
+
+    try:
+        return infer_model(canonical, provider_factory=factory)
+    except ImportError as error:
+        match = _PIP_EXTRA.search(str(error))
+        extra = match.group(1) if match else prefix
+        if extra in PROJECT_EXTRAS:
+            fix = f"pip install 'haiku-tui[{PROJECT_EXTRAS[extra]}]'"
+        else:
+            fix = f"pip install 'pydantic-ai-slim[{extra}]'"
+        raise ModelConfigError(f"{name} needs the {extra} extra: {fix}") from None
+    except (UserError, ValueError) as error:
+        raise ModelConfigError(_config_message(name, prefix, str(error))) from None
+
+
+def _config_message(name: str, prefix: str, message: str) -> str:
+    env = _ENV_VAR.search(message)
+    if env:
+        var = env.group(1)
+        if var.endswith("_BASE_URL"):
+            return f"{name} needs {var} (export it, e.g. {var}=http://localhost:11434/v1, or pass --base-url)"
+        if prefix in OPENAI_COMPATIBLE_PREFIXES:
+            return f"{name} needs {var} (export it, or pass --base-url for a local server)"
+        return f"{name} needs {var} (export it)"
+    if message.startswith(("Unknown model", "Unknown provider")):
+        suggestion = re.search(r"Did you mean '([^']+)'", message)
+        hint = f"; did you mean {suggestion.group(1)!r}?" if suggestion else ""
+        return (
+            f"unknown model {name!r}: {prefix!r} is not a provider Pydantic AI knows{hint} "
+            "(e.g. openai:gpt-5, anthropic:claude-sonnet-4-5, ollama:llama3.2, or --base-url URL)"
+        )
+    first = " ".join(message.split())
+    return f"{name}: {first}"

@@ -1,0 +1,113 @@
+"""The ``haiku-tui`` command.
+
+Kept import-light: subcommand modules are imported to register their parsers, but they import
+heavy libraries (lancedb, pyarrow, pydantic_ai, textual) only inside their command functions.
+
+A subcommand module exposes ``register(subparsers, common)``: it adds its parsers with
+``subparsers.add_parser(name, parents=[common], ...)`` and sets ``func=<callable(args) -> int>``
+with ``set_defaults``. To add a module, append its name to ``COMMAND_MODULES``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+PROG = "haiku-tui"
+
+# Modules under haiku_tui.cli that register subcommands, in help order.
+COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "ask", "sessions")
+
+
+class CommandError(Exception):
+    """A user-facing error: printed as one ``haiku-tui: error: …`` line, exit status ``code``."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def common_options() -> argparse.ArgumentParser:
+    """Options every subcommand accepts too (``haiku-tui search --db X …``)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db",
+        default=argparse.SUPPRESS,
+        metavar="PATH_OR_URI",
+        help="knowledge base location: a path or LanceDB URI (default: $HAIKU_RAG_DB, then the data dir)",
+    )
+    common.add_argument(
+        "--embedder",
+        default=argparse.SUPPRESS,
+        metavar="MODEL",
+        help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER; none = full-text only)",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = common_options()
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="A keyboard-driven terminal workbench for grounded conversations with your own documents.",
+        parents=[common],
+    )
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    from .app import add_app_options
+
+    add_app_options(parser)  # a bare `haiku-tui` opens the app
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        module.register(subparsers, common)
+    return parser
+
+
+def db_arg(args: argparse.Namespace) -> str | None:
+    return getattr(args, "db", None)
+
+
+def embedder_arg(args: argparse.Namespace) -> str | None:
+    return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or None
+
+
+def error(message: str) -> None:
+    text = " ".join(str(message).split()) or "unknown error"
+    print(f"{PROG}: error: {text}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``haiku-tui`` console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:  # --help, --version, usage errors (argparse already printed)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    func = getattr(args, "func", None)
+    if func is None:  # no subcommand: open the app
+        from .app import cmd_open
+
+        func = cmd_open
+    try:
+        return int(func(args) or 0)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except CommandError as exc:
+        error(str(exc))
+        return exc.code
+    except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback
+        if os.environ.get("HAIKU_TUI_DEBUG"):
+            raise
+        from ..store.errors import StoreError
+
+        if isinstance(exc, StoreError):
+            error(str(exc))
+        else:
+            error(f"{type(exc).__name__}: {exc}")
+        return 1

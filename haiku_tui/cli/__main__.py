@@ -1,0 +1,7 @@
+"""``python -m haiku_tui.cli``."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,151 @@
+"""``haiku-tui`` (no subcommand) opens the app; ``haiku-tui demo`` opens it on the bundled user guide.
+
+Textual, Pydantic AI and LanceDB are imported only inside the command functions, so
+``haiku-tui --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import CommandError, db_arg, embedder_arg
+
+GUIDE_DIR = Path(__file__).resolve().parent.parent / "guide"
+
+
+def add_app_options(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    """The options of the app itself (on the top-level parser and on ``demo``)."""
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--model",
+        default=default,
+        metavar="MODEL",
+        help="Pydantic AI model string (openai:…, anthropic:…, ollama:…) or a model served at --base-url "
+        "(default: $HAIKU_TUI_MODEL, the config file, then the offline 'extractive')",
+    )
+    parser.add_argument(
+        "--base-url",
+        default=default,
+        metavar="URL",
+        help="OpenAI-compatible server for --model (llama.cpp, vLLM, LM Studio, Ollama's /v1)",
+    )
+    parser.add_argument(
+        "--session",
+        default=default,
+        metavar="NAME_OR_ID",
+        help="open a saved session by id, unique id prefix or exact title (default: a new session)",
+    )
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        parents=[common],
+        help="open the app on the bundled user guide",
+        description="Ingest the bundled user guide into <data dir>/demo.lancedb (unchanged files are skipped) "
+        "and open the app on it.",
+    )
+    add_app_options(p, suppress=True)
+    p.set_defaults(func=cmd_demo)
+
+
+def _config(args: argparse.Namespace, db: str | None) -> Any:
+    from haiku_tui.agent import AgentConfig
+
+    return AgentConfig(
+        model=getattr(args, "model", None) or os.environ.get("HAIKU_TUI_MODEL") or None,
+        base_url=getattr(args, "base_url", None) or None,
+        db=db,
+    )
+
+
+def resolve_session(store: Any, name_or_id: str) -> str:
+    """The id of the session named by an id, a unique id prefix or an exact title."""
+    from haiku_tui.sessions import SessionNotFound
+
+    try:
+        return store.resolve(name_or_id)
+    except SessionNotFound:
+        wanted = " ".join(name_or_id.split()).casefold()
+        matches = [s.id for s in store.list() if " ".join(str(s.title).split()).casefold() == wanted]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise CommandError(f"{len(matches)} sessions are titled {name_or_id!r}; pass the id instead") from None
+        raise
+
+
+def run_app(args: argparse.Namespace, db: str | None) -> int:
+    """Open the app (the work of a bare ``haiku-tui`` and of ``haiku-tui demo``)."""
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        raise CommandError("the app needs an interactive terminal (use `haiku-tui ask` in scripts)")
+    from haiku_tui.agent import ModelConfigError, choose_model
+    from haiku_tui.sessions import SessionError, SessionStore
+
+    try:
+        choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
+    except ModelConfigError as exc:
+        raise CommandError(str(exc)) from None
+    config = _config(args, db)
+    store = SessionStore()
+    session_id = None
+    if getattr(args, "session", None):
+        try:
+            session_id = resolve_session(store, args.session)
+        except SessionError as exc:
+            raise CommandError(str(exc)) from None
+    kb = None
+    embedder = embedder_arg(args)
+    if embedder:
+        from haiku_tui.store import KnowledgeBase
+
+        kb = KnowledgeBase.open(db, embedder=embedder, create=False)
+    from haiku_tui.tui.app import HaikuApp
+
+    HaikuApp(config, store=store, session_id=session_id, kb=kb).run()
+    store.close()
+    return 0
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    """``haiku-tui``: open the app on ``--db`` (or the default knowledge base)."""
+    return run_app(args, db_arg(args))
+
+
+def demo_db_path() -> Path:
+    from haiku_tui import locations
+
+    return locations.data_dir() / "demo.lancedb"
+
+
+def prepare_demo(path: Path | None = None, *, quiet: bool = False) -> Path:
+    """Ingest the bundled guide into the demo knowledge base (a no-op for unchanged files)."""
+    from haiku_tui.store import KnowledgeBase
+
+    path = path or demo_db_path()
+    files = sorted(GUIDE_DIR.glob("*.md"))
+    if not files:
+        raise CommandError(f"the bundled guide is missing ({GUIDE_DIR}); reinstall haiku-tui")
+    if not quiet:
+        print(f"Preparing the demo knowledge base at {path} …", file=sys.stderr)
+    with KnowledgeBase.open(str(path), create=True) as kb:
+        report = kb.add(files)
+    if not quiet:
+        print(
+            f"  guide: {len(files)} files · {len(report.added)} added · {len(report.replaced)} updated · "
+            f"{len(report.skipped)} unchanged",
+            file=sys.stderr,
+        )
+        for failure in report.failed:
+            print(f"  skipped {failure.path}: {failure.reason}", file=sys.stderr)
+    return path
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``haiku-tui demo``: the app on the bundled user guide."""
+    path = prepare_demo()
+    return run_app(args, str(path))

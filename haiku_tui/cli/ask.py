@@ -1,0 +1,277 @@
+"""``haiku-tui ask "QUESTION"``: one question, the answer streamed, then its numbered sources."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from . import CommandError, db_arg, embedder_arg
+
+API_KEY_ENV = "HAIKU_TUI_API_KEY"
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "ask",
+        parents=[common],
+        help="ask one question; print the answer and its sources",
+        description="Ask the knowledge base one question. The answer streams to stdout, followed by its numbered "
+        "sources. Without --model (or $HAIKU_TUI_MODEL, or 'model' in <data dir>/config.toml) the offline, "
+        "retrieval-only 'extractive' model answers.",
+    )
+    p.add_argument("question", nargs="+", metavar="QUESTION", help="the question (quote it, or pass several words)")
+    p.add_argument(
+        "--model",
+        "-m",
+        metavar="MODEL",
+        help="Pydantic AI model string, e.g. openai:gpt-5, anthropic:claude-sonnet-4-5, ollama:llama3.2 "
+        "(default: $HAIKU_TUI_MODEL, config file, else extractive)",
+    )
+    p.add_argument(
+        "--base-url",
+        metavar="URL",
+        help=f"an OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama), e.g. http://127.0.0.1:8080/v1; "
+        f"its key, if any, from ${API_KEY_ENV}",
+    )
+    p.add_argument("--session", "-s", metavar="NAME", help="continue a saved session (id, id prefix or title); created if new")
+    p.add_argument("--no-policy", action="store_true", help="do not enforce the citation policy")
+    p.add_argument("--no-compaction", action="store_true", help="send earlier evidence in full instead of compacting it")
+    p.add_argument("--json", action="store_true", help="print {answer, citations, status, policy} as JSON (no streaming)")
+    p.set_defaults(func=cmd_ask)
+
+
+def clean(text: str) -> str:
+    """Text from documents or models made safe for a terminal (control characters and escapes removed)."""
+    return _CONTROL.sub("", text)
+
+
+# ---- streaming --------------------------------------------------------------------------------
+
+
+@dataclass
+class AnswerPrinter:
+    """Writes streamed answer text; a later response that repeats what was printed is not printed again.
+
+    (After a citation-policy redirect the model repeats its answer: the user sees it once. A revised
+    answer that diverges from what was printed is shown after a blank line.)
+    """
+
+    out: TextIO | None
+    printed: str = ""
+    pending: str | None = None
+
+    def start(self, text: str) -> None:
+        if self.printed:
+            self.pending = ""
+        self.write(text)
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        if self.pending is not None:
+            self.pending += text
+            if self.printed.startswith(self.pending):
+                return
+            text, self.pending = "\n\n" + self.pending, None
+        self._emit(text)
+
+    def _emit(self, text: str) -> None:
+        self.printed += text
+        if self.out is not None:
+            self.out.write(clean(text))
+            self.out.flush()
+
+    def finish(self) -> None:
+        if self.printed and self.out is not None and not self.printed.endswith("\n"):
+            self.out.write("\n")
+            self.out.flush()
+
+
+async def run_question(
+    agent: Any, question: str, *, deps: Any, conversation: Any = None, out: TextIO | None = None
+) -> Any:
+    """Run one question with ``run_stream_events``, streaming answer text to ``out``; returns the result."""
+    from pydantic_ai import AgentRunResultEvent
+    from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
+
+    printer = AnswerPrinter(out)
+    result = None
+    async with agent.run_stream_events(question, deps=deps, conversation=conversation) as events:
+        async for event in events:
+            if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                printer.start(event.part.content)
+            elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                printer.write(event.delta.content_delta)
+            elif isinstance(event, AgentRunResultEvent):
+                result = event.result
+    printer.finish()
+    if result is None:  # pragma: no cover - run_stream_events always ends with the result
+        raise RuntimeError("the run ended without a result")
+    return result
+
+
+# ---- reporting --------------------------------------------------------------------------------
+
+
+def source_line(entry: dict[str, Any]) -> str:
+    """``[n] Title › heading (p. x) — path``."""
+    title = entry.get("title") or entry.get("path") or entry.get("chunk_id", "")
+    headings = [h for h in entry.get("headings") or [] if h]
+    if headings and headings[0].strip().lower() == str(title).strip().lower():
+        headings = headings[1:]
+    label = " › ".join([str(title), *headings])
+    pages = entry.get("pages") or []
+    if pages:
+        label += f" (p. {pages[0]}–{pages[-1]})" if len(pages) > 1 and pages[0] != pages[-1] else f" (p. {pages[0]})"
+    path = entry.get("path")
+    text = f"[{entry['index']}] {label}" + (f" — {path}" if path else "")
+    return " ".join(clean(text).split())
+
+
+def report(state: dict[str, Any], messages: list[Any], *, compaction: bool, answer: str) -> dict[str, Any]:
+    """``{"answer", "citations", "status", "policy"}`` for the latest question."""
+    from haiku_tui.capabilities import ledger
+    from haiku_tui.capabilities.views import question_views
+
+    views = question_views(state, messages, compaction=compaction)
+    view = views[-1] if views else None
+    citations = []
+    if view is not None:
+        by_number = {
+            entry["index"]: entry
+            for namespace in ledger.evidence_namespaces(state).values()
+            for entry in namespace["citation_index"].values()
+        }
+        for number in view.citations:
+            entry = by_number.get(number)
+            if entry is None:
+                continue
+            citations.append(
+                {
+                    "number": number,
+                    "chunk_id": entry["chunk_id"],
+                    "title": entry.get("title"),
+                    "headings": list(entry.get("headings") or []),
+                    "pages": list(entry.get("pages") or []),
+                    "path": entry.get("path"),
+                }
+            )
+    return {
+        "answer": answer,
+        "citations": citations,
+        "status": view.policy.declaration if view is not None else "missing",
+        "policy": view.policy.outcome if view is not None else "not enforced",
+    }
+
+
+# ---- sessions ---------------------------------------------------------------------------------
+
+
+def open_session(store: Any, name: str) -> Any:
+    """The session ``name`` names (an id, a unique id prefix, or an exact title); a new one if none."""
+    from haiku_tui.sessions import SessionNotFound
+
+    try:
+        return store.load(name)
+    except SessionNotFound:
+        pass
+    wanted = " ".join(name.split()).casefold()
+    for summary in store.list():
+        if summary.title.casefold() == wanted:
+            return store.load(summary.id)
+    return store.new(title=name)
+
+
+# ---- the command ------------------------------------------------------------------------------
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from haiku_tui.agent import AgentConfig, ModelConfigError, build_agent, describe_error
+    from haiku_tui.agent.models import choose_model
+    from haiku_tui.capabilities import Deps
+
+    question = " ".join(args.question).strip()
+    if not question:
+        raise CommandError("the question is empty")
+
+    store = session = None
+    if args.session:
+        from haiku_tui.sessions import SessionError, SessionStore
+
+        try:
+            store = SessionStore()
+            session = open_session(store, args.session)
+        except SessionError as error:
+            raise CommandError(str(error)) from None
+
+    try:
+        db = db_arg(args) or (session.db if session is not None else None)
+        model_name = args.model or (session.model if session is not None else None)
+        choice = choose_model(model_name, args.base_url)
+        config = AgentConfig(
+            model=choice.name,
+            base_url=choice.base_url,
+            api_key=os.environ.get(API_KEY_ENV) or None,
+            db=db,
+            compaction=not args.no_compaction,
+            policy=not args.no_policy,
+        )
+        from haiku_tui.store.kb import KnowledgeBase
+
+        kb = KnowledgeBase.open(db, embedder=embedder_arg(args), create=False)
+        agent = build_agent(config, kb=kb)
+    except ModelConfigError as error:
+        raise CommandError(str(error)) from None
+
+    deps = session.deps() if session is not None else Deps(state={})
+    conversation = session.conversation if session is not None else None
+    out = None if args.json else sys.stdout
+    try:
+        result = asyncio.run(run_question(agent, question, deps=deps, conversation=conversation, out=out))
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:  # noqa: BLE001 - one clear line; nothing is saved
+        if os.environ.get("HAIKU_TUI_DEBUG"):
+            raise
+        raise CommandError(describe_error(error)) from None
+
+    if session is not None and store is not None:
+        from haiku_tui.sessions import SessionError
+
+        try:
+            session.commit_run(result, deps.state)
+            if args.model or session.model is None:
+                session.model = choice.name
+            if session.db is None:
+                from haiku_tui.locations import resolve_db
+
+                session.db = resolve_db(db)
+            store.save(session)
+        except SessionError as error:
+            raise CommandError(f"the answer was not saved: {error}") from None
+
+    data = report(deps.state, result.all_messages(), compaction=config.compaction, answer=str(result.output))
+    if args.json:
+        if session is not None:
+            data["session"] = session.id
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return 0
+    if data["citations"]:
+        print("\nSources:")
+        entries = {
+            c["number"]: {**c, "index": c["number"]} for c in data["citations"]
+        }
+        for number in sorted(entries):
+            print(source_line(entries[number]))
+    if data["policy"] == "violation":
+        print("haiku-tui: note: this answer did not declare what grounds it", file=sys.stderr)
+    if session is not None:
+        print(f"\n(session {session.id}: {clean(session.title)})", file=sys.stderr)
+    return 0

@@ -1,0 +1,247 @@
+"""Knowledge-base subcommands: ``add``, ``list``, ``delete``, ``search``, ``info``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from typing import Any
+
+from . import CommandError, db_arg, embedder_arg
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "add",
+        parents=[common],
+        help="ingest files and folders (.md .txt .rst .html .pdf)",
+        description="Ingest files and folders recursively. Unchanged files are skipped, changed files replaced; "
+        "unreadable, binary, empty or huge files are reported and skipped.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    p.add_argument("--max-size", type=float, default=20.0, metavar="MB", help="skip files larger than this (default 20)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_add)
+
+    p = subparsers.add_parser("list", parents=[common], help="list documents", description="List the documents in the knowledge base.")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_list)
+
+    p = subparsers.add_parser(
+        "delete", parents=[common], help="delete documents by id or path", description="Delete documents (and their chunks) by document id or path."
+    )
+    p.add_argument("targets", nargs="+", metavar="ID_OR_PATH")
+    p.set_defaults(func=cmd_delete)
+
+    p = subparsers.add_parser(
+        "search",
+        parents=[common],
+        help="search the knowledge base",
+        description="Full-text (BM25) search; hybrid vector + full-text when an embedder is configured.",
+    )
+    p.add_argument("query", nargs="+", metavar="QUERY")
+    p.add_argument("--limit", "-n", type=int, default=5, help="number of results (default 5)")
+    p.add_argument("--filter", "-f", metavar="SQL", help="SQL over documents' title/path/metadata, e.g. \"path LIKE '%%guide%%'\"")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_search)
+
+    p = subparsers.add_parser("info", parents=[common], help="show where the knowledge base is and what it holds", description="Location, counts, embedder and size on disk.")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_info)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _open(args: argparse.Namespace, *, create: bool) -> Any:
+    from ..store.kb import KnowledgeBase
+
+    return KnowledgeBase.open(db_arg(args), embedder=embedder_arg(args), create=create)
+
+
+def clean(text: str) -> str:
+    """Document text made safe for a terminal: control characters and escapes removed."""
+    return _CONTROL.sub("", text)
+
+
+def one_line(text: str) -> str:
+    return " ".join(clean(text).split())
+
+
+def snippet(text: str, query: str, width: int = 220) -> str:
+    flat = one_line(text)
+    if len(flat) <= width:
+        return flat
+    words = [w.lower() for w in re.findall(r"\w{3,}", query)]
+    lower = flat.lower()
+    positions = [lower.find(w) for w in words if lower.find(w) >= 0]
+    start = max(0, min(positions) - width // 4) if positions else 0
+    if start:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    piece = flat[start : start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "unknown (remote)"
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def _record_json(rec: Any) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    data = asdict(rec)
+    for key, value in data.items():
+        if hasattr(value, "isoformat"):
+            data[key] = value.isoformat()
+    return data
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    kb = _open(args, create=True)
+    max_bytes = int(args.max_size * 1024 * 1024)
+    err = Console(stderr=True)
+    show = not args.quiet and not args.json and err.is_terminal
+    if show:
+        progress = Progress(
+            TextColumn("[bold]ingesting"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("files"),
+            TextColumn("{task.fields[chunks]} chunks"),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+        )
+        task = progress.add_task("ingest", total=None, chunks=0, rate="")
+
+        def on_progress(p: Any) -> None:
+            secs = max(p.elapsed, 1e-6)
+            rate = f"{p.files_done / secs:.1f} files/s {p.chunks_done / secs:.0f} chunks/s"
+            progress.update(task, total=p.files_total, completed=p.files_done, chunks=p.chunks_done, rate=rate)
+
+        with progress:
+            report = kb.add(args.paths, on_progress=on_progress, max_bytes=max_bytes)
+    else:
+        report = kb.add(args.paths, max_bytes=max_bytes)
+
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "added": [d.path for d in report.added],
+                    "replaced": [d.path for d in report.replaced],
+                    "skipped": report.skipped,
+                    "failed": [{"path": f.path, "reason": f.reason} for f in report.failed],
+                    "chunks": report.chunks,
+                    "seconds": round(report.seconds, 3),
+                },
+                indent=2,
+            )
+        )
+    else:
+        secs = max(report.seconds, 1e-6)
+        print(
+            f"added {len(report.added)}, replaced {len(report.replaced)}, skipped unchanged {len(report.skipped)}, "
+            f"failed {len(report.failed)}; {report.chunks} chunks in {report.seconds:.2f}s "
+            f"({(len(report.added) + len(report.replaced)) / secs:.1f} files/s, {report.chunks / secs:.0f} chunks/s)"
+        )
+        for failure in report.failed:
+            print(f"  failed: {one_line(failure.path)}: {one_line(failure.reason)}")
+        print(f"knowledge base: {kb.uri}")
+    return 1 if report.failed and not (report.added or report.replaced or report.skipped) else 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    kb = _open(args, create=False)
+    docs = kb.documents()
+    if args.json:
+        print(json.dumps([_record_json(d) for d in docs], indent=2))
+        return 0
+    if not docs:
+        print(f"no documents in {kb.uri}; add some with `haiku-tui add PATH…`")
+        return 0
+    for d in docs:
+        print(f"{d.id}  {d.chunks:5d} chunks  {d.updated_at:%Y-%m-%d %H:%M}  {one_line(d.title)}  ({one_line(d.path)})")
+    print(f"{len(docs)} documents, {sum(d.chunks for d in docs)} chunks")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    kb = _open(args, create=False)
+    missing = []
+    for target in args.targets:
+        rec = kb.delete(target)
+        if rec is None:
+            missing.append(target)
+        else:
+            print(f"deleted {rec.id}  {one_line(rec.title)}  ({one_line(rec.path)})")
+    if missing:
+        raise CommandError("no such document: " + ", ".join(missing) + " (see `haiku-tui list`)")
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    query = " ".join(args.query)
+    if args.limit < 1:
+        raise CommandError("--limit must be at least 1")
+    kb = _open(args, create=False)
+    hits = kb.search(query, limit=args.limit, filter=args.filter)
+    if args.json:
+        print(json.dumps([_record_json(h) for h in hits], indent=2, ensure_ascii=False))
+        return 0
+    if not hits:
+        print("no results")
+        return 0
+    for h in hits:
+        pages = f"  p. {', '.join(map(str, h.pages))}" if h.pages else ""
+        print(f"{h.rank:2d}. {h.score:7.3f}  {one_line(h.label())}{pages}  [{h.chunk_id}]")
+        print(f"    {snippet(h.text, query)}")
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    kb = _open(args, create=False)
+    info = kb.info()
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    embedder = info["embedder"]
+    if embedder:
+        embedder = f"{embedder} ({info['dimension']} dims)"
+        if not info.get("configured_embedder"):
+            embedder += "  [not configured: search is full-text only; pass --embedder]"
+    rows = [
+        ("location", info["uri"]),
+        ("documents", str(info["documents"])),
+        ("chunks", str(info["chunks"])),
+        ("embedder", embedder or "none (full-text search only)"),
+        ("full-text index", "yes" if info["fts_index"] else "no"),
+        ("size on disk", _size(info["size_bytes"])),
+    ]
+    if info.get("orphan_chunks"):
+        rows.append(("orphan chunks", f"{info['orphan_chunks']} (from an interrupted ingest; the next add removes them)"))
+    for key, value in rows:
+        print(f"{key:16s} {value}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(1)

@@ -1,0 +1,38 @@
+"""Session errors: each message says what is wrong and what (not) happened."""
+
+from __future__ import annotations
+
+
+class SessionError(Exception):
+    """Base class for every session-store error."""
+
+
+class SessionNotFound(SessionError, KeyError):
+    """No session with this id (or id prefix) exists in the store."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else "session not found"
+
+
+class AmbiguousSessionId(SessionError):
+    """An id prefix matches more than one session."""
+
+
+class SessionExists(SessionError):
+    """Importing with ``keep_id=True`` would replace a session that already exists."""
+
+
+class StaleSession(SessionError):
+    """The session changed (or was deleted) on disk since it was loaded; saving would lose that change."""
+
+
+class SessionCorrupt(SessionError):
+    """A stored session (or an imported file) is damaged: invalid JSON, bad checksum, failed validation."""
+
+
+class UnsupportedSchema(SessionError):
+    """A session or a sessions database uses a schema version this haiku-tui does not know."""
+
+
+class SessionStateError(SessionError, TypeError):
+    """The state handed to ``Session.commit_run`` is not a plain JSON namespace map."""

@@ -1,0 +1,177 @@
+"""Exports: full-fidelity JSON and a readable Markdown transcript.
+
+The Markdown transcript needs, per question, its grounding outcome and the sources its answer cited.
+Those come from the capability state; :func:`answer_records` is the *only* place that reads it (through
+the ledger's pure functions), so adapting to a change of the state shape is one edit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import payload as _payload
+from .scrub import scrub_json
+
+if TYPE_CHECKING:
+    from .model import Session
+
+OUTCOMES = ("grounded", "ungrounded", "missing", "violation")
+_OUTCOME_TEXT = {
+    "grounded": "grounded",
+    "ungrounded": "ungrounded — the answer declared that it cites no knowledge-base evidence",
+    "missing": "missing — the answer declared nothing",
+    "violation": "violation — the answer ended undeclared although the citation policy asked for a declaration",
+}
+_REVIEW_TEXT = {"supports": "supports", "does_not_support": "does not support", "unsure": "unsure"}
+
+
+@dataclass
+class Source:
+    """One cited chunk, as the transcript lists it."""
+
+    index: int | None  # the stable citation number [n]
+    chunk_id: str
+    title: str
+    headings: list[str]
+    pages: list[int]
+    path: str
+
+    @property
+    def label(self) -> str:
+        return " › ".join([self.title or self.path or self.chunk_id, *[h for h in self.headings if h]])
+
+
+@dataclass
+class AnswerRecord:
+    """What the state says about one question: its ledger identity, outcome and cited sources."""
+
+    question: Any  # the ledger's question identity (used for review marks), or None if not recorded
+    outcome: str
+    sources: list[Source] = field(default_factory=list)
+
+
+def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[AnswerRecord]:
+    """One ``AnswerRecord`` per turn, read from the state map: the single dependency on its shape.
+
+    Uses the ledger's pure functions (``haiku_tui.capabilities.ledger``): a question's identity is the
+    number of messages in history when it was asked, i.e. the index of the turn's first message; a turn
+    the ledger does not know by that identity is matched by its prompt. A turn with no record, or a state
+    the ledger cannot read, is reported as ``missing`` with no sources (the export never fails on state).
+    """
+    from haiku_tui.capabilities import ledger
+
+    try:
+        prompts: dict[Any, str] = {}
+        for namespace in ledger.evidence_namespaces(state).values():
+            for record in namespace.get("questions") or []:
+                if isinstance(record, dict) and "question" in record:
+                    prompts.setdefault(record["question"], str(record.get("prompt", "")))
+        violations = set(_hashable(v) for v in ledger.violations(state))
+    except Exception:  # noqa: BLE001 - a damaged or foreign state must not break an export
+        prompts, violations = {}, set()
+
+    used: set[Any] = set()
+    out: list[AnswerRecord] = []
+    for turn in turns:
+        question: Any = turn.first_message if turn.first_message in prompts else None
+        if question is None or question in used:
+            question = next(
+                (q for q, p in prompts.items() if q not in used and p.strip() == turn.prompt.strip()), None
+            )
+        if question is None:
+            out.append(AnswerRecord(None, "missing"))
+            continue
+        used.add(question)
+        try:
+            outcome = "violation" if _hashable(question) in violations else ledger.citation_status(state, question)
+            sources = []
+            for chunk_id in ledger.cited_ids(state, question):
+                entry = ledger.citation_for(state, chunk_id) or {}
+                raw_index = entry.get("index")
+                sources.append(
+                    Source(
+                        index=raw_index if isinstance(raw_index, int) else None,
+                        chunk_id=chunk_id,
+                        title=str(entry.get("title") or ""),
+                        headings=[str(h) for h in entry.get("headings") or []],
+                        pages=[p for p in entry.get("pages") or [] if isinstance(p, int)],
+                        path=str(entry.get("path") or ""),
+                    )
+                )
+        except Exception:  # noqa: BLE001
+            outcome, sources = "missing", []
+        if outcome not in OUTCOMES:
+            outcome = "missing"
+        sources.sort(key=lambda s: (s.index is None, s.index or 0))
+        out.append(AnswerRecord(question, outcome, sources))
+    return out
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, (int, str, float, bool, type(None))) else json.dumps(value, sort_keys=True)
+
+
+def _pages(pages: list[int]) -> str:
+    if not pages:
+        return ""
+    pages = sorted(set(pages))
+    if len(pages) == 1:
+        return f"p. {pages[0]}"
+    if pages == list(range(pages[0], pages[-1] + 1)):
+        return f"pp. {pages[0]}–{pages[-1]}"
+    return "pp. " + ", ".join(str(p) for p in pages)
+
+
+def _review(app_data: dict[str, Any], question: Any, chunk_id: str) -> str | None:
+    reviews = app_data.get("reviews")
+    marks = reviews.get(str(question)) if isinstance(reviews, dict) else None
+    mark = marks.get(chunk_id) if isinstance(marks, dict) else None
+    return _REVIEW_TEXT.get(mark) if isinstance(mark, str) else None
+
+
+def _quote(text: str) -> str:
+    return "\n".join(("> " + line) if line else ">" for line in text.strip().splitlines()) or ">"
+
+
+def to_markdown(session: Session) -> str:
+    """The session as Markdown: title, then per question the question, the answer (``[n]`` markers as
+    written), its grounding outcome, the numbered sources it cited and their review marks."""
+    turns = session.turns()
+    records = answer_records(session.state, turns)
+    lines = [f"# {session.title}", ""]
+    facts = [f"session `{session.id}`"]
+    if session.model:
+        facts.append(f"model `{session.model}`")
+    if session.db:
+        facts.append(f"knowledge base `{session.db}`")
+    facts += [f"created {session.created_at}", f"updated {session.updated_at}"]
+    lines += ["*" + " · ".join(facts) + "*", ""]
+    if not turns:
+        lines += ["*(no questions yet)*", ""]
+    for turn, record in zip(turns, records):
+        lines += [f"## Question {turn.number}", "", _quote(turn.prompt), ""]
+        lines += [turn.answer.strip() if turn.answer.strip() else "*(no answer)*", ""]
+        lines += [f"**Grounding:** {_OUTCOME_TEXT[record.outcome]}", ""]
+        if record.sources:
+            lines += ["**Sources**", ""]
+            for source in record.sources:
+                parts = [f"[{source.index}]" if source.index is not None else "[?]", source.label]
+                if source.pages:
+                    parts.append("— " + _pages(source.pages))
+                if source.path:
+                    parts.append(f"— `{source.path}`")
+                mark = _review(session.app_data, record.question, source.chunk_id)
+                if mark:
+                    parts.append(f"— *review: {mark}*")
+                lines.append("- " + " ".join(parts))
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def to_json(session: Session) -> str:
+    """Full-fidelity JSON: format, schema version, id, metadata, conversation, whole state, app data."""
+    data = scrub_json(session.to_payload())
+    data["exported_at"] = _payload.now_iso()
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,300 @@
+"""``Session``: one conversation with its whole state, as the host holds it between runs.
+
+The session keeps the *last committed* conversation and state. A run works on copies
+(:meth:`Session.deps` / :meth:`Session.working_state`); only :meth:`Session.commit_run` — called by
+the host after a run completed — replaces both together. A run that fails or is cancelled is simply
+never committed, so history and state stay as they were, and :meth:`SessionStore.save` (called after
+``commit_run``) writes nothing for it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import secrets as _random
+from typing import TYPE_CHECKING, Any
+
+import pydantic
+from pydantic_ai import Conversation, ConversationTypeAdapter
+
+from . import payload as _payload
+from .errors import SessionCorrupt, SessionStateError
+from .scrub import scrub_location, scrub_text
+
+if TYPE_CHECKING:
+    from haiku_tui.capabilities import Deps
+
+REVIEW_MARKS = ("supports", "does_not_support", "unsure")
+"""Citation review marks kept in ``app_data["reviews"][str(question)][chunk_id]``."""
+REVIEW_LABELS = {"supports": "supports", "does_not_support": "does not support", "unsure": "unsure"}
+
+_KNOWN_METADATA = ("title", "title_manual", "model", "db", "created_at", "updated_at")
+_KNOWN_TOP = ("format", "schema_version", "id", "revision", "metadata", "conversation", "state", "app_data")
+
+
+def new_session_id() -> str:
+    """A fresh session id: 12 lowercase hex characters (short enough to type, prefix-matchable)."""
+    return _random.token_hex(6)
+
+
+def _json_copy(value: Any, what: str) -> Any:
+    """A deep copy of a plain JSON value; anything that is not JSON is refused naming the key."""
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                try:
+                    json.dumps(item, allow_nan=False)
+                except (TypeError, ValueError):
+                    raise SessionStateError(
+                        f"{what} key {key!r} is not plain JSON ({exc}); nothing was committed"
+                    ) from None
+        raise SessionStateError(f"{what} is not plain JSON ({exc}); nothing was committed") from None
+
+
+class Session:
+    """A durable conversation: ``Conversation`` + the whole ``deps.state`` map + ``app_data`` + metadata."""
+
+    def __init__(
+        self,
+        *,
+        id: str | None = None,
+        conversation: Conversation | None = None,
+        state: dict[str, Any] | None = None,
+        app_data: dict[str, Any] | None = None,
+        title: str | None = None,
+        title_manual: bool = False,
+        model: str | None = None,
+        db: str | None = None,
+        created_at: str | None = None,
+        updated_at: str | None = None,
+    ) -> None:
+        self.id: str = id or new_session_id()
+        self._conversation: Conversation = conversation if conversation is not None else Conversation()
+        self._state: dict[str, Any] = _json_copy(state or {}, "state")
+        self.app_data: dict[str, Any] = app_data if app_data is not None else {}
+        """The app's own per-session data (e.g. ``{"reviews": {...}}``); plain JSON, saved with the session."""
+        self.title_manual = bool(title_manual)
+        self.title: str = title or _payload.DEFAULT_TITLE
+        self._model = scrub_location(model)
+        self._db = scrub_location(db)
+        now = _payload.now_iso()
+        self.created_at: str = created_at or now
+        self.updated_at: str = updated_at or self.created_at
+        self.revision: int = 0
+        """Stored revision this copy continues (0: never saved). Advanced by ``SessionStore.save``."""
+        self.schema_version: int = _payload.SCHEMA_VERSION
+        self._stored_checksum: str | None = None
+        self._extra_metadata: dict[str, Any] = {}
+        self._extra_top: dict[str, Any] = {}
+        self.dirty = False
+        """True when something was committed since the last save."""
+
+    # -- metadata ----------------------------------------------------------------------------------------
+
+    @property
+    def model(self) -> str | None:
+        """The model this session runs with, stored without credentials."""
+        return self._model
+
+    @model.setter
+    def model(self, value: str | None) -> None:
+        self._model = scrub_location(value)
+        self.dirty = True
+
+    @property
+    def db(self) -> str | None:
+        """The knowledge-base location, stored without URL userinfo or query tokens."""
+        return self._db
+
+    @db.setter
+    def db(self, value: str | None) -> None:
+        self._db = scrub_location(value)
+        self.dirty = True
+
+    def rename(self, title: str) -> None:
+        """Set a title by hand; from then on it is never replaced by the automatic one."""
+        text = " ".join(str(title).split())
+        if not text:
+            raise ValueError("a session title cannot be empty")
+        self.title = text[:200]
+        self.title_manual = True
+        self.dirty = True
+
+    # -- the committed conversation and state ----------------------------------------------------------------
+
+    @property
+    def conversation(self) -> Conversation:
+        """The last committed ``Conversation``: pass it as ``agent.run(..., conversation=session.conversation)``.
+
+        Treat it as read-only (a run does not change the conversation it is given; it returns a new one).
+        """
+        return self._conversation
+
+    @property
+    def messages(self) -> list[Any]:
+        """A copy of the committed message list."""
+        return list(self._conversation.messages)
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """A deep copy of the committed state namespace map (changing it changes nothing)."""
+        return copy.deepcopy(self._state)
+
+    def working_state(self) -> dict[str, Any]:
+        """A deep copy of the committed state for a new run; hand it back to :meth:`commit_run` if the run completes."""
+        return copy.deepcopy(self._state)
+
+    def deps(self) -> Deps:
+        """``Deps(state=...)`` for the next run, on a copy of the committed state."""
+        from haiku_tui.capabilities import Deps
+
+        return Deps(state=self.working_state())
+
+    def commit_run(self, result: Any, state: Any) -> None:
+        """Take a *completed* run's conversation and its state together.
+
+        ``result`` is the run result (anything with ``.conversation``, e.g. ``AgentRunResult`` or the
+        ``run_stream_events`` handle's ``.result``) or a ``Conversation``; ``state`` is the run's
+        ``deps.state`` (or the ``Deps`` itself). Both are validated before anything changes: a state that is
+        not plain JSON raises ``SessionStateError`` and leaves the session as it was.
+        """
+        conversation = getattr(result, "conversation", result)
+        if not isinstance(conversation, Conversation):
+            raise TypeError(
+                f"commit_run needs a run result or a Conversation, not {type(result).__name__}; nothing was committed"
+            )
+        state = getattr(state, "state", state)
+        if not isinstance(state, dict):
+            raise SessionStateError(
+                f"commit_run needs the run's state map (a dict), not {type(state).__name__}; nothing was committed"
+            )
+        if self._conversation.messages and conversation.conversation_id != self._conversation.conversation_id:
+            raise ValueError(
+                "commit_run got a different conversation (its conversation_id does not match this session's); "
+                "nothing was committed"
+            )
+        new_state = _json_copy(state, "state")
+        self._conversation = conversation
+        self._state = new_state
+        if not self.title_manual:
+            turns = self.turns()
+            if turns:
+                self.title = _payload.make_title(scrub_text(turns[0].prompt))
+        self.updated_at = _payload.now_iso()
+        self.dirty = True
+
+    # -- reading ----------------------------------------------------------------------------------------------
+
+    def messages_json(self) -> list[dict[str, Any]]:
+        """The committed messages in their stored JSON form."""
+        return ConversationTypeAdapter.dump_python(self._conversation, mode="json")["messages"]
+
+    def turns(self) -> list[_payload.Turn]:
+        """The questions asked so far, each with the answer its run ended with."""
+        return _payload.turns_from_messages(self.messages_json())
+
+    @property
+    def question_count(self) -> int:
+        return _payload.question_count(self._state, self.turns())
+
+    @property
+    def citation_count(self) -> int:
+        return _payload.citation_count(self._state)
+
+    # -- citation review marks (app data) ------------------------------------------------------------------
+
+    def review(self, question: int, chunk_id: str) -> str | None:
+        """The review mark of one citation of one question, or ``None``."""
+        reviews = self.app_data.get("reviews")
+        marks = reviews.get(str(question)) if isinstance(reviews, dict) else None
+        mark = marks.get(chunk_id) if isinstance(marks, dict) else None
+        return mark if mark in REVIEW_MARKS else None
+
+    def set_review(self, question: int, chunk_id: str, mark: str | None) -> None:
+        """Mark a citation ``supports`` / ``does_not_support`` / ``unsure`` (``None`` clears the mark)."""
+        if mark is not None and mark not in REVIEW_MARKS:
+            raise ValueError(f"unknown review mark {mark!r}; use one of {', '.join(REVIEW_MARKS)}")
+        reviews = self.app_data.setdefault("reviews", {})
+        marks = reviews.setdefault(str(question), {})
+        if mark is None:
+            marks.pop(chunk_id, None)
+            if not marks:
+                reviews.pop(str(question), None)
+        else:
+            marks[chunk_id] = mark
+        self.dirty = True
+
+    # -- payload ----------------------------------------------------------------------------------------------
+
+    def to_payload(self) -> dict[str, Any]:
+        """The full-fidelity JSON form (what is stored and exported). Secrets are scrubbed by the store on write."""
+        metadata = dict(self._extra_metadata)
+        metadata.update(
+            title=self.title,
+            title_manual=self.title_manual,
+            model=self._model,
+            db=self._db,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+        )
+        payload = dict(self._extra_top)
+        payload.update(
+            format=_payload.FORMAT,
+            schema_version=_payload.SCHEMA_VERSION,
+            id=self.id,
+            revision=self.revision,
+            metadata=metadata,
+            conversation=ConversationTypeAdapter.dump_python(self._conversation, mode="json"),
+            state=self._state,
+            app_data=self.app_data,
+        )
+        return payload
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any], *, where: str | None = None) -> Session:
+        """Build a session from a payload (upgraded to the current schema first).
+
+        Raises ``UnsupportedSchema`` for an unknown version and ``SessionCorrupt`` when the payload fails
+        validation.
+        """
+        if where is None:
+            where = f"session {payload.get('id')!r}" if isinstance(payload, dict) else "session"
+        payload = _payload.upgrade(payload, where=where)
+        try:
+            conversation = ConversationTypeAdapter.validate_python(payload["conversation"])
+        except pydantic.ValidationError as exc:
+            first = exc.errors()[0] if exc.errors() else {}
+            loc = ".".join(str(p) for p in first.get("loc", ()))
+            raise SessionCorrupt(
+                f"{where}: the stored conversation failed validation ({exc.error_count()} error(s), first at "
+                f"{loc or '?'}: {first.get('msg', exc)}); nothing was changed"
+            ) from None
+        meta = payload["metadata"]
+        try:
+            session = cls(
+                id=payload["id"],
+                conversation=conversation,
+                app_data=payload["app_data"],
+                title=str(meta.get("title") or _payload.DEFAULT_TITLE),
+                title_manual=bool(meta.get("title_manual", False)),
+                model=meta.get("model"),
+                db=meta.get("db"),
+                created_at=meta.get("created_at"),
+                updated_at=meta.get("updated_at"),
+            )
+        except SessionStateError as exc:
+            raise SessionCorrupt(f"{where}: {exc}") from None
+        session._state = payload["state"]  # freshly parsed JSON: already a private plain-JSON copy
+        revision = payload.get("revision", 0)
+        session.revision = revision if isinstance(revision, int) and revision >= 0 else 0
+        session._extra_metadata = {k: v for k, v in meta.items() if k not in _KNOWN_METADATA}
+        session._extra_top = {k: v for k, v in payload.items() if k not in _KNOWN_TOP}
+        return session
+
+    def __repr__(self) -> str:
+        return (
+            f"Session(id={self.id!r}, title={self.title!r}, revision={self.revision}, "
+            f"messages={len(self._conversation.messages)}, state_keys={sorted(self._state)})"
+        )

@@ -1,0 +1,203 @@
+"""The stored form of a session: one JSON document per session, plus pure helpers over it.
+
+Nothing here imports Pydantic AI, so the store's low-level path (and a process that only moves
+payloads around) starts fast. A payload looks like::
+
+    {
+      "format": "haiku-tui.session",
+      "schema_version": 1,
+      "id": "…", "revision": 3,
+      "metadata": {"title": …, "title_manual": false, "model": …, "db": …,
+                   "created_at": "…Z", "updated_at": "…Z"},
+      "conversation": {…},   # ConversationTypeAdapter.dump_python(conv, mode="json")
+      "state": {…},          # the whole deps.state namespace map, every key kept
+      "app_data": {…}        # the app's own per-session data (review marks …)
+    }
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from .errors import SessionCorrupt, UnsupportedSchema
+
+FORMAT = "haiku-tui.session"
+SCHEMA_VERSION = 1
+"""Version of the per-session payload this haiku-tui writes."""
+TITLE_MAX = 60
+DEFAULT_TITLE = "New session"
+
+# Payload migrations: version N -> a function turning an N payload into an N+1 payload.
+PAYLOAD_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def now_iso() -> str:
+    """The current UTC time as ``2026-11-30T12:00:00.123456Z``."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def dumps(payload: dict[str, Any]) -> str:
+    """Canonical JSON text of a payload (what is stored and checksummed)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def checksum(text: str) -> str:
+    """SHA-256 of the stored JSON text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def make_title(prompt: str, limit: int = TITLE_MAX) -> str:
+    """A one-line title from a question: whitespace collapsed, cut at a word boundary near ``limit``."""
+    text = " ".join(str(prompt).split())
+    if not text:
+        return DEFAULT_TITLE
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:-") + "…"
+
+
+def upgrade(payload: Any, *, where: str) -> dict[str, Any]:
+    """Check a parsed payload's shape and version, migrating an older version to the current one.
+
+    Raises ``UnsupportedSchema`` for a newer/unknown version and ``SessionCorrupt`` for a wrong shape;
+    ``where`` names the row or file in the message.
+    """
+    if not isinstance(payload, dict):
+        raise SessionCorrupt(f"{where} is not a session (expected a JSON object); nothing was changed")
+    version = payload.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise UnsupportedSchema(
+            f"{where} has no valid schema_version ({version!r}); this haiku-tui reads versions 1..{SCHEMA_VERSION}; "
+            "nothing was changed"
+        )
+    if version > SCHEMA_VERSION or version < 1:
+        raise UnsupportedSchema(
+            f"{where} uses session schema version {version}, but this haiku-tui reads versions 1..{SCHEMA_VERSION} "
+            "(was it written by a newer haiku-tui?); nothing was changed"
+        )
+    while payload["schema_version"] < SCHEMA_VERSION:
+        payload = PAYLOAD_MIGRATIONS[payload["schema_version"]](payload)
+    for key, kind in (("metadata", dict), ("conversation", dict), ("state", dict), ("app_data", dict)):
+        if not isinstance(payload.get(key), kind):
+            raise SessionCorrupt(f"{where}: field {key!r} is missing or not a JSON object; nothing was changed")
+    if not isinstance(payload.get("id"), str) or not payload["id"]:
+        raise SessionCorrupt(f"{where}: field 'id' is missing; nothing was changed")
+    return payload
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reading the conversation's JSON form (messages as dumped by ModelMessagesTypeAdapter, mode="json")
+
+
+@dataclass
+class Turn:
+    """One question of the conversation: the user's prompt and the answer the run ended with."""
+
+    number: int  # 1-based position in the conversation
+    prompt: str
+    answer: str
+    run_id: str | None
+    first_message: int  # index in messages where the turn starts
+
+
+def _prompt_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # multimodal: strings and file/image parts
+        return "\n".join(item for item in content if isinstance(item, str))
+    return ""
+
+
+def turns_from_messages(messages: list[dict[str, Any]]) -> list[Turn]:
+    """The conversation's questions, in order, from its JSON messages.
+
+    A turn starts at a request carrying a user prompt from a new run (a user prompt added inside the same run,
+    such as a policy redirect, belongs to the running question). The answer is the text of the last response
+    of the turn that has any text.
+    """
+    turns: list[Turn] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        parts = message.get("parts") or []
+        run_id = message.get("run_id")
+        if message.get("kind") == "request":
+            prompts = [_prompt_text(p.get("content")) for p in parts if isinstance(p, dict) and p.get("part_kind") == "user-prompt"]
+            if not prompts:
+                continue
+            if turns and run_id is not None and turns[-1].run_id == run_id:
+                continue
+            turns.append(Turn(len(turns) + 1, "\n".join(prompts), "", run_id, index))
+        elif message.get("kind") == "response" and turns:
+            texts = [p.get("content") or "" for p in parts if isinstance(p, dict) and p.get("part_kind") == "text"]
+            if texts:
+                turns[-1].answer = "".join(texts)
+    return turns
+
+
+def _evidence_namespaces(state: Any) -> list[dict[str, Any]]:
+    # Same test as haiku_tui.capabilities.ledger.is_evidence_namespace (kept here: no capability import).
+    if not isinstance(state, dict):
+        return []
+    return [ns for ns in state.values() if isinstance(ns, dict) and "citation_index" in ns and "questions" in ns]
+
+
+def question_count(state: dict[str, Any], turns: list[Turn]) -> int:
+    """Questions asked: the conversation's turns, or the evidence record's questions if it knows more."""
+    recorded = {
+        r.get("question")
+        for ns in _evidence_namespaces(state)
+        if isinstance(ns.get("questions"), list)
+        for r in ns["questions"]
+        if isinstance(r, dict)
+    }
+    return max(len(turns), len(recorded))
+
+
+def citation_count(state: dict[str, Any]) -> int:
+    """Distinct chunks cited across the conversation (keys of every namespace's ``citation_index``)."""
+    cited: set[str] = set()
+    for ns in _evidence_namespaces(state):
+        if isinstance(ns["citation_index"], dict):
+            cited.update(ns["citation_index"])
+    return len(cited)
+
+
+@dataclass
+class Digest:
+    """What the store indexes for listing and full-text search, derived from a payload."""
+
+    title: str
+    questions: int
+    citations: int
+    messages: int
+    body: str  # prompts and answers, for full-text search
+
+
+def digest(payload: dict[str, Any]) -> Digest:
+    messages = payload["conversation"].get("messages") or []
+    turns = turns_from_messages(messages)
+    body = "\n\n".join(part for turn in turns for part in (turn.prompt, turn.answer) if part)
+    return Digest(
+        title=str(payload["metadata"].get("title") or DEFAULT_TITLE),
+        questions=question_count(payload["state"], turns),
+        citations=citation_count(payload["state"]),
+        messages=len(messages),
+        body=body,
+    )
+
+
+_ID_RE = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
+
+
+def valid_id(value: str) -> bool:
+    return bool(_ID_RE.match(value))

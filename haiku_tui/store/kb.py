@@ -1,0 +1,880 @@
+"""The LanceDB knowledge base: documents, chunks, ingest and search.
+
+Consistency model (what survives Ctrl+C or a kill at any moment):
+
+* a document's chunks are written first, its ``documents`` row last (one atomic merge-insert
+  per batch), and the chunks of its previous version are deleted after that;
+* search and lookups only show chunks whose ``(document_id, content_hash)`` matches a
+  ``documents`` row, so a half-written document is never visible, and neither are the stale
+  chunks of a replaced one;
+* ``add`` (and :meth:`KnowledgeBase.repair`) first deletes such orphan chunks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import stat
+import time
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from .. import locations
+from .chunking import DEFAULT_TARGET, chunk_blocks
+from .embedding import aembed_query, as_embedder, embed_documents, embed_query, embedder_id
+from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, ParseError, StoreError
+from .parsing import SUPPORTED_SUFFIXES, parse_bytes
+from .records import ChunkRecord, DocumentRecord, IngestFailure, IngestProgress, IngestReport, SearchHit
+
+SCHEMA_VERSION = "1"
+DOCUMENTS = "documents"
+CHUNKS = "chunks"
+SETTINGS = "settings"
+FTS_COLUMN = "fts"
+HEADINGS_FTS_COLUMN = "fts_headings"
+HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+FLUSH_CHUNKS = 4096  # chunks per write batch
+# How stale an open handle may be about another process's writes (own writes are seen at once).
+READ_CONSISTENCY = timedelta(seconds=1)
+ADD_HINT = "add documents with `haiku-tui add PATH…` (or KnowledgeBase.add)"
+
+_FTS_COLUMNS = ["fts", "fts_headings"]
+_CHUNK_COLUMNS = ["id", "document_id", "content_hash", "position", "text", "headings", "pages"]
+
+
+def fts_config() -> Any:
+    from lancedb.index import FTS
+
+    # English stemming; stop words are kept because questions like "how do I write a *with*
+    # statement" hinge on them (BM25's IDF already discounts common words).
+    return FTS(stem=True, language="English", remove_stop_words=False, with_position=False, ascii_folding=True)
+
+
+def document_id(path: str | os.PathLike[str]) -> str:
+    """16 hex chars derived from the document's path/URI."""
+    return hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
+
+
+def chunk_id(doc_id: str, content_hash: str, order: int) -> str:
+    """16 hex chars derived from the document id, its content hash and the chunk order."""
+    return hashlib.sha256(f"{doc_id}:{content_hash}:{order}".encode()).hexdigest()[:16]
+
+
+def fts_text(title: str, headings: Sequence[str], text: str) -> str:
+    """The main full-text column: title and heading path plus the chunk text."""
+    return f"{headings_text(title, headings)}\n{text}"
+
+
+def headings_text(title: str, headings: Sequence[str]) -> str:
+    """The second full-text column: title and heading path only (boosted at query time)."""
+    return "\n".join([title, *(h for h in headings if h and h != title)])
+
+
+# Question and filler words dropped from queries (the index keeps every word). Words that are
+# also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
+# are deliberately absent: they are often exactly what the user is asking about.
+QUERY_STOP_WORDS = frozenset(
+    """a an the how what which who whom whose why when where do does did doing done i me my mine
+    we us our you your yours he she him her his they them their it its this that these those can
+    could should would will shall may might must be been being am are was were to of on at by
+    about into onto than then there here some any please tell explain show example examples
+    want need mean means meant s t don doesn didn isn aren wasn weren way ways""".split()
+)
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def query_terms(query: str) -> str:
+    """The words of ``query`` that carry meaning (all of them if every word is a filler word)."""
+    words = _WORD.findall(query)
+    kept = [w for w in words if w.lower() not in QUERY_STOP_WORDS]
+    return " ".join(kept or words)
+
+
+def _sql_list(values: Iterable[str]) -> str:
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class KnowledgeBase:
+    """A LanceDB knowledge base. Open with :meth:`KnowledgeBase.open`."""
+
+    def __init__(self, uri: str, db: Any, embedder: Any = None) -> None:
+        self.uri = uri
+        self._db = db
+        self.embedder = embedder
+        self._tables: dict[str, Any] = {}
+        self._docmap_cache: tuple[int, dict[str, tuple[str, str, str]]] | None = None
+        self._settings_cache: dict[str, str] | None = None
+        self._headings_column: dict[int, bool] = {}
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(
+        cls, uri: str | os.PathLike[str] | None = None, *, embedder: Any = None, create: bool = True
+    ) -> KnowledgeBase:
+        """Open (lazily creating) the knowledge base at ``uri`` (default: ``locations.resolve_db``).
+
+        ``embedder`` is a Pydantic AI ``Embedder`` / ``EmbeddingModel`` / model string. It must be the
+        one the database was built with (else :class:`EmbedderMismatch`). Without one, search is
+        full-text only. ``create=False`` on a missing local path raises :class:`EmptyKnowledgeBase`.
+        """
+        import lancedb
+
+        resolved = locations.resolve_db(uri)
+        local = not locations.is_uri(resolved)
+        if local:
+            path = Path(resolved)
+            if not path.exists() and not create:
+                raise EmptyKnowledgeBase(f"no knowledge base at {resolved}; {ADD_HINT}")
+            if path.exists() and not path.is_dir():
+                raise StoreError(f"{resolved} is a file, not a LanceDB knowledge base directory")
+        try:
+            db = lancedb.connect(resolved, read_consistency_interval=READ_CONSISTENCY)
+        except Exception as exc:
+            raise StoreError(f"cannot open knowledge base at {resolved}: {_one_line(exc)}") from None
+        kb = cls(resolved, db, as_embedder(embedder))
+        kb._check_embedder()
+        return kb
+
+    def close(self) -> None:
+        self._tables.clear()
+        self._docmap_cache = None
+        self._settings_cache = None
+
+    def __enter__(self) -> KnowledgeBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"KnowledgeBase({self.uri!r})"
+
+    # ------------------------------------------------------------------ tables
+
+    def _table(self, name: str) -> Any | None:
+        table = self._tables.get(name)
+        if table is not None:
+            return table
+        try:
+            names = set(self._db.list_tables().tables)
+        except Exception:
+            return None
+        if name not in names:
+            return None
+        table = self._db.open_table(name)
+        self._tables[name] = table
+        return table
+
+    def _settings(self) -> dict[str, str]:
+        table = self._table(SETTINGS)
+        if table is None:
+            return {}
+        rows = table.to_arrow().to_pylist()
+        return {r["key"]: r["value"] for r in rows}
+
+    def _write_settings(self, values: dict[str, str]) -> None:
+        import pyarrow as pa
+
+        data = pa.table(
+            {"key": list(values), "value": [str(v) for v in values.values()]},
+            schema=pa.schema([pa.field("key", pa.string()), pa.field("value", pa.string())]),
+        )
+        table = self._table(SETTINGS)
+        if table is None:
+            table = self._db.create_table(SETTINGS, schema=data.schema, exist_ok=True)
+            self._tables[SETTINGS] = table
+        table.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(data)
+
+    def _docs_schema(self) -> Any:
+        import pyarrow as pa
+
+        ts = pa.timestamp("us", tz="UTC")
+        return pa.schema(
+            [
+                pa.field("id", pa.string()),
+                pa.field("path", pa.string()),
+                pa.field("title", pa.string()),
+                pa.field("content_hash", pa.string()),
+                pa.field("metadata", pa.string()),
+                pa.field("chunks", pa.int32()),
+                pa.field("created_at", ts),
+                pa.field("updated_at", ts),
+            ]
+        )
+
+    def _chunks_schema(self, dimension: int | None) -> Any:
+        import pyarrow as pa
+
+        fields = [
+            pa.field("id", pa.string()),
+            pa.field("document_id", pa.string()),
+            pa.field("content_hash", pa.string()),
+            pa.field("position", pa.int32()),
+            pa.field("text", pa.string()),
+            pa.field("headings", pa.list_(pa.string())),
+            pa.field("pages", pa.list_(pa.int32())),
+            pa.field(FTS_COLUMN, pa.string()),
+            pa.field(HEADINGS_FTS_COLUMN, pa.string()),
+        ]
+        if dimension:
+            fields.append(pa.field("vector", pa.list_(pa.float32(), dimension)))
+        return pa.schema(fields)
+
+    def _has_vector_column(self) -> bool:
+        chunks = self._table(CHUNKS)
+        return chunks is not None and "vector" in chunks.schema.names
+
+    # ------------------------------------------------------------------ embedder bookkeeping
+
+    def recorded_embedder(self) -> tuple[str | None, int | None]:
+        """The embedder model id and dimension the database was built with (``(None, None)`` if none)."""
+        s = self._settings()
+        dim = s.get("dimension")
+        return s.get("embedder") or None, int(dim) if dim else None
+
+    def _check_embedder(self) -> None:
+        recorded, dim = self.recorded_embedder()
+        if self.embedder is None:
+            return
+        name = embedder_id(self.embedder)
+        if recorded and recorded != name:
+            raise EmbedderMismatch(
+                f"knowledge base {self.uri} was built with embedder {recorded!r} ({dim} dims) but {name!r} "
+                f"is configured; use --embedder {recorded} (or that embedder), or build a new knowledge "
+                "base with --db for the new embedder"
+            )
+        if not recorded and self._doc_count() > 0:
+            raise EmbedderMismatch(
+                f"knowledge base {self.uri} was built without an embedder (full-text search only) but "
+                f"{name!r} is configured; open it without an embedder, or build a new knowledge base "
+                "with --db and re-add the documents"
+            )
+
+    def _vector_search_enabled(self) -> bool:
+        if self.embedder is None:
+            return False
+        recorded, _ = self.recorded_embedder()
+        return recorded == embedder_id(self.embedder) and self._has_vector_column()
+
+    # ------------------------------------------------------------------ reading
+
+    def _doc_count(self) -> int:
+        docs = self._table(DOCUMENTS)
+        return 0 if docs is None else docs.count_rows()
+
+    def _docmap(self) -> dict[str, tuple[str, str, str]]:
+        """``{document id: (title, path, content_hash)}``, cached per table version."""
+        docs = self._table(DOCUMENTS)
+        if docs is None:
+            return {}
+        version = docs.version
+        if self._docmap_cache is not None and self._docmap_cache[0] == version:
+            return self._docmap_cache[1]
+        data = docs.search().select(["id", "title", "path", "content_hash"]).limit(None).to_arrow()
+        mapping = {
+            i: (t, p, h)
+            for i, t, p, h in zip(
+                data.column("id").to_pylist(),
+                data.column("title").to_pylist(),
+                data.column("path").to_pylist(),
+                data.column("content_hash").to_pylist(),
+            )
+        }
+        self._docmap_cache = (version, mapping)
+        return mapping
+
+    def documents(self) -> list[DocumentRecord]:
+        """Every document, sorted by path."""
+        docs = self._table(DOCUMENTS)
+        if docs is None:
+            return []
+        rows = docs.to_arrow().to_pylist()
+        return sorted((_doc_record(r) for r in rows), key=lambda d: d.path)
+
+    def document(self, id_or_path: str) -> DocumentRecord | None:
+        """The document with this id or path, if any."""
+        doc_id = self._resolve_document_id(id_or_path)
+        if doc_id is None:
+            return None
+        docs = self._table(DOCUMENTS)
+        rows = docs.search().where(f"id = '{doc_id}'").limit(1).to_list()
+        return _doc_record(rows[0]) if rows else None
+
+    def _resolve_document_id(self, id_or_path: str) -> str | None:
+        docmap = self._docmap()
+        if id_or_path in docmap:
+            return id_or_path
+        candidates = [str(id_or_path)]
+        if not locations.is_uri(str(id_or_path)):
+            candidates.append(str(Path(id_or_path).expanduser().resolve()))
+        for candidate in candidates:
+            doc_id = document_id(candidate)
+            if doc_id in docmap:
+                return doc_id
+        return None
+
+    def _visible(
+        self, rows: Iterable[dict[str, Any]], docmap: dict[str, tuple[str, str, str]] | None = None
+    ) -> list[tuple[dict[str, Any], tuple[str, str, str]]]:
+        docmap = self._docmap() if docmap is None else docmap
+        out = []
+        for row in rows:
+            doc = docmap.get(row["document_id"])
+            if doc is not None and doc[2] == row["content_hash"]:
+                out.append((row, doc))
+        return out
+
+    def get_chunks(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRecord]:
+        """The chunks with these ids (missing or invisible ids are absent from the result)."""
+        ids = sorted({c for c in chunk_ids if isinstance(c, str) and c})
+        chunks = self._table(CHUNKS)
+        if not ids or chunks is None:
+            return {}
+        rows = (
+            chunks.search()
+            .where(f"id IN ({_sql_list(ids)})")
+            .select(_CHUNK_COLUMNS)
+            .limit(len(ids) * 4 + 16)
+            .to_list()
+        )
+        return {row["id"]: _chunk_record(row, doc) for row, doc in self._visible(rows)}
+
+    def neighbours(self, chunk_id: str, radius: int = 1) -> list[ChunkRecord]:
+        """The chunk and up to ``radius`` chunks either side of it in the same document, by order."""
+        found = self.get_chunks([chunk_id]).get(chunk_id)
+        if found is None:
+            return []
+        chunks = self._table(CHUNKS)
+        lo, hi = found.order - max(0, radius), found.order + max(0, radius)
+        doc_hash = self._docmap()[found.document_id][2]
+        rows = (
+            chunks.search()
+            .where(
+                f"document_id = '{found.document_id}' AND content_hash = '{doc_hash}' "
+                f"AND position >= {lo} AND position <= {hi}"
+            )
+            .select(_CHUNK_COLUMNS)
+            .limit(hi - lo + 8)
+            .to_list()
+        )
+        records = [_chunk_record(row, doc) for row, doc in self._visible(rows)]
+        return sorted(records, key=lambda c: c.order)
+
+    def document_chunks(self, id_or_path: str) -> list[ChunkRecord]:
+        """Every chunk of one document, by order."""
+        doc_id = self._resolve_document_id(id_or_path)
+        chunks = self._table(CHUNKS)
+        if doc_id is None or chunks is None:
+            return []
+        rows = chunks.search().where(f"document_id = '{doc_id}'").select(_CHUNK_COLUMNS).limit(None).to_list()
+        return sorted((_chunk_record(r, d) for r, d in self._visible(rows)), key=lambda c: c.order)
+
+    def info(self) -> dict[str, Any]:
+        """``uri, documents, chunks, embedder, dimension, size_bytes`` (plus a few extras)."""
+        docs = self.documents()
+        chunks = self._table(CHUNKS)
+        recorded, dim = self.recorded_embedder()
+        stored = chunks.count_rows() if chunks is not None else 0
+        visible = sum(d.chunks for d in docs)
+        fts = False
+        if chunks is not None:
+            indexed = {c for i in chunks.list_indices() for c in i.columns}
+            fts = all(c in indexed for c in _FTS_COLUMNS)
+        return {
+            "uri": self.uri,
+            "documents": len(docs),
+            "chunks": visible,
+            "embedder": recorded,
+            "dimension": dim,
+            "size_bytes": _dir_size(self.uri),
+            "orphan_chunks": max(0, stored - visible),
+            "fts_index": fts,
+            "configured_embedder": embedder_id(self.embedder) if self.embedder is not None else None,
+            "schema_version": self._settings().get("schema_version"),
+        }
+
+    # ------------------------------------------------------------------ search
+
+    def _prepare_search(self, query: str, filter: str | None) -> tuple[Any, str | None, dict] | None:
+        chunks = self._table(CHUNKS)
+        docmap = self._docmap()
+        if chunks is None or not docmap:
+            raise EmptyKnowledgeBase(f"the knowledge base at {self.uri} has no documents; {ADD_HINT}")
+        if not query.strip():
+            return None
+        where = None
+        if filter and filter.strip():
+            ids = self.filter_document_ids(filter)
+            if not ids:
+                return None
+            where = f"document_id IN ({_sql_list(ids)})"
+        return chunks, where, docmap
+
+    def filter_document_ids(self, filter: str) -> list[str]:
+        """Resolve a SQL predicate over ``title``, ``path`` and ``metadata`` to document ids."""
+        docs = self._table(DOCUMENTS)
+        if docs is None:
+            return []
+        try:
+            data = docs.search().where(filter).select(["id"]).limit(None).to_arrow()
+        except Exception as exc:
+            raise InvalidFilter(
+                f"invalid document filter {filter!r}: {_one_line(exc)[:160]}; write SQL over title, path and "
+                "metadata, e.g. \"path LIKE '%guide%'\""
+            ) from None
+        return data.column("id").to_pylist()
+
+    def search(self, query: str, *, limit: int = 5, filter: str | None = None) -> list[SearchHit]:
+        """Search: BM25 full text, or hybrid (vector + full text, RRF) when an embedder is configured."""
+        prepared = self._prepare_search(query, filter)
+        if prepared is None:
+            return []
+        vector = embed_query(self.embedder, query) if self._vector_search_enabled() else None
+        return self._search(*prepared, query, vector, limit)
+
+    async def asearch(self, query: str, *, limit: int = 5, filter: str | None = None) -> list[SearchHit]:
+        """Async :meth:`search` (awaits the embedder; the query itself runs in a worker thread)."""
+        prepared = await asyncio.to_thread(self._prepare_search, query, filter)
+        if prepared is None:
+            return []
+        vector = await aembed_query(self.embedder, query) if self._vector_search_enabled() else None
+        return await asyncio.to_thread(self._search, *prepared, query, vector, limit)
+
+    def _search(
+        self, chunks: Any, where: str | None, docmap: dict, query: str, vector: list[float] | None, limit: int
+    ) -> list[SearchHit]:
+        limit = max(1, int(limit))
+        fetch = limit  # widened below only if orphan or stale chunks crowd the top
+        while True:
+            rows = self._query(chunks, where, query, vector, fetch)
+            visible = self._visible(rows, docmap)
+            if len(visible) >= limit or len(rows) < fetch or fetch > 50 * limit + 200:
+                break
+            fetch *= 4  # orphan or stale chunks crowded the top; look further
+        hits = []
+        for rank, (row, doc) in enumerate(visible[:limit], start=1):
+            score = row.get("_relevance_score", row.get("_score", 0.0))
+            rec = _chunk_record(row, doc)
+            hits.append(SearchHit(**rec.__dict__, score=float(score or 0.0), rank=rank))
+        return hits
+
+    def _query(self, chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int) -> list[dict]:
+        text_query = self._text_query(query, chunks)
+        if vector is None:
+            q = chunks.search(text_query, query_type="fts").select(_CHUNK_COLUMNS + ["_score"])
+        else:
+            q = (
+                chunks.search(query_type="hybrid", fts_columns=FTS_COLUMN)
+                .vector(vector)
+                .text(text_query)
+                .distance_type("cosine")
+                .select(_CHUNK_COLUMNS)
+            )
+        if where:
+            q = q.where(where, prefilter=True)
+        return q.limit(fetch).to_list()
+
+    def _text_query(self, query: str, chunks: Any) -> Any:
+        from lancedb.query import MatchQuery, MultiMatchQuery
+
+        terms = query_terms(query)
+        key = id(chunks)
+        if self._headings_column.get(key) is None:
+            self._headings_column = {key: HEADINGS_FTS_COLUMN in chunks.schema.names}
+        if HEADINGS_BOOST > 0 and self._headings_column[key]:
+            return MultiMatchQuery(terms, [FTS_COLUMN, HEADINGS_FTS_COLUMN], boosts=[1.0, HEADINGS_BOOST])
+        return MatchQuery(terms, FTS_COLUMN)
+
+    # ------------------------------------------------------------------ writing
+
+    def repair(self) -> int:
+        """Delete orphan chunks (no matching documents row: an interrupted ingest). Returns how many."""
+        chunks = self._table(CHUNKS)
+        if chunks is None:
+            return 0
+        docmap = self._docmap()
+        data = chunks.search().select(["document_id", "content_hash"]).limit(None).to_arrow()
+        if data.num_rows == 0:
+            return 0
+        pairs = data.group_by(["document_id", "content_hash"]).aggregate([([], "count_all")])
+        bad: list[tuple[str, str, int]] = []
+        for d, h, n in zip(
+            pairs.column("document_id").to_pylist(),
+            pairs.column("content_hash").to_pylist(),
+            pairs.column("count_all").to_pylist(),
+        ):
+            doc = docmap.get(d)
+            if doc is None or doc[2] != h:
+                bad.append((d, h, n))
+        for start in range(0, len(bad), 100):
+            part = bad[start : start + 100]
+            chunks.delete(" OR ".join(f"(document_id = '{d}' AND content_hash = '{h}')" for d, h, _ in part))
+        return sum(n for _, _, n in bad)
+
+    def delete(self, id_or_path: str) -> DocumentRecord | None:
+        """Delete one document (by id or path) and its chunks; returns it, or None if unknown."""
+        record = self.document(id_or_path)
+        if record is None:
+            return None
+        self._table(DOCUMENTS).delete(f"id = '{record.id}'")  # invisible from here on
+        chunks = self._table(CHUNKS)
+        if chunks is not None:
+            chunks.delete(f"document_id = '{record.id}'")
+        return record
+
+    def add(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        on_progress: Callable[[IngestProgress], None] | None = None,
+        metadata: dict[str, Any] | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        chunk_size: int = DEFAULT_TARGET,
+    ) -> IngestReport:
+        """Ingest files and folders (recursively). Unchanged files are skipped, changed ones replaced.
+
+        Bad files (missing, binary, undecodable, empty, too large, unsupported, PDF without text)
+        land in ``report.failed`` with a one-line reason; the rest of the batch is ingested.
+        """
+        started = time.perf_counter()
+        recorded, _ = self.recorded_embedder()
+        if recorded and self.embedder is None:
+            raise EmbedderMismatch(
+                f"knowledge base {self.uri} was built with embedder {recorded!r}; configure it "
+                f"(--embedder {recorded}) to add documents"
+            )
+        report = IngestReport()
+        files, failures = discover(paths)
+        report.failed.extend(failures)
+        report.files = len(files) + len(failures)
+        self.repair()
+        existing = {d.id: d for d in self.documents()}
+        batch = _Batch()
+        files_done = 0
+
+        def progress(path: str | None) -> None:
+            if on_progress is not None:
+                on_progress(
+                    IngestProgress(
+                        files_total=len(files),
+                        files_done=files_done,
+                        chunks_done=report.chunks + batch.chunk_count,  # chunked so far (written or queued)
+                        path=path,
+                        elapsed=time.perf_counter() - started,
+                        added=len(report.added),
+                        replaced=len(report.replaced),
+                        skipped=len(report.skipped),
+                        failed=len(report.failed),
+                    )
+                )
+
+        wrote = False
+        for path in files:
+            try:
+                prepared = self._prepare_file(path, existing, metadata, max_bytes, chunk_size)
+            except (ParseError, _FileProblem) as exc:
+                report.failed.append(IngestFailure(str(path), str(exc)))
+                prepared = None
+            if prepared == "skip":
+                report.skipped.append(str(path))
+            elif prepared is not None:
+                batch.add(*prepared)
+            files_done += 1
+            if batch.chunk_count >= FLUSH_CHUNKS:
+                wrote |= self._flush(batch, existing, report)
+                batch = _Batch()
+            progress(str(path))
+        if batch.docs:
+            wrote |= self._flush(batch, existing, report)
+            batch = _Batch()
+        if wrote:
+            self._refresh_index()
+        report.seconds = time.perf_counter() - started
+        progress(None)
+        return report
+
+    def _prepare_file(
+        self,
+        path: Path,
+        existing: dict[str, DocumentRecord],
+        extra_metadata: dict[str, Any] | None,
+        max_bytes: int,
+        chunk_size: int,
+    ) -> Any:
+        try:
+            st = path.stat()
+            if not stat.S_ISREG(st.st_mode):
+                raise _FileProblem("not a regular file")
+            if st.st_size > max_bytes:
+                raise _FileProblem(f"file too large ({_mb(st.st_size)} > {_mb(max_bytes)} limit)")
+            with open(path, "rb") as fh:
+                data = fh.read(max_bytes + 1)
+        except FileNotFoundError:
+            raise _FileProblem("file disappeared before it could be read") from None
+        except PermissionError:
+            raise _FileProblem("permission denied") from None
+        except IsADirectoryError:
+            raise _FileProblem("is a directory") from None
+        except OSError as exc:
+            raise _FileProblem(f"cannot read file ({exc.strerror or exc})") from None
+        if len(data) > max_bytes:
+            raise _FileProblem(f"file too large (> {_mb(max_bytes)} limit)")
+        content_hash = hashlib.sha256(data).hexdigest()
+        doc_id = document_id(str(path))
+        old = existing.get(doc_id)
+        if old is not None and old.content_hash == content_hash:
+            return "skip"
+        parsed = parse_bytes(path, data)
+        chunks = chunk_blocks(parsed.blocks, target=chunk_size)
+        if not chunks:
+            raise ParseError("no text found")
+        now = _now()
+        meta: dict[str, Any] = {
+            "source_type": parsed.source_type,
+            "size_bytes": len(data),
+            "modified": datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat(timespec="seconds"),
+        }
+        meta.update(parsed.metadata)
+        if extra_metadata:
+            meta.update(extra_metadata)
+        doc_row = {
+            "id": doc_id,
+            "path": str(path),
+            "title": parsed.title,
+            "content_hash": content_hash,
+            "metadata": json.dumps(meta, sort_keys=True, default=str),
+            "chunks": len(chunks),
+            "created_at": old.created_at if old is not None else now,
+            "updated_at": now,
+        }
+        chunk_rows = [
+            {
+                "id": chunk_id(doc_id, content_hash, order),
+                "document_id": doc_id,
+                "content_hash": content_hash,
+                "position": order,
+                "text": c.text,
+                "headings": list(c.headings),
+                "pages": list(c.pages),
+                FTS_COLUMN: fts_text(parsed.title, c.headings, c.text),
+                HEADINGS_FTS_COLUMN: headings_text(parsed.title, c.headings),
+            }
+            for order, c in enumerate(chunks)
+        ]
+        return doc_row, chunk_rows
+
+    def _flush(self, batch: _Batch, existing: dict[str, DocumentRecord], report: IngestReport) -> bool:
+        import pyarrow as pa
+
+        try:
+            vectors = None
+            dimension = None
+            if self.embedder is not None:
+                vectors = embed_documents(self.embedder, [r["text"] for r in batch.chunks])
+                dimension = len(vectors[0]) if vectors else None
+                self._ensure_embedder_settings(dimension)
+            chunks = self._ensure_chunks_table(dimension)
+            docs = self._ensure_docs_table()
+            if batch.chunks:
+                columns = {name: [r[name] for r in batch.chunks] for name in _CHUNK_COLUMNS + _FTS_COLUMNS}
+                if vectors is not None:
+                    columns["vector"] = vectors
+                chunks.add(pa.Table.from_pydict(columns, schema=chunks.schema))
+            doc_table = pa.Table.from_pylist(batch.docs, schema=self._docs_schema())
+            docs.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(doc_table)
+        except EmbedderMismatch:
+            raise
+        except Exception as exc:
+            reason = f"write failed: {_one_line(exc)[:200]}"
+            report.failed.extend(IngestFailure(d["path"], reason) for d in batch.docs)
+            return False
+        replaced = [d for d in batch.docs if d["id"] in existing]
+        if replaced:
+            for start in range(0, len(replaced), 100):
+                part = replaced[start : start + 100]
+                chunks.delete(
+                    " OR ".join(f"(document_id = '{d['id']}' AND content_hash != '{d['content_hash']}')" for d in part)
+                )
+        for d in batch.docs:
+            rec = _doc_record(d)
+            (report.replaced if d["id"] in existing else report.added).append(rec)
+            existing[d["id"]] = rec
+        report.chunks += len(batch.chunks)
+        return True
+
+    def _ensure_embedder_settings(self, dimension: int | None) -> None:
+        name = embedder_id(self.embedder)
+        recorded, recorded_dim = self.recorded_embedder()
+        if recorded and recorded_dim and dimension and recorded_dim != dimension:
+            raise EmbedderMismatch(
+                f"embedder {name!r} returned {dimension}-dim vectors but knowledge base {self.uri} holds "
+                f"{recorded_dim}-dim vectors; use the original embedder settings or build a new knowledge base with --db"
+            )
+        if not recorded or not recorded_dim:
+            self._write_settings({"schema_version": SCHEMA_VERSION, "embedder": name, "dimension": str(dimension)})
+
+    def _ensure_docs_table(self) -> Any:
+        docs = self._table(DOCUMENTS)
+        if docs is None:
+            docs = self._db.create_table(DOCUMENTS, schema=self._docs_schema(), exist_ok=True)
+            self._tables[DOCUMENTS] = docs
+        return docs
+
+    def _ensure_chunks_table(self, dimension: int | None) -> Any:
+        chunks = self._table(CHUNKS)
+        if chunks is not None:
+            has_vector = "vector" in chunks.schema.names
+            if has_vector == bool(dimension):
+                return chunks
+            if self._doc_count() == 0:
+                self._db.drop_table(CHUNKS)
+                self._tables.pop(CHUNKS, None)
+            else:
+                raise EmbedderMismatch(
+                    f"knowledge base {self.uri} was built "
+                    + ("with" if has_vector else "without")
+                    + " an embedder; build a new knowledge base with --db"
+                )
+        if not self._settings():
+            self._write_settings({"schema_version": SCHEMA_VERSION})
+        chunks = self._db.create_table(CHUNKS, schema=self._chunks_schema(dimension), exist_ok=True)
+        self._tables[CHUNKS] = chunks
+        return chunks
+
+    def _refresh_index(self) -> None:
+        """Make new rows part of the full-text index (build it the first time, then fold in)."""
+        chunks = self._table(CHUNKS)
+        if chunks is None:
+            return
+        indexed = {c for i in chunks.list_indices() for c in i.columns}
+        missing = [c for c in _FTS_COLUMNS if c not in indexed]
+        for column in missing:
+            chunks.create_index(column, config=fts_config())
+        if len(missing) < len(_FTS_COLUMNS):
+            chunks.optimize()  # folds new rows into the existing indexes (and compacts files)
+        docs = self._table(DOCUMENTS)
+        if docs is not None and len(docs.list_versions()) > 64:
+            docs.optimize()
+
+
+class _FileProblem(Exception):
+    pass
+
+
+class _Batch:
+    def __init__(self) -> None:
+        self.docs: list[dict[str, Any]] = []
+        self.chunks: list[dict[str, Any]] = []
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self.chunks)
+
+    def add(self, doc: dict[str, Any], chunks: list[dict[str, Any]]) -> None:
+        self.docs.append(doc)
+        self.chunks.extend(chunks)
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[IngestFailure]]:
+    """Expand files and folders (recursively; hidden entries and unsupported types in folders are ignored)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files: list[Path] = []
+    failures: list[IngestFailure] = []
+    seen: set[Path] = set()
+
+    def push(p: Path) -> None:
+        if p not in seen:
+            seen.add(p)
+            files.append(p)
+
+    for raw in paths:
+        path = Path(raw).expanduser()
+        try:
+            path = path.resolve()
+        except OSError:
+            pass
+        if path.is_dir():
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(names):
+                    if name.startswith("."):
+                        continue
+                    candidate = Path(root) / name
+                    if candidate.suffix.lower() in SUPPORTED_SUFFIXES:
+                        push(candidate)
+        elif path.exists():
+            if path.suffix.lower() in SUPPORTED_SUFFIXES:
+                push(path)
+            else:
+                supported = " ".join(sorted(SUPPORTED_SUFFIXES))
+                failures.append(
+                    IngestFailure(str(path), f"unsupported file type {path.suffix or '(none)'!r} (supported: {supported})")
+                )
+        else:
+            failures.append(IngestFailure(str(path), "no such file or directory"))
+    return files, failures
+
+
+def _doc_record(row: dict[str, Any]) -> DocumentRecord:
+    try:
+        meta = json.loads(row.get("metadata") or "{}")
+    except ValueError:
+        meta = {}
+    return DocumentRecord(
+        id=row["id"],
+        path=row["path"],
+        title=row["title"],
+        content_hash=row["content_hash"],
+        metadata=meta if isinstance(meta, dict) else {"value": meta},
+        chunks=int(row["chunks"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def _chunk_record(row: dict[str, Any], doc: tuple[str, str, str]) -> ChunkRecord:
+    return ChunkRecord(
+        chunk_id=row["id"],
+        document_id=row["document_id"],
+        title=doc[0],
+        path=doc[1],
+        headings=tuple(row.get("headings") or ()),
+        pages=tuple(row.get("pages") or ()),
+        order=int(row["position"]),
+        text=row["text"],
+    )
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return " ".join(text.split())
+
+
+def _dir_size(uri: str) -> int | None:
+    if locations.is_uri(uri):
+        return None
+    total = 0
+    for root, _dirs, names in os.walk(uri):
+        for name in names:
+            try:
+                total += os.path.getsize(os.path.join(root, name))
+            except OSError:
+                pass
+    return total

@@ -1,0 +1,110 @@
+"""Plain records returned by the store (stdlib only, cheap to import)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+LABEL_SEPARATOR = " › "
+
+
+def _label(title: str, headings: tuple[str, ...]) -> str:
+    parts = [title] if title else []
+    heads = list(headings)
+    if heads and title and heads[0].strip().lower() == title.strip().lower():
+        heads = heads[1:]  # the H1 usually repeats the title
+    parts.extend(h for h in heads if h)
+    return LABEL_SEPARATOR.join(parts)
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """One stored chunk, with its document's title and path."""
+
+    chunk_id: str
+    document_id: str
+    title: str
+    path: str
+    headings: tuple[str, ...]
+    pages: tuple[int, ...]
+    order: int
+    text: str
+
+    def label(self) -> str:
+        """``"Title › H1 › H2"`` (a leading heading equal to the title is not repeated)."""
+        return _label(self.title, self.headings)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A search result: a chunk plus its score and 1-based rank."""
+
+    chunk_id: str
+    document_id: str
+    title: str
+    path: str
+    headings: tuple[str, ...]
+    pages: tuple[int, ...]
+    order: int
+    text: str
+    score: float
+    rank: int
+
+    def label(self) -> str:
+        """``"Title › H1 › H2"`` (a leading heading equal to the title is not repeated)."""
+        return _label(self.title, self.headings)
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """One ingested document."""
+
+    id: str
+    path: str
+    title: str
+    content_hash: str
+    metadata: dict[str, Any]
+    chunks: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class IngestFailure:
+    """A file that was not ingested, and why (one line)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class IngestProgress:
+    """Passed to ``on_progress`` after each file and after each batch write."""
+
+    files_total: int
+    files_done: int
+    chunks_done: int
+    path: str | None
+    elapsed: float
+    added: int = 0
+    replaced: int = 0
+    skipped: int = 0
+    failed: int = 0
+
+
+@dataclass
+class IngestReport:
+    """What an ``add`` call did."""
+
+    added: list[DocumentRecord] = field(default_factory=list)
+    replaced: list[DocumentRecord] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # paths whose content was unchanged
+    failed: list[IngestFailure] = field(default_factory=list)
+    chunks: int = 0  # chunks written
+    files: int = 0  # files considered
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed

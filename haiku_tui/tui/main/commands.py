@@ -1,0 +1,29 @@
+"""The command palette provider: every action of the app, with its key."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class HaikuCommands(Provider):
+    """Lists the app's actions (``app.palette_commands()``): title, help (with the key), action."""
+
+    def _commands(self) -> list[tuple[str, str, str]]:
+        commands = getattr(self.app, "palette_commands", None)
+        return list(commands()) if commands else []
+
+    def _callback(self, action: str):
+        return partial(self.app.run_action, action)
+
+    async def discover(self) -> Hits:
+        for title, help_text, action in self._commands():
+            yield DiscoveryHit(title, self._callback(action), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, action in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), self._callback(action), help=help_text)

@@ -1,0 +1,364 @@
+"""The conversation pane: questions, tool rows, streamed answers with citation links, badges.
+
+Turns are mounted one at a time (never rebuilt as a whole), answers stream through
+``Markdown.get_stream`` and every piece of document or model text goes through
+:mod:`haiku_tui.tui.text` before it is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual import on
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Markdown, Static
+
+from haiku_tui.tui.main.prompt import PromptArea
+from haiku_tui.tui.text import clean, link_citations, one_line, parse_cite_href
+
+if TYPE_CHECKING:
+    from textual.widgets._markdown import MarkdownStream
+
+    from haiku_tui.capabilities.views import QuestionView, Step
+
+STEP_ICONS = {
+    "load": "⚙",
+    "search": "⌕",
+    "cite": "❝",
+    "redirect": "↺",
+    "notice": "!",
+    "tool": "⚙",
+}
+
+BADGES = {
+    "grounded": ("✓ grounded", "answer is grounded in cited evidence"),
+    "ungrounded": ("○ ungrounded", "the answer declared that no evidence supports it"),
+    "missing": ("? missing", "the answer never declared its grounding"),
+    "violation": ("✗ violation", "the citation policy recorded a violation"),
+    "cancelled": ("■ cancelled", "the run was cancelled; nothing was saved"),
+    "failed": ("✗ failed", "the run failed; nothing was saved"),
+    "running": ("… answering", "the answer is being written"),
+}
+
+MARK_SYMBOLS = {"supports": ("✓", "$success"), "does_not_support": ("✗", "$error"), "unsure": ("?", "$warning")}
+
+
+class ToolRow(Static):
+    """One compact row per tool call: running, then what it did."""
+
+    def __init__(self, kind: str, text: str, *, running: bool = False) -> None:
+        super().__init__(classes=f"tool-row -{kind}")
+        self.kind = kind
+        self.set_text(text, running=running)
+
+    def set_text(self, text: str, *, running: bool = False, failed: bool = False) -> None:
+        icon = STEP_ICONS.get(self.kind, "⚙")
+        self.text = text
+        self.set_class(running, "-running")
+        self.set_class(failed, "-failed")
+        suffix = " …" if running else ""
+        self.update(Content.assemble((f"{icon} ", "bold"), one_line(text, 300), suffix))
+
+
+class AnswerMarkdown(Markdown):
+    """An answer rendered as Markdown; ``[n]`` markers are links with the private ``cite:`` scheme."""
+
+    def __init__(self, markdown: str = "", **kwargs: Any) -> None:
+        super().__init__(markdown, open_links=False, **kwargs)
+
+
+class Turn(Vertical):
+    """One question with its tool rows, answer and footer (badge, citations, review marks)."""
+
+    selected: reactive[bool] = reactive(False)
+
+    class Selected(Message):
+        """The turn was clicked."""
+
+        def __init__(self, turn: Turn) -> None:
+            super().__init__()
+            self.turn = turn
+
+    class CitationClicked(Message):
+        """A ``[n]`` link in this turn's answer was clicked."""
+
+        def __init__(self, turn: Turn, number: int) -> None:
+            super().__init__()
+            self.turn = turn
+            self.number = number
+
+    def __init__(self, prompt: str, *, number: int, question: int | None = None) -> None:
+        super().__init__(classes="turn")
+        self.prompt = prompt
+        self.number = number
+        self.question = question
+        self.citations: tuple[int, ...] = ()
+        self.citation_ids: dict[int, str] = {}
+        self.state = "running"
+        self._stream: MarkdownStream | None = None
+        self._answer_text = ""
+        self._steps_since_text = False
+
+    def compose(self):
+        yield Static(
+            Content.assemble((f"Q{self.number} ", "bold $accent"), ("❯ ", "$accent"), clean(self.prompt)),
+            classes="question",
+        )
+        yield Vertical(classes="steps")
+        yield AnswerMarkdown(classes="answer")
+        with Horizontal(classes="turn-footer"):
+            yield Static(classes="badge -running", id=None)
+            yield Static(classes="turn-info")
+
+    # -- pieces --------------------------------------------------------------------------------------------
+
+    @property
+    def answer(self) -> AnswerMarkdown:
+        return self.query_one(".answer", AnswerMarkdown)
+
+    @property
+    def steps(self) -> Vertical:
+        return self.query_one(".steps", Vertical)
+
+    def on_mount(self) -> None:
+        self.set_badge(self.state)
+
+    def on_click(self) -> None:
+        self.post_message(self.Selected(self))
+
+    def watch_selected(self, selected: bool) -> None:
+        self.set_class(selected, "-selected")
+
+    @on(Markdown.LinkClicked)
+    def _link(self, event: Markdown.LinkClicked) -> None:
+        event.stop()
+        number = parse_cite_href(event.href)
+        if number is not None:
+            self.post_message(self.CitationClicked(self, number))
+
+    async def add_step(self, kind: str, text: str, *, running: bool = False) -> ToolRow:
+        """Mount a tool row (before the answer) and return it."""
+        row = ToolRow(kind, text, running=running)
+        await self.steps.mount(row)
+        self._steps_since_text = True
+        return row
+
+    def set_badge(self, badge: str, detail: str = "") -> None:
+        """Show a grounding badge (grounded / ungrounded / missing / violation) or a run state."""
+        self.state = badge
+        label, tooltip = BADGES.get(badge, (badge, ""))
+        node = self.query_one(".badge", Static)
+        node.set_classes(f"badge -{badge}")
+        node.update(Content(f" {label} "))
+        node.tooltip = tooltip
+        if detail:
+            self.query_one(".turn-info", Static).update(Content(one_line(detail, 400)))
+
+    def set_info(self, content: Content) -> None:
+        self.query_one(".turn-info", Static).update(content)
+
+    # -- streaming -----------------------------------------------------------------------------------------
+
+    async def write(self, fragment: str) -> None:
+        """Append streamed Markdown (already converted by ``CitationStream``)."""
+        if not fragment:
+            return
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.answer)
+        self._answer_text += fragment
+        await self._stream.write(fragment)
+
+    async def begin_text(self) -> None:
+        """A new text part starts: a text written before later tool calls is superseded, so clear it."""
+        if self._answer_text and self._steps_since_text:
+            await self.end_stream()
+            self._answer_text = ""
+            await self.answer.update("")
+        self._steps_since_text = False
+
+    async def end_stream(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+    @property
+    def has_answer(self) -> bool:
+        return bool(self._answer_text.strip())
+
+    # -- final state from the views --------------------------------------------------------------------------
+
+    async def show_view(
+        self,
+        view: QuestionView,
+        citation_ids: dict[int, str],
+        reviews: dict[str, str] | None = None,
+        *,
+        steps: bool = False,
+    ) -> None:
+        """Draw the committed state of this question (answer, badge, citations, optionally tool rows)."""
+        await self.end_stream()
+        self.question = view.question
+        self.citations = view.citations
+        self.citation_ids = citation_ids
+        if steps:
+            await self.steps.remove_children()
+            for step in view.steps:
+                await self.add_step(step.kind, step.text)
+        valid = citation_ids.__contains__
+        source = link_citations(view.answer, valid) if view.answer.strip() else "*(no answer text)*"
+        self._answer_text = view.answer
+        await self.answer.update(source)
+        self.set_badge(view.badge)
+        self.show_reviews(reviews or {})
+
+    def show_reviews(self, reviews: dict[str, str]) -> None:
+        """The footer: citation numbers, each with its review mark when reviewed."""
+        parts: list[Any] = []
+        if self.citations:
+            parts.append(("cites ", "$text-muted"))
+            for number in self.citations:
+                chunk_id = self.citation_ids.get(number, "")
+                mark = reviews.get(chunk_id)
+                parts.append((f"[{number}]", "bold"))
+                if mark in MARK_SYMBOLS:
+                    symbol, style = MARK_SYMBOLS[mark]
+                    parts.append((symbol, f"bold {style}"))
+                parts.append(" ")
+            parts.append(("· 1–9 jump · r review", "$text-muted"))
+        self.set_info(Content.assemble(*parts))
+
+
+class TurnLog(VerticalScroll):
+    """The scrolling list of turns; up/down select an answer, 1–9 jump to its citations."""
+
+    HELP_TITLE = "Conversation"
+
+    BINDINGS = [
+        Binding("up,k", "select(-1)", "Previous answer", id="conversation.previous"),
+        Binding("down,j", "select(1)", "Next answer", id="conversation.next"),
+        Binding("home", "select_first", "First answer", id="conversation.first", show=False),
+        Binding("end", "select_last", "Last answer", id="conversation.last", show=False),
+        Binding("r", "app.review", "Review citations", id="conversation.review"),
+        *[
+            Binding(str(n), f"app.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
+            for n in range(1, 10)
+        ],
+    ]
+
+    selected_index: reactive[int] = reactive(-1, init=False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(can_focus=True, **kwargs)
+
+    @property
+    def turns(self) -> list[Turn]:
+        return list(self.query_children(Turn))
+
+    @property
+    def selected_turn(self) -> Turn | None:
+        turns = self.turns
+        if not turns:
+            return None
+        index = self.selected_index if 0 <= self.selected_index < len(turns) else len(turns) - 1
+        return turns[index]
+
+    def watch_selected_index(self, old: int, new: int) -> None:
+        turns = self.turns
+        for index, turn in enumerate(turns):
+            turn.selected = index == new
+        if 0 <= new < len(turns):
+            self.scroll_to_widget(turns[new], animate=False, top=True)
+
+    def select_turn(self, turn: Turn) -> None:
+        turns = self.turns
+        if turn in turns:
+            self.selected_index = turns.index(turn)
+
+    def action_select(self, step: int) -> None:
+        turns = self.turns
+        if not turns:
+            return
+        current = self.selected_index if 0 <= self.selected_index < len(turns) else len(turns)
+        self.selected_index = max(0, min(len(turns) - 1, current + step))
+
+    def action_select_first(self) -> None:
+        if self.turns:
+            self.selected_index = 0
+
+    def action_select_last(self) -> None:
+        if self.turns:
+            self.selected_index = len(self.turns) - 1
+
+    @on(Turn.Selected)
+    def _clicked(self, event: Turn.Selected) -> None:
+        self.select_turn(event.turn)
+
+
+class ConversationPane(Vertical):
+    """The conversation pane: the turn log above the question box."""
+
+    ALLOW_MAXIMIZE = True
+    HELP_TITLE = "Conversation"
+
+    def compose(self):
+        with TurnLog(id="turns"):
+            yield Static(WELCOME, id="welcome")
+        yield PromptArea(id="prompt")
+
+    @property
+    def log(self) -> TurnLog:
+        return self.query_one(TurnLog)
+
+    async def add_turn(self, prompt: str, *, question: int | None = None, scroll: bool = True) -> Turn:
+        log = self.log
+        welcome = log.query("#welcome")
+        if welcome:
+            await welcome.remove()
+        turn = Turn(prompt, number=len(log.turns) + 1, question=question)
+        await log.mount(turn)
+        log.selected_index = len(log.turns) - 1
+        if scroll:
+            log.scroll_end(animate=False)
+        return turn
+
+    async def clear(self) -> None:
+        log = self.log
+        await log.remove_children()
+        log.selected_index = -1
+        await log.mount(Static(WELCOME, id="welcome"))
+
+    def turn_for(self, question: int) -> Turn | None:
+        for turn in self.log.turns:
+            if turn.question == question:
+                return turn
+        return None
+
+
+WELCOME = Content.assemble(
+    ("Ask a question about your documents.\n\n", "bold"),
+    ("Enter", "bold $accent"),
+    " sends · ",
+    ("Shift+Enter", "bold $accent"),
+    " new line · ",
+    ("Esc", "bold $accent"),
+    " cancels a running answer\n",
+    ("Tab", "bold $accent"),
+    " moves between panes · ",
+    ("F1", "bold $accent"),
+    " help · ",
+    ("Ctrl+P", "bold $accent"),
+    " every command",
+)
+
+
+def step_rows(steps: tuple[Step, ...]) -> list[tuple[str, str]]:
+    """(kind, text) of each step, for tests and reuse."""
+    return [(s.kind, s.text) for s in steps]
+
+
+CitationResolver = Callable[[int], "str | None"]

@@ -1,0 +1,253 @@
+"""The live evidence pane and the policy log, drawn from ``question_views``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from textual.binding import Binding
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from haiku_tui.tui.text import one_line
+
+if TYPE_CHECKING:
+    from haiku_tui.capabilities.views import EvidenceItem, QuestionView
+
+STATUS_STYLE = {
+    "current": ("current", "$text-muted", ""),
+    "cited": ("cited", "bold $text 100% on $success 60%", "$success"),
+    "retained": ("retained", "bold $text on $accent 50%", "$accent"),
+    "receipted": ("receipt", "italic $text-muted", "$text-muted"),
+}
+STATUS_HELP = {
+    "current": "retrieved for this question, not cited",
+    "cited": "cited by this question's answer",
+    "retained": "cited earlier: later requests still carry it in full",
+    "receipted": "earlier and uncited: later requests carry only a receipt",
+}
+SNIPPET_CHARS = 180
+
+
+def item_id(question: int, chunk_id: str) -> str:
+    return f"{question}:{chunk_id}"
+
+
+def item_prompt(item: EvidenceItem, mark: str | None = None) -> Content:
+    """One evidence row: ``[n] #rank score  Title › Heading  status`` then the snippet."""
+    tag, tag_style, accent = STATUS_STYLE[item.status]
+    dim = item.status == "receipted"
+    head: list[Any] = []
+    if item.citation is not None:
+        head.append((f"[{item.citation}] ", f"bold {accent or '$text'}"))
+    head.append((f"#{item.rank} ", "bold"))
+    head.append((f"{item.score:.3f}  ", "$text-muted"))
+    label = one_line(item.label, 120)
+    if item.pages:
+        pages = f"p. {item.pages[0]}" + (f"–{item.pages[-1]}" if len(item.pages) > 1 else "")
+        label += f" ({pages})"
+    head.append((label, "italic $text-muted" if dim else "bold"))
+    head.append("  ")
+    head.append((f" {tag} ", tag_style))
+    if mark:
+        from haiku_tui.tui.main.conversation import MARK_SYMBOLS
+
+        symbol, style = MARK_SYMBOLS.get(mark, ("", ""))
+        head.append((f" {symbol} {mark.replace('_', ' ')}", f"bold {style}"))
+    snippet = one_line(item.snippet, SNIPPET_CHARS)
+    return Content.assemble(*head, "\n", ("  " + snippet, "$text-muted" if dim else ""))
+
+
+def question_header(view: QuestionView, shown: int) -> Content:
+    retrieved = len(view.items)
+    cited = len(view.citations)
+    return Content.assemble(
+        (f"Q{view.number} ", "bold $accent"),
+        ("❯ ", "$accent"),
+        (one_line(view.prompt, 90), "bold"),
+        (f"  {retrieved} retrieved · {cited} cited", "$text-muted"),
+        ("" if shown == retrieved else f" · {shown} shown", "$text-muted"),
+    )
+
+
+class EvidencePane(OptionList):
+    """Every retrieved chunk, grouped by question (newest first), with its status."""
+
+    HELP_TITLE = "Live evidence"
+    ALLOW_MAXIMIZE = True
+
+    BINDINGS = [
+        Binding("c", "toggle_cited", "All / cited only", id="evidence.toggle-cited"),
+        Binding("enter", "select", "Open chunk", id="evidence.open"),
+        Binding("r", "app.review", "Review citations", id="evidence.review", show=False),
+    ]
+
+    cited_only: reactive[bool] = reactive(False, init=False)
+
+    class OpenChunk(Message):
+        def __init__(self, item: EvidenceItem, question: int) -> None:
+            super().__init__()
+            self.item = item
+            self.question = question
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.items: dict[str, tuple[int, EvidenceItem]] = {}
+        self._views: Sequence[QuestionView] = ()
+        self._reviews: dict[str, dict[str, str]] = {}
+
+    def on_mount(self) -> None:
+        self._update_title()
+        self.show_views((), {})
+
+    def _update_title(self) -> None:
+        self.border_title = "Live evidence · " + ("cited only" if self.cited_only else "all")
+        self.border_subtitle = "c all/cited · ⏎ open"
+
+    def watch_cited_only(self) -> None:
+        self._update_title()
+        self.show_views(self._views, self._reviews)
+
+    def action_toggle_cited(self) -> None:
+        """Show every retrieved chunk or only the cited ones."""
+        self.cited_only = not self.cited_only
+
+    def show_views(self, views: Sequence[QuestionView], reviews: dict[str, dict[str, str]] | None = None) -> None:
+        """Redraw from views (oldest first, as ``question_views`` returns them); keeps the highlight."""
+        self._views = tuple(views)
+        self._reviews = reviews or {}
+        keep = None
+        if self.highlighted is not None and self.option_count:
+            keep = self.get_option_at_index(self.highlighted).id
+        options: list[Option | None] = []
+        self.items = {}
+        for view in reversed(self._views):
+            shown = [i for i in view.items if not self.cited_only or i.citation in view.citations]
+            if options:
+                options.append(None)
+            options.append(Option(question_header(view, len(shown)), id=f"q{view.question}", disabled=True))
+            marks = self._reviews.get(str(view.question), {})
+            query = None
+            for item in shown:
+                if item.query != query:
+                    query = item.query
+                    options.append(
+                        Option(
+                            Content.assemble(("⌕ ", "$accent"), (f"“{one_line(query, 100)}”", "italic $text-muted")),
+                            disabled=True,
+                        )
+                    )
+                oid = item_id(view.question, item.chunk_id)
+                if oid in self.items:
+                    continue
+                self.items[oid] = (view.question, item)
+                options.append(Option(item_prompt(item, marks.get(item.chunk_id)), id=oid))
+            if not shown:
+                note = "nothing cited" if self.cited_only and view.items else "nothing retrieved"
+                options.append(Option(Content.styled(f"  {note}", "italic $text-muted"), disabled=True))
+        if not options:
+            options.append(
+                Option(
+                    Content.styled(
+                        "No evidence yet. Chunks the agent retrieves appear here as it searches.",
+                        "italic $text-muted",
+                    ),
+                    disabled=True,
+                )
+            )
+        self.set_options(options)
+        if keep and keep in self.items:
+            self.highlighted = self.get_option_index(keep)
+        elif self.items:
+            self.highlighted = self.get_option_index(next(iter(self.items)))
+
+    def focus_item(self, question: int, chunk_id: str) -> bool:
+        """Highlight (and scroll to) one item; falls back to the newest row of that chunk."""
+        oid = item_id(question, chunk_id)
+        if oid not in self.items:
+            oid = next((k for k, (_, item) in self.items.items() if item.chunk_id == chunk_id), "")
+        if not oid:
+            return False
+        self.highlighted = self.get_option_index(oid)
+        self.scroll_to_highlight(top=True)
+        return True
+
+    @property
+    def highlighted_item(self) -> tuple[int, EvidenceItem] | None:
+        if self.highlighted is None or not self.option_count:
+            return None
+        option = self.get_option_at_index(self.highlighted)
+        return self.items.get(option.id or "")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        entry = self.items.get(event.option.id or "")
+        if entry is not None:
+            self.post_message(self.OpenChunk(entry[1], entry[0]))
+
+
+OUTCOME_STYLE = {
+    "not enforced": "$text-muted",
+    "grounded": "bold $success",
+    "ungrounded": "bold $warning",
+    "missing": "bold $warning",
+    "redirected": "bold $accent",
+    "violation": "bold $error",
+}
+
+
+def policy_line(view: QuestionView) -> Content:
+    """One line of the policy log."""
+    policy = view.policy
+    parts: list[Any] = [
+        (f"Q{view.number} ", "bold $accent"),
+        ("● enforced" if policy.enforced else "○ not enforced", "bold" if policy.enforced else "$text-muted"),
+        (f" ({policy.reason})", "$text-muted"),
+        "  redirect: ",
+        ("asked", "bold $accent") if policy.redirect_asked else ("no", "$text-muted"),
+        "  declared: ",
+        (policy.declaration, OUTCOME_STYLE.get(policy.declaration, "")),
+        "  outcome: ",
+        (policy.outcome, OUTCOME_STYLE.get(policy.outcome, "")),
+    ]
+    if policy.violation:
+        parts.append(("  ✗ VIOLATION: answered without declaring its grounding", "bold $error"))
+    return Content.assemble(*parts)
+
+
+class PolicyLog(OptionList):
+    """One line per question: enforced or not and why, redirect asked, declaration, outcome, violation."""
+
+    HELP_TITLE = "Policy log"
+    ALLOW_MAXIMIZE = True
+
+    BINDINGS = [
+        Binding("enter", "select", "Show that answer", id="policy.show"),
+    ]
+
+    class ShowQuestion(Message):
+        def __init__(self, question: int) -> None:
+            super().__init__()
+            self.question = question
+
+    def on_mount(self) -> None:
+        self.border_title = "Policy log"
+        self.show_views(())
+
+    def show_views(self, views: Sequence[QuestionView]) -> None:
+        options = [Option(policy_line(v), id=f"p{v.question}") for v in views]
+        if not options:
+            options = [Option(Content.styled("No questions yet.", "italic $text-muted"), disabled=True)]
+        self.set_options(options)
+        if views:
+            self.highlighted = len(options) - 1
+            self.scroll_to_highlight()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        oid = event.option.id or ""
+        if oid.startswith("p"):
+            self.post_message(self.ShowQuestion(int(oid[1:])))

@@ -1,0 +1,250 @@
+"""Modals of the main screen: a chunk with its neighbours, citation review, and F1 help."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from haiku_tui.tui.text import clean, one_line
+
+
+@dataclass(frozen=True)
+class ChunkText:
+    """A chunk as the viewer shows it (built from a ``ChunkRecord`` or a ledger entry)."""
+
+    chunk_id: str
+    label: str
+    text: str
+    order: int | None = None
+
+
+NeighbourLoader = Callable[[str], Sequence[ChunkText]]
+"""Returns the chunk with its neighbours, in document order (runs in a worker thread)."""
+
+
+class ChunkView(VerticalScroll):
+    """A chunk highlighted among its neighbouring chunks."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(can_focus=True, **kwargs)
+
+    async def show(self, chunks: Sequence[ChunkText], target: str) -> None:
+        await self.remove_children()
+        widgets = []
+        for chunk in chunks:
+            is_target = chunk.chunk_id == target
+            head = Content.assemble(
+                ("▶ cited chunk  " if is_target else "  neighbour  ", "bold $accent" if is_target else "$text-muted"),
+                (one_line(chunk.label, 160), "bold" if is_target else "$text-muted"),
+                (f"  · {chunk.chunk_id}", "$text-muted"),
+            )
+            widgets.append(Static(head, classes="chunk-head"))
+            widgets.append(Static(Content(clean(chunk.text).strip()), classes="chunk-text -target" if is_target else "chunk-text"))
+        if not widgets:
+            widgets.append(Static(Content.styled("This chunk is no longer in the knowledge base.", "italic $warning")))
+        await self.mount_all(widgets)
+        targets = self.query(".chunk-text.-target")
+        if targets:
+            self.call_after_refresh(self.scroll_to_widget, targets.first(), animate=False, top=True)
+
+
+class ChunkScreen(ModalScreen[None]):
+    """The full text of one retrieved chunk with its neighbours (Esc closes)."""
+
+    BINDINGS = [
+        Binding("escape,q", "dismiss", "Close", id="chunk.close"),
+    ]
+
+    def __init__(self, title: str, chunk_id: str, loader: NeighbourLoader, *, subtitle: str = "") -> None:
+        super().__init__(classes="haiku-modal")
+        self.title_text = title
+        self.chunk_id = chunk_id
+        self.loader = loader
+        self.subtitle = subtitle
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-body chunk-modal") as body:
+            body.border_title = "Source"
+            body.border_subtitle = "Esc close · ↑↓ scroll"
+            yield Static(Content.styled(one_line(self.title_text, 200), "bold"), classes="modal-title")
+            if self.subtitle:
+                yield Static(Content.styled(one_line(self.subtitle, 200), "$text-muted"))
+            yield ChunkView(classes="chunk-view")
+
+    def on_mount(self) -> None:
+        self.query_one(ChunkView).focus()
+        self.load()
+
+    @work(thread=True, exclusive=True, group="chunk")
+    def load(self) -> None:
+        try:
+            chunks = list(self.loader(self.chunk_id))
+        except Exception as exc:  # the viewer must never take the app down
+            chunks = [ChunkText(self.chunk_id, "could not load the chunk", f"{type(exc).__name__}: {exc}")]
+        self.app.call_from_thread(self._show, chunks)
+
+    async def _show(self, chunks: list[ChunkText]) -> None:
+        await self.query_one(ChunkView).show(chunks, self.chunk_id)
+
+    async def action_dismiss(self, result: Any = None) -> None:
+        self.dismiss(None)
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    number: int
+    chunk_id: str
+    label: str
+
+
+MARK_KEYS = {"supports": "s", "does_not_support": "x", "unsure": "u"}
+MARK_TEXT = {
+    "supports": ("✓ supports", "bold $success"),
+    "does_not_support": ("✗ does not support", "bold $error"),
+    "unsure": ("? unsure", "bold $warning"),
+}
+
+
+class ReviewScreen(ModalScreen[None]):
+    """Step through an answer's citations; mark each source supports / does not support / unsure."""
+
+    BINDINGS = [
+        Binding("s", "mark('supports')", "Supports", id="review.supports"),
+        Binding("x", "mark('does_not_support')", "Does not support", id="review.does-not-support"),
+        Binding("u", "mark('unsure')", "Unsure", id="review.unsure"),
+        Binding("backspace,0", "mark('')", "Clear mark", id="review.clear"),
+        Binding("n,right,tab", "step(1)", "Next citation", id="review.next"),
+        Binding("p,left,shift+tab", "step(-1)", "Previous citation", id="review.previous"),
+        Binding("escape,q", "dismiss", "Done", id="review.close"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        question_number: int,
+        prompt: str,
+        items: Sequence[ReviewItem],
+        marks: dict[str, str],
+        loader: NeighbourLoader,
+        on_mark: Callable[[str, str | None], None],
+        start: int = 0,
+    ) -> None:
+        super().__init__(classes="haiku-modal")
+        self.question_number = question_number
+        self.prompt = prompt
+        self.items = list(items)
+        self.marks = dict(marks)
+        self.loader = loader
+        self.on_mark = on_mark
+        self.index = max(0, min(start, len(self.items) - 1))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-body review-modal") as body:
+            body.border_title = f"Review Q{self.question_number}"
+            body.border_subtitle = "s supports · x does not · u unsure · 0 clear · n/p next/prev · Esc done"
+            yield Static(
+                Content.assemble(("❯ ", "$accent"), (one_line(self.prompt, 200), "bold")), classes="modal-title"
+            )
+            yield Static(id="review-status")
+            yield ChunkView(classes="chunk-view")
+
+    def on_mount(self) -> None:
+        self.query_one(ChunkView).focus()
+        self._refresh()
+
+    @property
+    def current(self) -> ReviewItem:
+        return self.items[self.index]
+
+    def _status(self) -> Content:
+        item = self.current
+        mark = self.marks.get(item.chunk_id)
+        text, style = MARK_TEXT.get(mark or "", ("not reviewed yet", "italic $text-muted"))
+        summary = " ".join(
+            f"[{i.number}]{MARK_TEXT[self.marks[i.chunk_id]][0][0] if i.chunk_id in self.marks else '·'}"
+            for i in self.items
+        )
+        return Content.assemble(
+            (f"Citation [{item.number}] ", "bold $accent"),
+            (f"({self.index + 1} of {len(self.items)})  ", "$text-muted"),
+            (one_line(item.label, 120), "bold"),
+            "\nmark: ",
+            (text, style),
+            ("   all: " + summary, "$text-muted"),
+        )
+
+    def _refresh(self) -> None:
+        self.query_one("#review-status", Static).update(self._status())
+        self.load(self.current.chunk_id)
+
+    @work(thread=True, exclusive=True, group="review")
+    def load(self, chunk_id: str) -> None:
+        try:
+            chunks = list(self.loader(chunk_id))
+        except Exception as exc:
+            chunks = [ChunkText(chunk_id, "could not load the chunk", f"{type(exc).__name__}: {exc}")]
+        self.app.call_from_thread(self._show, chunks, chunk_id)
+
+    async def _show(self, chunks: list[ChunkText], chunk_id: str) -> None:
+        if chunk_id == self.current.chunk_id:
+            await self.query_one(ChunkView).show(chunks, chunk_id)
+
+    def action_mark(self, mark: str) -> None:
+        """Mark the current citation (an empty mark clears it); saved with the session at once."""
+        item = self.current
+        if mark:
+            self.marks[item.chunk_id] = mark
+        else:
+            self.marks.pop(item.chunk_id, None)
+        self.on_mark(item.chunk_id, mark or None)
+        self.query_one("#review-status", Static).update(self._status())
+
+    def action_step(self, step: int) -> None:
+        if len(self.items) > 1:
+            self.index = (self.index + step) % len(self.items)
+            self._refresh()
+
+    async def action_dismiss(self, result: Any = None) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys of the focused pane, with what they do (F1 / Esc close)."""
+
+    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close", id="help.close")]
+
+    def __init__(self, title: str, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
+        super().__init__(classes="haiku-modal")
+        self.title_text = title
+        self.sections = sections
+
+    def compose(self) -> ComposeResult:
+        lines: list[Any] = []
+        for index, (heading, rows) in enumerate(self.sections):
+            if index:
+                lines.append("\n")
+            lines.append((f"{heading}\n", "bold $accent underline"))
+            width = max((len(k) for k, _ in rows), default=0)
+            for key, description in rows:
+                lines.append((f"  {key.ljust(width)}  ", "bold"))
+                lines.append(f"{description}\n")
+        with Vertical(classes="modal-body help-modal") as body:
+            body.border_title = f"Help · {self.title_text}"
+            body.border_subtitle = "Esc close"
+            with VerticalScroll(can_focus=True, classes="help-scroll"):
+                yield Static(Content.assemble(*lines).rstrip(), classes="help-text")
+
+    def on_mount(self) -> None:
+        self.query_one(".help-scroll").focus()
+
+    async def action_dismiss(self, result: Any = None) -> None:
+        self.dismiss(None)

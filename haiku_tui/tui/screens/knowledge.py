@@ -1,0 +1,403 @@
+"""The knowledge-base screen: documents, ingest with progress, delete, and a search playground.
+
+``KnowledgeScreen(kb_uri)`` dismisses with ``None`` (Esc). Opening the knowledge base, ingesting,
+deleting and searching all run in thread workers; progress reaches the UI through
+``App.call_from_thread``, so the screen stays responsive while a large folder is ingested.
+
+Document titles, paths and chunk text are untrusted: every cell and result is a ``rich.text.Text``,
+so ``[bold]x[/bold]`` or ``[@click=app.quit]`` in a title is shown literally.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
+
+from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, local_time, one_line
+
+if TYPE_CHECKING:
+    from haiku_tui.store import DocumentRecord, IngestProgress, IngestReport, KnowledgeBase, SearchHit
+
+SEARCH_LIMIT = 10
+SNIPPET_CHARS = 220
+
+
+def ingest_summary(report: IngestReport) -> str:
+    """``"2 added, 1 replaced, 3 unchanged, 1 failed"`` (parts that are zero are kept: it is a receipt)."""
+    return (
+        f"{len(report.added)} added, {len(report.replaced)} replaced, "
+        f"{len(report.skipped)} unchanged, {len(report.failed)} failed"
+    )
+
+
+def _snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+def result_prompt(hit: SearchHit) -> Text:
+    """One playground result: rank, score, ``title › heading`` and a snippet, as plain text."""
+    text = Text()
+    text.append(f"{hit.rank:>2}. ", style="bold")
+    text.append(f"{hit.score:.3f}", style="cyan")
+    text.append("  ")
+    text.append(hit.label() or display_path(hit.path), style="bold")
+    if hit.pages:
+        pages = ", ".join(str(p) for p in hit.pages)
+        text.append(f"  p. {pages}", style="dim")
+    text.append("\n    ")
+    text.append(_snippet(hit.text), style="dim")
+    return text
+
+
+class KnowledgeScreen(Screen[None]):
+    """Documents of a knowledge base, ingest with progress, delete, and a search playground."""
+
+    TITLE = "Knowledge base"
+    AUTO_FOCUS = "#kb-documents"
+
+    DEFAULT_CSS = """
+    KnowledgeScreen #kb-body { height: 1fr; padding: 0 1; }
+    KnowledgeScreen #kb-status { height: auto; color: $text-muted; padding: 0 1; margin-top: 1; }
+    KnowledgeScreen #kb-status.error { color: $error; }
+    KnowledgeScreen #kb-progress { height: 1; padding: 0 1; }
+    KnowledgeScreen #kb-progress-label { width: 1fr; height: 1; }
+    KnowledgeScreen #kb-progress-bar { width: auto; }
+    KnowledgeScreen #kb-progress-bar Bar { width: 28; }
+    KnowledgeScreen #kb-documents { height: 1fr; min-height: 5; }
+    KnowledgeScreen .section { text-style: bold; color: $text-accent; height: 1; padding: 0 1; margin-top: 1; }
+    KnowledgeScreen #kb-search-row { height: auto; }
+    KnowledgeScreen #kb-query { width: 2fr; }
+    KnowledgeScreen #kb-filter { width: 1fr; }
+    KnowledgeScreen #kb-results { height: 1fr; min-height: 5; }
+    KnowledgeScreen .hidden { display: none; }
+    """
+
+    BINDINGS = [
+        Binding("a", "add", "Add path", id="kb.add", tooltip="Ingest a file or a folder (recursively)"),
+        Binding("d", "delete", "Delete doc", id="kb.delete", tooltip="Delete the highlighted document (asks first)"),
+        Binding("slash", "focus_search", "Search", id="kb.search", tooltip="Try a search: rank, score, source, snippet"),
+        Binding("f5", "reload", "Reload", id="kb.reload", tooltip="Re-read the documents list"),
+        Binding("escape", "back", "Back", id="kb.back", tooltip="Go back to the conversation"),
+    ]
+
+    def __init__(self, kb_uri: str, *, kb: KnowledgeBase | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.kb_uri = str(kb_uri)
+        self.kb: KnowledgeBase | None = kb
+        self.documents: list[DocumentRecord] = []
+        self.hits: list[SearchHit] = []
+        self.last_report: IngestReport | None = None
+        self.ingesting = False
+        self.error: str | None = None
+
+    # -- layout ---------------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="≡")
+        with Vertical(id="kb-body"):
+            yield Static(Text("Opening the knowledge base…"), id="kb-status")
+            with Horizontal(id="kb-progress", classes="hidden"):
+                yield Static("", id="kb-progress-label")
+                yield ProgressBar(id="kb-progress-bar", show_eta=False)
+            yield Static("Documents", classes="section")
+            yield DataTable(id="kb-documents", cursor_type="row", zebra_stripes=True)
+            yield Static("Search playground", classes="section")
+            with Horizontal(id="kb-search-row"):
+                yield Input(placeholder="Search the knowledge base, then Enter…", id="kb-query")
+                yield Input(placeholder="filter, e.g. path LIKE '%guide%'", id="kb-filter")
+            yield OptionList(id="kb-results", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = display_path(self.kb_uri)
+        table = self.query_one("#kb-documents", DataTable)
+        table.add_column("Title", key="title")
+        table.add_column("Path", key="path")
+        table.add_column("Chunks", key="chunks")
+        table.add_column("Updated", key="updated", width=16)
+        self._open()
+
+    # -- status helpers -------------------------------------------------------------------------------------
+
+    def _set_status(self, message: str, *, error: bool = False) -> None:
+        status = self.query_one("#kb-status", Static)
+        status.update(Text(message))
+        status.set_class(error, "error")
+
+    def _call(self, callback: Any, *args: Any) -> None:
+        """Run ``callback`` on the UI thread from a worker thread (ignored once the app is shutting down)."""
+        try:
+            self.app.call_from_thread(callback, *args)
+        except RuntimeError:
+            pass
+
+    def _describe(self) -> str:
+        docs = len(self.documents)
+        chunks = sum(d.chunks for d in self.documents)
+        text = f"{docs} document{'s' if docs != 1 else ''}, {chunks} chunk{'s' if chunks != 1 else ''}"
+        if not docs:
+            text += " — press a to add a file or folder (.md .txt .rst .html .pdf)"
+        return text
+
+    # -- opening --------------------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="kb-open", exit_on_error=False)
+    def _open(self) -> None:
+        from haiku_tui.store import KnowledgeBase
+
+        try:
+            kb = self.kb if self.kb is not None else KnowledgeBase.open(self.kb_uri, create=True)
+            docs = kb.documents()
+        except Exception as exc:
+            self._call(self._open_failed, one_line(exc))
+            return
+        self._call(self._opened, kb, docs)
+
+    def _opened(self, kb: KnowledgeBase, docs: list[DocumentRecord]) -> None:
+        self.kb = kb
+        self.error = None
+        self._show_documents(docs)
+        if self.last_report is None:
+            self._set_status(self._describe())
+
+    def _open_failed(self, message: str) -> None:
+        self.error = message
+        self._set_status(f"Cannot open the knowledge base: {message}", error=True)
+        self.notify(f"Cannot open the knowledge base: {message}", severity="error", markup=False)
+
+    def _show_documents(self, docs: list[DocumentRecord]) -> None:
+        self.documents = list(docs)
+        table = self.query_one("#kb-documents", DataTable)
+        keep = None
+        if table.row_count:
+            try:
+                keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+            except Exception:
+                keep = None
+        table.clear()
+        for doc in self.documents:
+            table.add_row(
+                Text(doc.title or Path(doc.path).name, no_wrap=True, overflow="ellipsis"),
+                Text(display_path(doc.path), no_wrap=True, overflow="ellipsis", style="dim"),
+                Text(str(doc.chunks), justify="right"),
+                Text(local_time(doc.updated_at)),
+                key=doc.id,
+            )
+        if keep is not None and any(d.id == keep for d in self.documents):
+            table.move_cursor(row=table.get_row_index(keep), animate=False)
+
+    def action_reload(self) -> None:
+        self._open()
+
+    # -- adding ---------------------------------------------------------------------------------------------
+
+    def action_add(self) -> None:
+        if self.kb is None:
+            self.notify("The knowledge base is not open yet.", severity="warning", markup=False)
+            return
+        if self.ingesting:
+            self.notify("An ingest is already running; wait for it to finish.", severity="warning", markup=False)
+            return
+        self.app.push_screen(
+            TextInputDialog(
+                "Add files or a folder",
+                placeholder="path/to/docs",
+                detail="Folders are read recursively. Formats: .md .txt .rst .html .pdf. "
+                "Unchanged files are skipped, changed ones replaced.",
+                submit_label="Add",
+            ),
+            self._add_chosen,
+        )
+
+    def _add_chosen(self, value: str | None) -> None:
+        if not value:
+            return
+        path = Path(value).expanduser()
+        if not path.exists():
+            self.notify(f"Cannot add {value}: no such file or folder.", severity="error", markup=False)
+            return
+        self.start_ingest(path)
+
+    def start_ingest(self, path: str | Path) -> None:
+        """Ingest ``path`` in a thread worker, with the progress bar (also callable by the host)."""
+        if self.kb is None or self.ingesting:
+            return
+        self.ingesting = True
+        self.last_report = None
+        name = display_path(str(Path(path).expanduser().resolve()))
+        self.query_one("#kb-progress").remove_class("hidden")
+        bar = self.query_one("#kb-progress-bar", ProgressBar)
+        bar.update(total=None, progress=0)
+        self.query_one("#kb-progress-label", Static).update(Text(f"Ingesting {name}…"))
+        self._set_status(f"Ingesting {name}…")
+        self._ingest(Path(path).expanduser(), name)
+
+    @work(thread=True, group="kb-ingest", exit_on_error=False)
+    def _ingest(self, path: Path, name: str) -> None:
+        kb = self.kb
+        assert kb is not None
+        try:
+            report = kb.add([path], on_progress=lambda p: self._call(self._progress, p))
+            docs = kb.documents()
+        except Exception as exc:
+            self._call(self._ingest_failed, name, one_line(exc))
+            return
+        self._call(self._ingested, name, report, docs)
+
+    def _progress(self, progress: IngestProgress) -> None:
+        bar = self.query_one("#kb-progress-bar", ProgressBar)
+        bar.update(total=max(progress.files_total, 1), progress=progress.files_done)
+        current = f" · {display_path(progress.path)}" if progress.path else ""
+        self.query_one("#kb-progress-label", Static).update(
+            Text(f"{progress.files_done}/{progress.files_total} files · {progress.chunks_done} chunks{current}")
+        )
+
+    def _ingested(self, name: str, report: IngestReport, docs: list[DocumentRecord]) -> None:
+        self.ingesting = False
+        self.last_report = report
+        self._show_documents(docs)
+        summary = ingest_summary(report)
+        bar = self.query_one("#kb-progress-bar", ProgressBar)
+        bar.update(total=max(report.files, 1), progress=max(report.files, 1))
+        self.query_one("#kb-progress-label", Static).update(Text(f"Done: {summary}"))
+        self._set_status(self._describe())
+        self.notify(summary, title="Ingest finished", severity="warning" if report.failed else "information", markup=False)
+        for failure in report.failed[:3]:
+            self.notify(f"{display_path(failure.path)}: {failure.reason}", title="Not ingested", severity="warning", markup=False)
+        if len(report.failed) > 3:
+            self.notify(f"… and {len(report.failed) - 3} more files not ingested.", severity="warning", markup=False)
+
+    def _ingest_failed(self, name: str, message: str) -> None:
+        self.ingesting = False
+        self.query_one("#kb-progress").add_class("hidden")
+        self._set_status(f"Ingest of {name} failed: {message}", error=True)
+        self.notify(f"Ingest of {name} failed: {message}", severity="error", markup=False)
+
+    # -- deleting -------------------------------------------------------------------------------------------
+
+    def _highlighted_document(self) -> DocumentRecord | None:
+        table = self.query_one("#kb-documents", DataTable)
+        if not table.row_count:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        except Exception:
+            return None
+        return next((d for d in self.documents if d.id == key), None)
+
+    def action_delete(self) -> None:
+        doc = self._highlighted_document()
+        if doc is None:
+            self.notify("No document selected.", severity="warning", markup=False)
+            return
+        if self.ingesting:
+            self.notify("An ingest is running; delete when it has finished.", severity="warning", markup=False)
+            return
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                self._delete(doc)
+
+        self.app.push_screen(
+            ConfirmDialog(
+                f"Delete “{doc.title or Path(doc.path).name}” from the knowledge base?",
+                detail=f"{display_path(doc.path)} — {doc.chunks} chunk(s). The file on disk is not touched.",
+            ),
+            done,
+        )
+
+    @work(thread=True, group="kb-delete", exit_on_error=False)
+    def _delete(self, doc: DocumentRecord) -> None:
+        kb = self.kb
+        assert kb is not None
+        try:
+            kb.delete(doc.id)
+            docs = kb.documents()
+        except Exception as exc:
+            self._call(self._notify_error, f"Cannot delete {display_path(doc.path)}: {one_line(exc)}")
+            return
+        self._call(self._deleted, doc, docs)
+
+    def _deleted(self, doc: DocumentRecord, docs: list[DocumentRecord]) -> None:
+        self._show_documents(docs)
+        self._set_status(self._describe())
+        self.notify(f"Deleted “{doc.title or Path(doc.path).name}”.", markup=False)
+
+    def _notify_error(self, message: str) -> None:
+        self.notify(message, severity="error", markup=False)
+
+    # -- search playground ----------------------------------------------------------------------------------
+
+    def action_focus_search(self) -> None:
+        self.query_one("#kb-query", Input).focus()
+
+    @on(Input.Submitted, "#kb-query, #kb-filter")
+    def _on_search(self, event: Input.Submitted) -> None:
+        event.stop()
+        query = self.query_one("#kb-query", Input).value.strip()
+        if not query:
+            self.query_one("#kb-query", Input).focus()
+            return
+        if self.kb is None:
+            self.notify("The knowledge base is not open yet.", severity="warning", markup=False)
+            return
+        flt = self.query_one("#kb-filter", Input).value.strip() or None
+        self._search(query, flt)
+
+    @work(thread=True, exclusive=True, group="kb-search", exit_on_error=False)
+    def _search(self, query: str, flt: str | None) -> None:
+        kb = self.kb
+        assert kb is not None
+        try:
+            hits = kb.search(query, limit=SEARCH_LIMIT, filter=flt)
+        except Exception as exc:
+            self._call(self._search_failed, one_line(exc))
+            return
+        self._call(self._show_hits, query, hits)
+
+    def _show_hits(self, query: str, hits: list[SearchHit]) -> None:
+        self.hits = list(hits)
+        results = self.query_one("#kb-results", OptionList)
+        results.clear_options()
+        if not hits:
+            results.add_option(Option(Text(f"No results for “{query}”."), disabled=True))
+            return
+        results.add_options([Option(result_prompt(hit), id=hit.chunk_id) for hit in hits])
+        results.highlighted = 0
+
+    def _search_failed(self, message: str) -> None:
+        results = self.query_one("#kb-results", OptionList)
+        results.clear_options()
+        results.add_option(Option(Text(f"Search failed: {message}"), disabled=True))
+        self.notify(f"Search failed: {message}", severity="error", markup=False)
+
+    @on(OptionList.OptionSelected, "#kb-results")
+    def _on_result_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        hit = next((h for h in self.hits if h.chunk_id == event.option_id), None)
+        if hit is None:
+            return
+        where = display_path(hit.path)
+        if hit.pages:
+            where += f" (p. {', '.join(str(p) for p in hit.pages)})"
+        self.app.push_screen(
+            TextViewDialog(f"[{hit.rank}] {hit.label() or where}", f"{where} · score {hit.score:.3f}\n\n{hit.text}")
+        )
+
+    # -- leaving --------------------------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,420 @@
+"""The sessions screen: every saved session, newest first, with full-text search and the usual chores.
+
+``SessionsScreen(store, current_id=None)`` dismisses with
+
+* the id of the session to open (Enter),
+* the string ``"new"`` to start a new session (``n``),
+* ``None`` to go back (Esc).
+
+Rename, delete and export happen in place. Because a rename or delete changes the stored row, the screen
+posts :class:`SessionsScreen.Renamed` / :class:`SessionsScreen.Deleted` (they bubble to the app), so a host
+holding the current session in memory can reload it (its copy would otherwise be stale).
+
+Titles, models and snippets are stored text; they are rendered as ``rich.text.Text``, never as markup.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from .dialogs import ConfirmDialog, TextInputDialog, display_path, local_time, one_line
+
+if TYPE_CHECKING:
+    from haiku_tui.sessions import SessionStore, SessionSummary
+
+NEW = "new"
+"""Dismiss value asking the host to start a new session."""
+
+_MARK = ("\ue000", "\ue001")  # private-use marks around search matches in snippets
+_SEARCH_LIMIT = 200
+
+
+def _slug(text: str, limit: int = 40) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:limit].rstrip("-") or "session"
+
+
+def _clip(text: str, limit: int = 48) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _marked(snippet: str, lead: int = 14) -> Text:
+    """A search snippet with its private-use match marks turned into highlighting."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    flat = " ".join(snippet.split())
+    first = flat.find(_MARK[0])
+    if first > lead:  # keep the first match in view in a narrow column
+        flat = "…" + flat[first - lead :].lstrip("…")
+    pieces = re.split(f"({_MARK[0]}.*?{_MARK[1]})", flat)
+    for piece in pieces:
+        if piece.startswith(_MARK[0]) and piece.endswith(_MARK[1]):
+            text.append(piece[1:-1], style="bold underline")
+        else:
+            text.append(piece.replace(_MARK[0], "").replace(_MARK[1], ""))
+    return text
+
+
+class SessionsScreen(Screen[str | None]):
+    """Saved sessions: search, open, new, rename, delete, export to Markdown or JSON."""
+
+    TITLE = "Sessions"
+    AUTO_FOCUS = "#sessions-table"
+
+    DEFAULT_CSS = """
+    SessionsScreen #sessions-body { height: 1fr; padding: 0 1; }
+    SessionsScreen #sessions-search { margin: 1 0 0 0; }
+    SessionsScreen #sessions-count { color: $text-muted; height: 1; padding: 0 1; }
+    SessionsScreen #sessions-table { height: 1fr; }
+    SessionsScreen #sessions-empty { height: 1fr; content-align: center middle; color: $text-muted; }
+    SessionsScreen #sessions-match { height: auto; max-height: 3; padding: 0 1; border-top: solid $primary 40%; }
+    SessionsScreen .hidden { display: none; }
+    """
+
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="sessions.open", priority=True, tooltip="Open (resume) the highlighted session"),
+        Binding("n", "new", "New", id="sessions.new", tooltip="Start a new session"),
+        Binding("r", "rename", "Rename", id="sessions.rename", tooltip="Rename the highlighted session"),
+        Binding("d", "delete", "Delete", id="sessions.delete", tooltip="Delete the highlighted session (asks first)"),
+        Binding("e", "export_markdown", "Export .md", id="sessions.export_markdown", tooltip="Export the highlighted session as Markdown"),
+        Binding("j", "export_json", "Export .json", id="sessions.export_json", tooltip="Export the highlighted session as re-importable JSON"),
+        Binding("slash", "focus_search", "Search", id="sessions.search", tooltip="Full-text search over titles, questions and answers"),
+        Binding("escape", "back", "Back", id="sessions.back", tooltip="Clear the search, or go back to the conversation"),
+    ]
+    _OWN_KEYS = frozenset({"enter", "n", "r", "d", "e", "j", "slash", "escape"})
+
+    class Renamed(Message):
+        """A session was renamed from this screen (the host should reload it if it is the open one)."""
+
+        def __init__(self, session_id: str, title: str) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.title = title
+
+    class Deleted(Message):
+        """A session was deleted from this screen (if it was the open one, the host should start anew)."""
+
+        def __init__(self, session_id: str) -> None:
+            super().__init__()
+            self.session_id = session_id
+
+    def __init__(self, store: SessionStore, current_id: str | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.store = store
+        self.current_id = current_id
+        self._rows: dict[str, SessionSummary] = {}
+        self._snippets: dict[str, str] = {}
+        self._query = ""
+        self.renamed: dict[str, str] = {}
+        """Sessions renamed here: id → new title."""
+        self.deleted: set[str] = set()
+        """Sessions deleted here."""
+
+    # -- layout ---------------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="≡")
+        with Vertical(id="sessions-body"):
+            yield Input(placeholder="Search sessions (type to filter: titles, questions, answers)…", id="sessions-search", select_on_focus=False)
+            yield Static("", id="sessions-count")
+            yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="sessions-empty", classes="hidden")
+            yield Static("", id="sessions-match", classes="hidden")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = display_path(str(self.store.path))
+        self.refresh_rows()
+
+    # -- data -----------------------------------------------------------------------------------------------
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one("#sessions-table", DataTable)
+
+    @property
+    def search_input(self) -> Input:
+        return self.query_one("#sessions-search", Input)
+
+    def _fetch(self) -> list[SessionSummary]:
+        self._snippets = {}
+        if not self._query.strip():
+            return self.store.list()
+        hits = self.store.search(self._query, limit=_SEARCH_LIMIT, mark=_MARK)
+        self._snippets = {hit.session.id: hit.snippet for hit in hits}
+        return [hit.session for hit in hits]
+
+    def refresh_rows(self, *, keep: str | None = None) -> None:
+        """Reload the list (or the search results) from the store, keeping the cursor on ``keep`` if given."""
+        if keep is None:
+            keep = self.highlighted_id
+        try:
+            summaries = self._fetch()
+        except Exception as exc:  # a damaged database must not crash the app
+            self.notify(f"Cannot read sessions: {one_line(exc)}", severity="error", markup=False)
+            summaries = []
+        self._rows = {s.id: s for s in summaries}
+        searching = bool(self._query.strip())
+        table = self.table
+        table.clear(columns=True)
+        table.add_column(" ", key="mark", width=1)
+        table.add_column("Title", key="title")
+        table.add_column("Model", key="model")
+        table.add_column("Updated", key="updated", width=16)
+        table.add_column("Qs", key="questions")
+        table.add_column("Cites", key="citations")
+        for s in summaries:
+            title = Text(_clip(s.title), no_wrap=True, overflow="ellipsis")
+            if not s.supported:
+                title.append("  (newer format)", style="italic")
+            mark = Text("●", style="bold green") if s.id == self.current_id else Text(" ")
+            cells: list[Any] = [
+                mark,
+                title,
+                Text(s.model or "—", no_wrap=True, overflow="ellipsis"),
+                Text(local_time(s.updated_at)),
+                Text(str(s.questions), justify="right"),
+                Text(str(s.citations), justify="right"),
+            ]
+            table.add_row(*cells, key=s.id)
+        self._update_count(len(summaries), searching)
+        empty = self.query_one("#sessions-empty", Static)
+        if not summaries:
+            if searching:
+                empty.update(Text(f"No sessions match “{self._query.strip()}”. Esc clears the search."))
+            else:
+                empty.update(Text("No saved sessions yet.\nPress n to start a new session; it is saved after its first answer."))
+        empty.set_class(bool(summaries), "hidden")
+        table.set_class(not summaries, "hidden")
+        if keep and keep in self._rows:
+            table.move_cursor(row=table.get_row_index(keep), animate=False)
+        self._show_match()
+
+    def _show_match(self) -> None:
+        """While searching, the snippet of the highlighted session, its matches underlined."""
+        match = self.query_one("#sessions-match", Static)
+        snippet = self._snippets.get(self.highlighted_id or "", "") if self._query.strip() else ""
+        if snippet:
+            line = Text("Match: ", style="bold")
+            line.append_text(_marked(snippet, lead=10_000))
+            line.no_wrap = False
+            match.update(line)
+        match.set_class(not snippet, "hidden")
+
+    @on(DataTable.RowHighlighted, "#sessions-table")
+    def _on_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_match()
+
+    def _update_count(self, count: int, searching: bool) -> None:
+        if searching:
+            text = f"{count} matching session{'s' if count != 1 else ''}"
+        else:
+            text = f"{count} session{'s' if count != 1 else ''}, newest first"
+        self.query_one("#sessions-count", Static).update(Text(text))
+
+    @property
+    def highlighted_id(self) -> str | None:
+        """The id of the session under the cursor, if any."""
+        try:
+            table = self.table
+        except Exception:
+            return None
+        if not table.row_count:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        except Exception:
+            return None
+        return key.value if key is not None else None
+
+    def _selected(self) -> SessionSummary | None:
+        session_id = self.highlighted_id
+        if session_id is None:
+            self.notify("No session selected.", severity="warning", markup=False)
+            return None
+        return self._rows.get(session_id)
+
+    # -- search ---------------------------------------------------------------------------------------------
+
+    @on(Input.Changed, "#sessions-search")
+    def _on_search_changed(self, event: Input.Changed) -> None:
+        self._query = event.value
+        self.refresh_rows()
+        if self.table.row_count:
+            self.table.move_cursor(row=0, animate=False)
+
+    def on_key(self, event: Any) -> None:
+        """Type-to-search: a printable key on the list that is not a binding starts a search;
+        Down in the search box moves to the list."""
+        if self.focused is self.search_input and event.key == "down" and self.table.row_count:
+            event.stop()
+            event.prevent_default()
+            self.table.focus()
+            return
+        if self.focused is not self.table:
+            return
+        if event.key in self._OWN_KEYS or not event.is_printable or not event.character:
+            return
+        if event.character.isspace():
+            return
+        event.stop()
+        event.prevent_default()
+        search = self.search_input
+        search.focus()
+        search.insert_text_at_cursor(event.character)
+
+    def action_focus_search(self) -> None:
+        self.search_input.focus()
+
+    # -- actions --------------------------------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        summary = self._selected()
+        if summary is None:
+            return
+        if not summary.supported:
+            self.notify(
+                f"“{summary.title}” was saved by a newer haiku-tui (schema {summary.schema_version}); "
+                "upgrade to open it.",
+                severity="error",
+                markup=False,
+            )
+            return
+        try:
+            self.store.load(summary.id)  # refuse a damaged row here, with one line, rather than in the app
+        except Exception as exc:
+            self.notify(f"Cannot open “{summary.title}”: {one_line(exc)}", severity="error", markup=False)
+            return
+        self.dismiss(summary.id)
+
+    @on(DataTable.RowSelected, "#sessions-table")
+    def _on_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_new(self) -> None:
+        self.dismiss(NEW)
+
+    def action_back(self) -> None:
+        if self._query or self.focused is self.search_input:
+            had_query = bool(self._query)
+            self.search_input.value = ""
+            self._query = ""
+            self.refresh_rows()
+            self.table.focus()
+            if had_query:
+                return
+        self.dismiss(None)
+
+    def action_rename(self) -> None:
+        summary = self._selected()
+        if summary is None:
+            return
+
+        def done(title: str | None) -> None:
+            if not title or title == summary.title:
+                return
+            try:
+                stored = self.store.rename(summary.id, title)
+            except Exception as exc:
+                self.notify(f"Cannot rename “{summary.title}”: {one_line(exc)}", severity="error", markup=False)
+                return
+            self.renamed[summary.id] = stored
+            self.post_message(self.Renamed(summary.id, stored))
+            self.refresh_rows(keep=summary.id)
+            self.notify(f"Renamed to “{stored}”.", markup=False)
+
+        self.app.push_screen(
+            TextInputDialog("Rename session", value=summary.title, placeholder="A title for this session", submit_label="Rename"),
+            done,
+        )
+
+    def action_delete(self) -> None:
+        summary = self._selected()
+        if summary is None:
+            return
+        detail = f"{summary.questions} question(s), {summary.citations} citation(s). This cannot be undone."
+        if summary.id == self.current_id:
+            detail = "This is the session you have open. " + detail
+
+        def done(confirmed: bool | None) -> None:
+            if not confirmed:
+                return
+            index = self.table.cursor_row
+            try:
+                existed = self.store.delete(summary.id)
+            except Exception as exc:
+                self.notify(f"Cannot delete “{summary.title}”: {one_line(exc)}", severity="error", markup=False)
+                return
+            self.deleted.add(summary.id)
+            self.post_message(self.Deleted(summary.id))
+            self.refresh_rows()
+            if self.table.row_count:
+                self.table.move_cursor(row=min(index, self.table.row_count - 1), animate=False)
+            self.notify(
+                f"Deleted “{summary.title}”." if existed else f"“{summary.title}” was already gone.",
+                markup=False,
+            )
+
+        self.app.push_screen(ConfirmDialog(f"Delete “{summary.title}”?", detail=detail), done)
+
+    def action_export_markdown(self) -> None:
+        self._export("md")
+
+    def action_export_json(self) -> None:
+        self._export("json")
+
+    def _export(self, kind: str) -> None:
+        summary = self._selected()
+        if summary is None:
+            return
+        label = "Markdown" if kind == "md" else "JSON"
+        default = f"{_slug(summary.title)}-{summary.id[:8]}.{kind}"
+
+        def chosen(value: str | None) -> None:
+            if not value:
+                return
+            target = Path(value).expanduser()
+            if target.is_dir():
+                target = target / default
+            if not target.is_absolute():
+                target = Path.cwd() / target
+            if target.exists():
+                self.app.push_screen(
+                    ConfirmDialog(
+                        "Replace the existing file?", detail=display_path(str(target)), confirm_label="Replace"
+                    ),
+                    lambda ok: self._write_export(summary, kind, target) if ok else None,
+                )
+            else:
+                self._write_export(summary, kind, target)
+
+        self.app.push_screen(
+            TextInputDialog(
+                f"Export “{summary.title}” as {label}",
+                value=default,
+                detail=f"File name or folder (relative to {display_path(str(Path.cwd())) or '.'}):",
+                submit_label="Export",
+            ),
+            chosen,
+        )
+
+    def _write_export(self, summary: SessionSummary, kind: str, target: Path) -> None:
+        try:
+            text = self.store.export_markdown(summary.id) if kind == "md" else self.store.export_json(summary.id)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except Exception as exc:
+            self.notify(f"Export failed: {one_line(exc)}", severity="error", markup=False)
+            return
+        self.notify(f"Exported to {target}", title="Export", markup=False)

@@ -1,0 +1,80 @@
+"""`haiku-tui ask` in process: JSON output, sessions, redirects and one-line errors (fast)."""
+
+from __future__ import annotations
+
+import json
+
+from haiku_tui.cli import main
+
+
+def ask(capsys, *args):
+    code = main(["ask", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json(kb_path, capsys):
+    code, out, err = ask(capsys, "--db", str(kb_path), "--json", "Do solar panels work in winter?")
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) == {"answer", "citations", "status", "policy"}
+    assert data["status"] == "grounded" and data["policy"] == "grounded"
+    assert "Solar panels still work in winter because they need light, not heat. [1]" in data["answer"]
+    (citation,) = data["citations"]
+    assert set(citation) == {"number", "chunk_id", "title", "headings", "pages", "path"}
+    assert citation["number"] == 1 and citation["title"] == "Solar panels"
+    assert citation["path"].endswith("solar-panels.md") and len(citation["chunk_id"]) == 16
+
+
+def test_nothing_found_is_ungrounded(kb_path, capsys):
+    code, out, err = ask(capsys, "--db", str(kb_path), "--json", "quantum chromodynamics lattice")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["status"] == "ungrounded" and data["citations"] == [] and "nothing" in data["answer"]
+
+
+def test_no_policy_and_no_compaction(kb_path, capsys):
+    code, out, err = ask(capsys, "--db", str(kb_path), "--json", "--no-policy", "--no-compaction", "black tea water")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["status"] == "grounded" and data["policy"] == "grounded"
+
+
+def test_session_redirect_is_printed_once(kb_path, capsys):
+    code, out, err = ask(capsys, "--db", str(kb_path), "--session", "chat", "How do I adjust rim brakes?")
+    assert code == 0, err
+    assert "Adjust rim brakes by turning the barrel adjuster" in out and "\nSources:\n[1] " in out
+    code, out, err = ask(capsys, "--session", "chat", "thanks!")
+    assert code == 0, err
+    # the model repeated its answer after the citation-policy redirect: the user sees it once
+    assert out.count("You're welcome!") == 1
+    assert "Sources:" not in out
+    code, out, err = ask(capsys, "--session", "chat", "--json", "hello")
+    assert json.loads(out)["policy"] == "redirected"
+
+    from haiku_tui.sessions import SessionStore
+
+    (summary,) = SessionStore().list()
+    assert summary.title == "chat" and summary.questions == 3
+
+
+def test_errors_are_one_line(kb_path, tmp_path, capsys):
+    code, out, err = ask(capsys, "--db", str(kb_path), "--model", "openai:gpt-5", "hello")
+    assert code == 1 and out == ""
+    assert err.strip() == (
+        "haiku-tui: error: openai:gpt-5 needs OPENAI_API_KEY (export it, or pass --base-url for a local server)"
+    )
+    code, out, err = ask(capsys, "--db", str(kb_path), "--model", "anthropic:claude-sonnet-4-5", "hello")
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "anthropic" in err
+    code, out, err = ask(capsys, "--db", str(tmp_path / "missing.lancedb"), "hello")
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert err.startswith("haiku-tui: error: no knowledge base at")
+    code, out, err = ask(capsys, "--db", str(kb_path), "--model", "qwen", "--base-url", "localhost:8080", "hello")
+    assert code == 1 and "not an http(s) URL" in err
+
+
+def test_help(capsys):
+    code, out, _ = ask(capsys, "--help")
+    assert code == 0
+    for option in ("--db", "--model", "--base-url", "--no-policy", "--no-compaction", "--json", "--session"):
+        assert option in out

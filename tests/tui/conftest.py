@@ -1,0 +1,169 @@
+"""Fixtures for the main-screen tests: a small real knowledge base, scripted models, app factory.
+
+Everything runs offline: the extractive model or a ``FunctionModel`` script, over LanceDB
+knowledge bases built once per test session with ``tests/kb_fixture.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kb_fixture import build_small_kb  # noqa: E402
+
+INJECTION_DOC = (
+    "# Markup injection\n\n"
+    "## Hostile text\n\n"
+    "Hostile chunks write [bold]loud[/bold] markup and [@click=app.quit]click traps[/] to fool the terminal.\n"
+    "Hostile chunks also hide \x1b[31mred escape codes\x1b[0m inside their sentences.\n"
+)
+
+SIZE = (140, 40)
+"""Terminal size of every snapshot unless a test says otherwise."""
+
+
+@pytest.fixture(scope="session")
+def small_kb(tmp_path_factory):
+    """The four-document knowledge base (shared, read-only)."""
+    kb = build_small_kb(tmp_path_factory.mktemp("kb") / "small.lancedb")
+    yield kb
+    kb.close()
+
+
+@pytest.fixture(scope="session")
+def injection_kb(tmp_path_factory):
+    """The small knowledge base plus a document full of markup and terminal escapes."""
+    root = tmp_path_factory.mktemp("kbi")
+    kb = build_small_kb(root / "injection.lancedb")
+    doc = root / "hostile" / "markup-injection.md"
+    doc.parent.mkdir()
+    doc.write_text(INJECTION_DOC, encoding="utf-8")
+    kb.add([doc])
+    yield kb
+    kb.close()
+
+
+def make_app(kb: Any, *, model: Any = None, session_id: str | None = None, store: Any = None, **config: Any):
+    """A ``HaikuApp`` over ``kb`` with a fixed, short database label (deterministic snapshots)."""
+    from haiku_tui.agent import AgentConfig
+    from haiku_tui.tui.app import HaikuApp
+
+    config.setdefault("model", "extractive")
+    config.setdefault("db", "small.lancedb")
+    return HaikuApp(AgentConfig(**config), kb=kb, model=model, session_id=session_id, store=store)
+
+
+async def settle(pilot) -> None:
+    """Wait for every worker (agent runs, KB opening, chunk loading) and the resulting refreshes."""
+    app = pilot.app
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+    try:
+        app.query_one("#prompt").cursor_blink = False
+    except Exception:
+        pass
+
+
+async def ask(pilot, question: str) -> None:
+    """Type a question in the prompt, send it, and wait for the answer."""
+    await settle(pilot)
+    pilot.app.prompt.focus()
+    pilot.app.prompt.text = question
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+# ---- scripted models ----------------------------------------------------------------------------------------
+
+
+def _last_request_parts(messages: list[Any]) -> list[Any]:
+    from pydantic_ai.messages import ModelRequest
+
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            return list(message.parts)
+    return []
+
+
+def _chunk_ids(messages: list[Any]) -> list[str]:
+    import re
+
+    ids: list[str] = []
+    for message in messages:
+        for part in message.parts:
+            if getattr(part, "part_kind", "") == "tool-return" and part.tool_name == "rag_search":
+                ids += re.findall(r"^\[([0-9a-f]{16})\]", str(part.content), flags=re.M)
+    return ids
+
+
+def policy_model(*, obey_redirect: bool, query: str = "solar panels winter"):
+    """A model that answers without citing; on the policy's redirect it cites (obey) or answers again (ignore)."""
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    from haiku_tui.capabilities.policy import REDIRECT_TAG
+
+    counter = {"n": 0}
+
+    def call(name: str, args: dict[str, Any]) -> dict[int, DeltaToolCall]:
+        counter["n"] += 1
+        return {0: DeltaToolCall(name=name, json_args=json.dumps(args), tool_call_id=f"call_{counter['n']}")}
+
+    async def stream(messages, info):
+        parts = _last_request_parts(messages)
+        tools = {t.name for t in info.function_tools}
+        returns = {p.tool_name for p in parts if getattr(p, "part_kind", "") == "tool-return"}
+        redirected = any(REDIRECT_TAG in str(getattr(p, "content", "")) for p in parts)
+        if redirected:
+            if obey_redirect:
+                yield call("rag_cite", {"chunk_ids": _chunk_ids(messages)[:1]})
+            else:
+                yield "I answered already: panels work in winter."
+            return
+        if "rag_cite" in returns:
+            yield "Panels work in winter because they need light [1]."
+            return
+        if "rag_search" in returns:
+            yield "Panels work in winter "
+            yield "because they need light."
+            return
+        if "load_capability" in returns or "rag_search" in tools:
+            yield call("rag_search", {"query": query})
+            return
+        yield call("load_capability", {"id": "haiku-tui-rag"})
+
+    return FunctionModel(stream_function=stream, model_name="scripted")
+
+
+def stalling_model(release: asyncio.Event | None = None):
+    """Streams the start of an answer, then waits (until ``release`` is set) — for cancelling."""
+    from pydantic_ai.models.function import FunctionModel
+
+    async def stream(messages, info):
+        yield "This answer starts streaming "
+        yield "and then stalls…"
+        if release is None:
+            await asyncio.sleep(3600)
+        else:
+            await release.wait()
+        yield " never shown."
+
+    return FunctionModel(stream_function=stream, model_name="stalling")
+
+
+async def wait_for(pilot, predicate, timeout: float = 10.0) -> None:
+    """Pause until ``predicate()`` is true (for states that happen while a worker is still running)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)

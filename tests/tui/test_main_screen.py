@@ -1,0 +1,582 @@
+"""Pilot tests of the main screen: asking, streaming, evidence, policy log, review, sessions, keys.
+
+All offline: the extractive model (or a FunctionModel script) over a small real knowledge base.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import SIZE, ask, make_app, policy_model, settle, stalling_model, wait_for
+from textual.binding import Binding
+from textual.widgets import Markdown
+
+from haiku_tui import locations
+from haiku_tui.tui.text import CitationStream, clean, link_citations, one_line, parse_cite_href
+
+# ---- pure helpers ------------------------------------------------------------------------------------------
+
+
+def test_clean_makes_control_characters_visible():
+    assert clean("a\x1b[31mred\x1b[0m") == "a␛[31mred␛[0m"
+    assert clean("bell\x07 nul\x00 del\x7f") == "bell␇ nul␀ del␡"
+    assert clean("line\r\nnext\ttab") == "line\nnext\ttab"
+    assert clean("csi\x9b") == "csi\\x9b"
+    assert clean(None) == ""
+
+
+def test_one_line_collapses_and_cuts():
+    assert one_line("a\n  b\tc") == "a b c"
+    assert one_line("abcdefghij", 5) == "abcd…"
+
+
+def test_link_citations_only_valid_numbers_outside_code():
+    text = "Light [1][2], not heat [9]. `code [1]` and [1](x)\n```\n[2]\n```"
+    out = link_citations(text, lambda n: n in (1, 2))
+    assert "[\\[1\\]](cite:1)[\\[2\\]](cite:2)" in out
+    assert "heat [9]" in out
+    assert "`code [1]`" in out
+    assert "[1](x)" in out
+    assert "\n[2]\n" in out
+
+
+def test_citation_stream_joins_markers_split_across_chunks():
+    stream = CitationStream(lambda n: True)
+    out = "".join(stream.feed(piece) for piece in ["light [", "1", "]. more [2", "]"]) + stream.flush()
+    assert out == "light [\\[1\\]](cite:1). more [\\[2\\]](cite:2)"
+
+
+def test_parse_cite_href():
+    assert parse_cite_href("cite:12") == 12
+    assert parse_cite_href("https://example.com") is None
+    assert parse_cite_href("cite:x") is None
+
+
+# ---- start-up ------------------------------------------------------------------------------------------------
+
+
+async def test_empty_session_has_three_panes_and_prompt_focus(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.focused is app.prompt
+        assert app.conversation.display and app.evidence.display and app.policy_log.display
+        status = str(app.query_one("#status").render())
+        assert "extractive (retrieval-only)" in status
+        assert "small.lancedb" in status
+        assert "filter none" in status
+        assert app.session is not None and app.session.messages == []
+        assert app.agent is not None
+
+
+async def test_prompt_enter_sends_and_shift_enter_adds_a_line(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a", "shift+enter", "b")
+        assert app.prompt.text == "a\nb"
+        await pilot.press("ctrl+j", "c")
+        assert app.prompt.text == "a\nb\nc"
+        app.prompt.clear()
+        await pilot.press("enter")  # blank input: nothing is asked
+        await settle(pilot)
+        assert app.turn_log.turns == []
+
+
+# ---- asking ---------------------------------------------------------------------------------------------------
+
+
+async def test_answer_streams_with_tool_rows_badge_and_is_saved(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        turn = app.turn_log.turns[0]
+        assert turn.state == "grounded"
+        rows = [(row.kind, row.text) for row in turn.query("ToolRow")]
+        assert rows[0] == ("load", "loaded the knowledge-base tools")
+        assert rows[1][0] == "search" and rows[1][1].startswith("searched “") and "result(s)" in rows[1][1]
+        assert rows[2] == ("cite", "cited [1]")
+        assert "[\\[1\\]](cite:1)" in turn.answer.source
+        assert "need light, not heat" in turn.answer.source
+        assert turn.citations == (1,)
+        # committed and saved: conversation and state together
+        saved = app.store.load(app.session.id)
+        assert len(saved.messages) == len(app.session.messages) > 0
+        assert saved.state == app.session.state
+        assert app.sub_title == app.session.title
+        # evidence and policy panes drawn from the views
+        statuses = {item.status for _, item in app.evidence.items.values()}
+        assert "cited" in statuses and "current" in statuses
+        assert app.policy_log.option_count == 1
+        status = str(app.query_one("#status").render())
+        assert "last request" in status and "chars" in status
+
+
+async def test_evidence_updates_while_tools_run(small_kb):
+    release = asyncio.Event()
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    async def stream(messages, info):
+        parts = messages[-1].parts
+        returns = {getattr(p, "tool_name", None) for p in parts if getattr(p, "part_kind", "") == "tool-return"}
+        if "rag_search" in returns:
+            await release.wait()
+            yield "done"
+        elif "load_capability" in returns:
+            yield {0: DeltaToolCall(name="rag_search", json_args='{"query": "green tea"}', tool_call_id="s1")}
+        else:
+            yield {0: DeltaToolCall(name="load_capability", json_args='{"id": "haiku-tui-rag"}', tool_call_id="l1")}
+
+    app = make_app(small_kb, model=FunctionModel(stream_function=stream))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.prompt.text = "green tea"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.evidence.items) > 0)
+        assert app.running
+        assert app.session.messages == []  # nothing committed mid-run
+        assert "answering" in str(app.query_one("#status").render())
+        release.set()
+        await settle(pilot)
+        assert not app.running
+
+
+async def test_citation_link_click_focuses_evidence_item(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        turn = app.turn_log.turns[0]
+        turn.answer.post_message(Markdown.LinkClicked(turn.answer, "cite:1"))
+        await settle(pilot)
+        assert app.focused is app.evidence
+        question, item = app.evidence.highlighted_item
+        assert item.citation == 1 and question == turn.question
+
+
+async def test_number_key_on_selected_answer_jumps_to_citation(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        app.turn_log.focus()
+        await pilot.press("1")
+        await settle(pilot)
+        assert app.focused is app.evidence
+        assert app.evidence.highlighted_item[1].citation == 1
+        app.turn_log.focus()
+        await pilot.press("7")  # no such citation: a warning, focus stays
+        await settle(pilot)
+        assert app.focused is app.turn_log
+
+
+async def test_toggle_cited_only(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        everything = len(app.evidence.items)
+        app.evidence.focus()
+        await pilot.press("c")
+        await settle(pilot)
+        assert app.evidence.cited_only
+        assert 0 < len(app.evidence.items) < everything
+        assert all(item.citation is not None for _, item in app.evidence.items.values())
+        assert "cited only" in str(app.evidence.border_title)
+        await pilot.press("c")
+        assert len(app.evidence.items) == everything
+
+
+async def test_enter_opens_chunk_with_neighbours(small_kb):
+    from haiku_tui.tui.main.modals import ChunkScreen
+
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        app.evidence.focus()
+        _, item = app.evidence.highlighted_item
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ChunkScreen) and screen.chunk_id == item.chunk_id
+        texts = screen.query(".chunk-text")
+        assert len(texts) >= 2  # the chunk and at least one neighbour
+        assert len(screen.query(".chunk-text.-target")) == 1
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, ChunkScreen)
+
+
+async def test_second_question_marks_earlier_evidence_retained_or_receipted(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await ask(pilot, "how long should green tea steep")
+        first, second = app.views
+        assert {i.status for i in first.items} <= {"retained", "receipted"}
+        assert "retained" in {i.status for i in first.items}
+        assert "receipted" in {i.status for i in first.items}
+        assert {i.status for i in second.items} <= {"cited", "current"}
+        assert second.citations == (2,)
+        # newest question first in the evidence pane
+        first_option = app.evidence.get_option_at_index(0)
+        assert first_option.id == f"q{second.question}"
+        assert [t.number for t in app.turn_log.turns] == [1, 2]
+
+
+# ---- cancel and failure ------------------------------------------------------------------------------------------
+
+
+async def test_escape_cancels_and_leaves_the_session_unchanged(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        before_messages = len(app.session.messages)
+        before_state = app.session.state
+        revision = app.session.revision
+        app.model_override = stalling_model()
+        app.agent = app.make_agent()
+        app.prompt.text = "a question that stalls"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.turn_log.turns[-1].has_answer)
+        await pilot.press("escape")
+        await settle(pilot)
+        turn = app.turn_log.turns[-1]
+        assert turn.state == "cancelled"
+        assert "starts streaming" in turn.answer.source
+        assert not app.running
+        assert len(app.session.messages) == before_messages
+        assert app.session.state == before_state
+        saved = app.store.load(app.session.id)
+        assert saved.revision == revision and len(saved.messages) == before_messages
+        assert len(app.views) == 1
+
+
+async def test_failed_run_is_shown_and_not_committed(small_kb):
+    from pydantic_ai.models.function import FunctionModel
+
+    async def broken(messages, info):
+        raise RuntimeError("the model server went away")
+        yield ""  # pragma: no cover
+
+    app = make_app(small_kb, model=FunctionModel(stream_function=broken))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ask(pilot, "anything")
+        turn = app.turn_log.turns[0]
+        assert turn.state == "failed"
+        assert app.session.messages == []
+        assert app.last_error
+
+
+# ---- policy ---------------------------------------------------------------------------------------------------------
+
+
+async def test_redirect_is_shown_as_such(small_kb):
+    app = make_app(small_kb, model=policy_model(obey_redirect=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "do solar panels work in winter")
+        view = app.views[0]
+        assert view.policy.redirect_asked and view.policy.outcome == "redirected"
+        turn = app.turn_log.turns[0]
+        assert "redirect" in [row.kind for row in turn.query("ToolRow")]
+        assert turn.state == "grounded"
+        line = str(app.policy_log.get_option_at_index(0).prompt)
+        assert "redirect: asked" in line and "outcome: redirected" in line
+
+
+async def test_violation_is_shown_as_such(small_kb):
+    app = make_app(small_kb, model=policy_model(obey_redirect=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "do solar panels work in winter")
+        view = app.views[0]
+        assert view.policy.violation and view.badge == "violation"
+        assert app.turn_log.turns[0].state == "violation"
+        line = str(app.policy_log.get_option_at_index(0).prompt)
+        assert "VIOLATION" in line and "outcome: violation" in line
+
+
+# ---- review --------------------------------------------------------------------------------------------------------
+
+
+async def test_review_marks_are_saved_with_the_session(small_kb):
+    from haiku_tui.tui.main.modals import ReviewScreen
+
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "what flour and starter make sourdough bread")
+        view = app.views[0]
+        assert len(view.citations) >= 2
+        app.turn_log.focus()
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("s")
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("x")
+        await pilot.press("escape")
+        await settle(pilot)
+        ids = app.citation_ids(app.session.state)
+        first, second = (ids[n] for n in view.citations[:2])
+        saved = app.store.load(app.session.id)
+        marks = saved.app_data["reviews"][str(view.question)]
+        assert marks == {first: "supports", second: "does_not_support"}
+        info = str(app.turn_log.turns[0].query_one(".turn-info").render())
+        assert "✓" in info and "✗" in info
+        exported = app.store.export_markdown(app.session.id)
+        assert "review: supports" in exported and "review: does not support" in exported
+        # clearing a mark
+        app.turn_log.focus()
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("0", "escape")
+        await settle(pilot)
+        assert first not in app.store.load(app.session.id).app_data["reviews"][str(view.question)]
+
+
+async def test_review_of_an_answer_without_citations_warns(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "hello")
+        app.turn_log.focus()
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+
+
+# ---- sessions ------------------------------------------------------------------------------------------------------
+
+
+async def test_reopened_session_shows_its_whole_history(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await ask(pilot, "how long should green tea steep")
+        session_id = app.session.id
+        answers = [t.answer.source for t in app.turn_log.turns]
+        rows = [[r.text for r in t.query("ToolRow")] for t in app.turn_log.turns]
+        evidence = list(app.evidence.items)
+    again = make_app(small_kb, session_id=session_id)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        turns = again.turn_log.turns
+        assert [t.answer.source for t in turns] == answers
+        assert [t.state for t in turns] == ["grounded", "grounded"]
+        reopened_rows = [[r.text for r in t.query("ToolRow")] for t in turns]
+        assert [len(r) for r in reopened_rows] == [len(r) for r in rows]
+        assert reopened_rows[0][1].startswith("searched “")
+        assert list(again.evidence.items) == evidence
+        assert again.policy_log.option_count == 2
+        # and the conversation continues from there
+        await ask(pilot, "how often should I oil a bicycle chain")
+        assert len(again.turn_log.turns) == 3 and again.views[-1].citations == (3,)
+
+
+async def test_new_session_action_starts_empty(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        old = app.session.id
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert app.session.id != old and app.turn_log.turns == []
+        assert app.evidence.items == {}
+
+
+async def test_sessions_screen_opens_a_session(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        first = app.session.id
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SessionsScreen"
+        app.screen.dismiss(first)
+        await settle(pilot)
+        assert app.session.id == first and len(app.turn_log.turns) == 1
+
+
+async def test_session_option_resolves_a_title(small_kb):
+    from haiku_tui.cli.app import resolve_session
+
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        session = app.session
+        assert resolve_session(app.store, session.id[:6]) == session.id
+        assert resolve_session(app.store, session.title.upper()) == session.id
+
+
+# ---- panes, keys, palette, help, themes -------------------------------------------------------------------------------
+
+
+async def test_panes_toggle_and_maximise(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        assert not app.evidence.display
+        await pilot.press("ctrl+l")
+        assert not app.query_one("#side").display
+        await pilot.press("f3")  # focusing a hidden pane shows it
+        assert app.evidence.display and app.focused is app.evidence
+        await pilot.press("ctrl+f")
+        assert app.screen.maximized is app.evidence
+        await pilot.press("escape")
+        assert app.screen.maximized is None
+        await pilot.press("f2", "ctrl+f")
+        assert app.screen.maximized is app.conversation
+        await pilot.press("ctrl+f")
+        assert app.screen.maximized is None
+        await pilot.press("f4")
+        assert app.focused is app.policy_log and app.policy_log.display
+
+
+async def test_policy_log_enter_selects_that_answer(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await ask(pilot, "how long should green tea steep")
+        app.policy_log.focus()
+        app.policy_log.highlighted = 0
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.focused is app.turn_log and app.turn_log.selected_turn.number == 1
+
+
+async def test_help_lists_the_focused_panes_keys(small_kb):
+    from haiku_tui.tui.main.modals import HelpScreen
+
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one(".help-text").render())
+        assert "Send" in text and "Jump to that citation" in text and "Evidence pane" in text
+        await pilot.press("escape")
+        await pilot.press("f3", "f1")
+        await settle(pilot)
+        text = str(app.screen.query_one(".help-text").render())
+        assert "All / cited only" in text and "receipt" in text and "Send" not in text
+
+
+async def test_command_palette_runs_app_actions(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"hide the evidence")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not app.evidence.display
+        actions = {action for _, _, action in app.palette_commands()}
+        for binding in app.BINDINGS:
+            assert binding.action in actions or binding.action == "command_palette"
+
+
+def test_every_binding_has_an_id_and_a_description():
+    from haiku_tui.tui.app import HaikuApp
+    from haiku_tui.tui.main.conversation import TurnLog
+    from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
+    from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
+    from haiku_tui.tui.main.prompt import PromptArea
+
+    ids = set()
+    for cls in (HaikuApp, TurnLog, EvidencePane, PolicyLog, PromptArea, ChunkScreen, ReviewScreen, HelpScreen):
+        for binding in cls.__dict__["BINDINGS"]:
+            assert isinstance(binding, Binding), (cls, binding)
+            assert binding.id and binding.description, (cls, binding)
+            assert binding.id not in ids
+            ids.add(binding.id)
+
+
+async def test_theme_choice_is_remembered(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.theme = "nord"
+        await settle(pilot)
+    assert json.loads(locations.settings_path().read_text())["theme"] == "nord"
+    again = make_app(small_kb)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert again.theme == "nord"
+
+
+async def test_markup_and_escapes_in_documents_are_shown_literally(injection_kb):
+    app = make_app(injection_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "what do hostile chunks write")
+        assert app.is_running  # the [@click=app.quit] text did not act
+        prompts = [str(app.evidence.get_option_at_index(i).prompt) for i in range(app.evidence.option_count)]
+        joined = "\n".join(prompts)
+        assert "[bold]loud[/bold]" in joined
+        assert "[@click=app.quit]" in joined
+        assert "\x1b" not in joined
+        answer = app.turn_log.turns[0].answer.source
+        assert "\x1b" not in answer and "[bold]loud[/bold]" in answer
+
+
+async def test_many_turns_mount_incrementally(small_kb):
+    """A long session reopens and keeps answering without rebuilding earlier turns."""
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(25):
+            await ask(pilot, "hello")
+        turns = app.turn_log.turns
+        first = turns[0]
+        await ask(pilot, "how do solar panels work in winter")
+        assert app.turn_log.turns[0] is first  # earlier turns were not rebuilt
+        assert len(app.turn_log.turns) == 26
+        session_id = app.session.id
+    again = make_app(small_kb, session_id=session_id)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert len(again.turn_log.turns) == 26
+        again.turn_log.focus()
+        await pilot.press("home")
+        assert again.turn_log.selected_turn.number == 1
+        await pilot.press("end")
+        assert again.turn_log.selected_turn.number == 26
+
+
+# ---- command line ------------------------------------------------------------------------------------------------------
+
+
+def test_help_does_not_import_textual():
+    code = "import sys; from haiku_tui.cli import main; main(['--help']); print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().endswith("False")
+    assert "--session" in out.stdout and "demo" in out.stdout
+
+
+def test_bare_command_needs_a_terminal(capsys):
+    from haiku_tui.cli import main
+
+    assert main([]) == 1
+    assert "interactive terminal" in capsys.readouterr().err
+
+
+def test_demo_ingests_the_guide_once(tmp_path):
+    from haiku_tui.cli.app import GUIDE_DIR, prepare_demo
+
+    if not list(GUIDE_DIR.glob("*.md")):
+        pytest.skip("the bundled guide is not written yet")
+    path = prepare_demo(tmp_path / "demo.lancedb", quiet=True)
+    from haiku_tui.store import KnowledgeBase
+
+    with KnowledgeBase.open(str(path), create=False) as kb:
+        count = kb.info()["documents"]
+    assert count == len(list(GUIDE_DIR.glob("*.md")))
+    prepare_demo(path, quiet=True)  # unchanged files are skipped
+    with KnowledgeBase.open(str(path), create=False) as kb:
+        assert kb.info()["documents"] == count
+    assert os.path.isdir(path)
