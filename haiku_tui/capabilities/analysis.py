@@ -236,7 +236,8 @@ class AnalysisCapability(EvidenceCapability):
         epoch = len(ctx.messages)
         seen = _Seen()
         try:
-            execution = await run_code(code, self._sandbox_functions(seen), limits=self.limits, state=self._program_state)
+            functions = self._sandbox_functions(seen)
+            execution = await run_code(code, functions, limits=self.limits, state=self._program_state)
         except SandboxUnavailable as error:
             raise ToolFailed(f"{error}. Use {self.search_tool} instead.") from None
         if execution.state is not None:

@@ -215,7 +215,7 @@ async def test_escapes_and_runaway_programs_fail_safely_with_a_clear_message(kb,
     failed = execution_return(script.sent[2])
     assert failed.outcome == "failed"
     message = str(failed.content)
-    assert message.startswith("The program failed.") and error in message and f"Hint: " in message and hint in message
+    assert message.startswith("The program failed.") and error in message and "Hint: " in message and hint in message
     assert result.output == "I could not compute that."
     (run,) = questions(deps)[0]["executions"]
     assert run["success"] is False and error in run["error"]
