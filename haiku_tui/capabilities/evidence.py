@@ -292,17 +292,16 @@ class EvidenceCapability(AbstractCapability[Any]):
             return "Recorded: this answer cites no knowledge-base evidence."
         retrieved = ledger.retrieved_ids(record)
         known = retrieved + [c for c in self._all_cited_ids() if c not in retrieved]
-        wanted: list[str] = []
+        pairs: list[tuple[str, str]] = []  # (as given, repaired)
         for raw in chunk_ids:
             cleaned = _clean_id(str(raw))
             if cleaned not in known:
                 close = difflib.get_close_matches(cleaned, known, n=1, cutoff=CHUNK_ID_MATCH_CUTOFF)
                 cleaned = close[0] if close else cleaned
-            if cleaned and cleaned not in wanted:
-                wanted.append(cleaned)
+            pairs.append((str(raw), cleaned))
+        wanted = list(dict.fromkeys(cleaned for _, cleaned in pairs if cleaned))
         resolved = self._resolve(wanted)
-        unresolved = [raw for raw, cid in zip(chunk_ids, wanted, strict=False) if cid not in resolved]
-        unresolved += chunk_ids[len(wanted) :] if len(wanted) < len(chunk_ids) else []
+        unresolved = list(dict.fromkeys(raw for raw, cleaned in pairs if cleaned not in resolved))
         if not resolved:
             raise ModelRetry(
                 f"None of the chunk ids {list(chunk_ids)} could be resolved. Copy each id exactly as it appears "

@@ -59,7 +59,7 @@ def create_capability(
         defer_loading=defer_loading,
         namespace="rag",
         tool_prefix="rag",
-        db_path=resolve_db(db_path),
+        db_path=None if kb is not None and db_path is None else resolve_db(db_path),
         request_limit=request_limit,
         max_searches=max_searches,
         search_limit=search_limit,

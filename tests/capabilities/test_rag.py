@@ -295,3 +295,14 @@ async def test_a_history_shorter_than_the_carried_state_is_refused(kb):
     assert r2.output == "b"
     with pytest.raises(HistoryRegression, match="Pass the whole history saved with this state"):
         await agent_for(Script(text("c")), kb).run("again?", deps=deps, message_history=r1.all_messages()[:2])
+
+
+async def test_repeated_ids_are_registered_once_and_only_unresolvable_ones_reported(kb):
+    def repeated(messages, info):
+        top = ids_in(last_return(messages))[0]
+        return cite(top, top, "0000000000000000")
+
+    script = Script(load(), search("tea"), repeated, text("ok [1]"))
+    await agent_for(script, kb).run("tea?", deps=Deps())
+    reply = last_return(script.sent[3], "rag_cite")
+    assert "Registered 1 citation(s)" in reply and "Ignored 1 unresolvable id(s): ['0000000000000000']" in reply
