@@ -58,7 +58,7 @@ class EvidenceItem:
 class Step:
     """One row of tool activity in the conversation pane."""
 
-    kind: Literal["load", "search", "cite", "redirect", "notice", "tool"]
+    kind: Literal["load", "search", "code", "cite", "redirect", "tool"]
     text: str
 
 
@@ -162,6 +162,9 @@ def _steps(messages: list[ModelMessage]) -> list[Step]:
                     steps.append(Step("load", f"loaded {args.get('id', '?')}"))
                 elif part.tool_name.endswith("_search"):
                     steps.append(Step("search", f"searched “{args.get('query', '')}”"))
+                elif part.tool_name.endswith("_execute_code"):
+                    first = next((line for line in str(args.get("code", "")).splitlines() if line.strip()), "")
+                    steps.append(Step("code", f"ran a program: {first[:80]}"))
                 elif part.tool_name.endswith("_cite"):
                     ids = args.get("chunk_ids") or []
                     steps.append(Step("cite", f"cited {len(ids)} chunk(s)" if ids else "declared ungrounded (cited [])"))
@@ -269,6 +272,8 @@ def request_size(state: dict[str, Any], messages: list[ModelMessage]) -> tuple[i
     if not questions or not questions[-1]:
         return full, full
     boundary = questions[-1]
-    owned = frozenset({f"{key}_search" for key in ledger.evidence_namespaces(state)})
+    owned = frozenset(
+        f"{key}_{tool}" for key in ledger.evidence_namespaces(state) for tool in ("search", "execute_code")
+    )
     compacted = compact_history(messages, boundary=boundary, owned_tools=owned, capsule=build_capsule(state, boundary))
     return _message_chars(compacted), full

@@ -278,6 +278,7 @@ class HaikuApp(App[None]):
             self.theme = theme
 
     def _save_theme(self, theme: Any) -> None:
+        self.conversation._sync_focus()
         settings = self._settings()
         settings["theme"] = getattr(theme, "name", str(theme))
         try:
@@ -640,7 +641,7 @@ class HaikuApp(App[None]):
         turn = self.conversation.turn_for(event.question)
         if turn is not None:
             self.turn_log.select_turn(turn)
-            self.turn_log.focus()
+            self.turn_log.focus_selected()
 
     def action_review(self) -> None:
         """Review the citations of the selected answer (or of the highlighted evidence item's question)."""

@@ -97,7 +97,7 @@ async def test_answer_streams_with_tool_rows_badge_and_is_saved(small_kb):
         await ask(pilot, "how do solar panels work in winter")
         turn = app.turn_log.turns[0]
         assert turn.state == "grounded"
-        rows = [(row.kind, row.text) for row in turn.query("ToolRow")]
+        rows = [(row.kind, row.text) for row in turn.rows]
         assert rows[0] == ("load", "loaded the knowledge-base tools")
         assert rows[1][0] == "search" and rows[1][1].startswith("searched “") and "result(s)" in rows[1][1]
         assert rows[2] == ("cite", "cited [1]")
@@ -162,15 +162,15 @@ async def test_number_key_on_selected_answer_jumps_to_citation(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
-        app.turn_log.focus()
+        app.turn_log.focus_selected()
         await pilot.press("1")
         await settle(pilot)
         assert app.focused is app.evidence
         assert app.evidence.highlighted_item[1].citation == 1
-        app.turn_log.focus()
+        app.turn_log.focus_selected()
         await pilot.press("7")  # no such citation: a warning, focus stays
         await settle(pilot)
-        assert app.focused is app.turn_log
+        assert app.focused is app.turn_log.selected_turn
 
 
 async def test_toggle_cited_only(small_kb):
@@ -280,7 +280,7 @@ async def test_redirect_is_shown_as_such(small_kb):
         view = app.views[0]
         assert view.policy.redirect_asked and view.policy.outcome == "redirected"
         turn = app.turn_log.turns[0]
-        assert "redirect" in [row.kind for row in turn.query("ToolRow")]
+        assert "redirect" in [row.kind for row in turn.rows]
         assert turn.state == "grounded"
         line = str(app.policy_log.get_option_at_index(0).prompt)
         assert "redirect: asked" in line and "outcome: redirected" in line
@@ -308,7 +308,7 @@ async def test_review_marks_are_saved_with_the_session(small_kb):
         await ask(pilot, "what flour and starter make sourdough bread")
         view = app.views[0]
         assert len(view.citations) >= 2
-        app.turn_log.focus()
+        app.turn_log.focus_selected()
         await pilot.press("r")
         await settle(pilot)
         assert isinstance(app.screen, ReviewScreen)
@@ -323,12 +323,12 @@ async def test_review_marks_are_saved_with_the_session(small_kb):
         saved = app.store.load(app.session.id)
         marks = saved.app_data["reviews"][str(view.question)]
         assert marks == {first: "supports", second: "does_not_support"}
-        info = str(app.turn_log.turns[0].query_one(".turn-info").render())
+        info = str(app.turn_log.turns[0].query_one(".turn-footer").render())
         assert "✓" in info and "✗" in info
         exported = app.store.export_markdown(app.session.id)
         assert "review: supports" in exported and "review: does not support" in exported
         # clearing a mark
-        app.turn_log.focus()
+        app.turn_log.focus_selected()
         await pilot.press("r")
         await settle(pilot)
         await pilot.press("0", "escape")
@@ -340,7 +340,7 @@ async def test_review_of_an_answer_without_citations_warns(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "hello")
-        app.turn_log.focus()
+        app.turn_log.focus_selected()
         await pilot.press("r")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
@@ -356,7 +356,7 @@ async def test_reopened_session_shows_its_whole_history(small_kb):
         await ask(pilot, "how long should green tea steep")
         session_id = app.session.id
         answers = [t.answer.source for t in app.turn_log.turns]
-        rows = [[r.text for r in t.query("ToolRow")] for t in app.turn_log.turns]
+        rows = [[r.text for r in t.rows] for t in app.turn_log.turns]
         evidence = list(app.evidence.items)
     again = make_app(small_kb, session_id=session_id)
     async with again.run_test(size=SIZE) as pilot:
@@ -364,7 +364,7 @@ async def test_reopened_session_shows_its_whole_history(small_kb):
         turns = again.turn_log.turns
         assert [t.answer.source for t in turns] == answers
         assert [t.state for t in turns] == ["grounded", "grounded"]
-        reopened_rows = [[r.text for r in t.query("ToolRow")] for t in turns]
+        reopened_rows = [[r.text for r in t.rows] for t in turns]
         assert [len(r) for r in reopened_rows] == [len(r) for r in rows]
         assert reopened_rows[0][1].startswith("searched “")
         assert list(again.evidence.items) == evidence
@@ -445,7 +445,7 @@ async def test_policy_log_enter_selects_that_answer(small_kb):
         app.policy_log.highlighted = 0
         await pilot.press("enter")
         await settle(pilot)
-        assert app.focused is app.turn_log and app.turn_log.selected_turn.number == 1
+        assert app.focused is app.turn_log.selected_turn and app.turn_log.selected_turn.number == 1
 
 
 async def test_help_lists_the_focused_panes_keys(small_kb):
@@ -541,7 +541,7 @@ async def test_many_turns_mount_incrementally(small_kb):
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert len(again.turn_log.turns) == 26
-        again.turn_log.focus()
+        again.turn_log.focus_selected()
         await pilot.press("home")
         assert again.turn_log.selected_turn.number == 1
         await pilot.press("end")

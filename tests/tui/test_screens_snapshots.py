@@ -35,9 +35,12 @@ def no_blink(app) -> None:
 
 
 async def settle(pilot) -> None:
+    """Wait for workers, then let the tables measure their new rows (DataTable sizes columns on idle:
+    a modal pushed before that would cover a table still drawn with header-wide columns)."""
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    for _ in range(3):
+        await pilot.pause(0.02)
     no_blink(pilot.app)
     await pilot.pause()
 

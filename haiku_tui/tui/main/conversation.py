@@ -8,11 +8,12 @@ Turns are mounted one at a time (never rebuilt as a whole), answers stream throu
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
@@ -45,24 +46,38 @@ BADGES = {
     "running": ("… answering", "the answer is being written"),
 }
 
+BADGE_STYLES = {
+    "grounded": "bold $text on $success 70%",
+    "ungrounded": "bold $text on $warning 60%",
+    "missing": "bold $text on $warning 35%",
+    "violation": "bold $text on $error 80%",
+    "cancelled": "bold $text on $panel-lighten-2",
+    "failed": "bold $text on $error 60%",
+    "running": "bold $text on $primary 40%",
+}
+
 MARK_SYMBOLS = {"supports": ("✓", "$success"), "does_not_support": ("✗", "$error"), "unsure": ("?", "$warning")}
 
 
-class ToolRow(Static):
-    """One compact row per tool call: running, then what it did."""
+@dataclass
+class ToolRow:
+    """One compact row per tool call: running, then what it did (drawn by the turn's steps widget)."""
 
-    def __init__(self, kind: str, text: str, *, running: bool = False) -> None:
-        super().__init__(classes=f"tool-row -{kind}")
-        self.kind = kind
-        self.set_text(text, running=running)
+    kind: str
+    text: str
+    running: bool = False
+    failed: bool = False
+    turn: Turn | None = field(default=None, repr=False, compare=False)
 
     def set_text(self, text: str, *, running: bool = False, failed: bool = False) -> None:
+        self.text, self.running, self.failed = text, running, failed
+        if self.turn is not None:
+            self.turn.draw_steps()
+
+    def content(self) -> Content:
         icon = STEP_ICONS.get(self.kind, "⚙")
-        self.text = text
-        self.set_class(running, "-running")
-        self.set_class(failed, "-failed")
-        suffix = " …" if running else ""
-        self.update(Content.assemble((f"{icon} ", "bold"), one_line(text, 300), suffix))
+        style = "$error" if self.failed else "$warning" if self.running else "bold $accent" if self.kind == "redirect" else ""
+        return Content.assemble((f"{icon} ", "bold"), (one_line(self.text, 300) + (" …" if self.running else ""), style))
 
 
 class AnswerMarkdown(Markdown):
@@ -103,17 +118,20 @@ class Turn(Vertical):
         self._stream: MarkdownStream | None = None
         self._answer_text = ""
         self._steps_since_text = False
+        self.rows: list[ToolRow] = []
+        self._badge: Content = Content("")
+        self._info: Content = Content("")
 
     def compose(self):
         yield Static(
             Content.assemble((f"Q{self.number} ", "bold $accent"), ("❯ ", "$accent"), clean(self.prompt)),
             classes="question",
         )
-        yield Vertical(classes="steps")
+        steps = Static(classes="steps")
+        steps.display = False
+        yield steps
         yield AnswerMarkdown(classes="answer")
-        with Horizontal(classes="turn-footer"):
-            yield Static(classes="badge -running", id=None)
-            yield Static(classes="turn-info")
+        yield Static(classes="turn-footer")
 
     # -- pieces --------------------------------------------------------------------------------------------
 
@@ -121,9 +139,13 @@ class Turn(Vertical):
     def answer(self) -> AnswerMarkdown:
         return self.query_one(".answer", AnswerMarkdown)
 
-    @property
-    def steps(self) -> Vertical:
-        return self.query_one(".steps", Vertical)
+    def draw_steps(self) -> None:
+        steps = self.query_one(".steps", Static)
+        steps.display = bool(self.rows)
+        steps.update(Content("\n").join(row.content() for row in self.rows))
+
+    def _draw_footer(self) -> None:
+        self.query_one(".turn-footer", Static).update(Content.assemble(self._badge, " ", self._info))
 
     def on_mount(self) -> None:
         self.set_badge(self.state)
@@ -132,7 +154,15 @@ class Turn(Vertical):
         self.post_message(self.Selected(self))
 
     def watch_selected(self, selected: bool) -> None:
+        # Only the selected turn is focusable: one tab stop for the whole log, and focusing it restyles
+        # just this turn (focusing a container of 200 turns would restyle all of them).
+        had_focus = self.has_focus
+        self.can_focus = selected
         self.set_class(selected, "-selected")
+        if had_focus and not selected:
+            log = self.parent
+            if isinstance(log, TurnLog):
+                log.call_after_refresh(log.focus_selected)
 
     @on(Markdown.LinkClicked)
     def _link(self, event: Markdown.LinkClicked) -> None:
@@ -142,9 +172,10 @@ class Turn(Vertical):
             self.post_message(self.CitationClicked(self, number))
 
     async def add_step(self, kind: str, text: str, *, running: bool = False) -> ToolRow:
-        """Mount a tool row (before the answer) and return it."""
-        row = ToolRow(kind, text, running=running)
-        await self.steps.mount(row)
+        """Add a tool row (shown above the answer) and return it."""
+        row = ToolRow(kind, text, running=running, turn=self)
+        self.rows.append(row)
+        self.draw_steps()
         self._steps_since_text = True
         return row
 
@@ -152,15 +183,16 @@ class Turn(Vertical):
         """Show a grounding badge (grounded / ungrounded / missing / violation) or a run state."""
         self.state = badge
         label, tooltip = BADGES.get(badge, (badge, ""))
-        node = self.query_one(".badge", Static)
-        node.set_classes(f"badge -{badge}")
-        node.update(Content(f" {label} "))
-        node.tooltip = tooltip
+        self._badge = Content.styled(f" {label} ", BADGE_STYLES.get(badge, "reverse"))
+        footer = self.query_one(".turn-footer", Static)
+        footer.tooltip = tooltip
         if detail:
-            self.query_one(".turn-info", Static).update(Content(one_line(detail, 400)))
+            self._info = Content.styled(one_line(detail, 400), "$text-muted")
+        self._draw_footer()
 
     def set_info(self, content: Content) -> None:
-        self.query_one(".turn-info", Static).update(content)
+        self._info = content
+        self._draw_footer()
 
     # -- streaming -----------------------------------------------------------------------------------------
 
@@ -206,9 +238,8 @@ class Turn(Vertical):
         self.citations = view.citations
         self.citation_ids = citation_ids
         if steps:
-            await self.steps.remove_children()
-            for step in view.steps:
-                await self.add_step(step.kind, step.text)
+            self.rows = [ToolRow(step.kind, step.text, turn=self) for step in view.steps]
+            self.draw_steps()
         valid = citation_ids.__contains__
         source = link_citations(view.answer, valid) if view.answer.strip() else "*(no answer text)*"
         self._answer_text = view.answer
@@ -253,7 +284,18 @@ class TurnLog(VerticalScroll):
     selected_index: reactive[int] = reactive(-1, init=False)
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(can_focus=True, **kwargs)
+        super().__init__(can_focus=False, **kwargs)
+
+    def focus_selected(self) -> bool:
+        """Focus the selected answer (the last one when none is selected)."""
+        turn = self.selected_turn
+        if turn is None:
+            return False
+        if not turn.selected:
+            self.select_turn(turn)
+        turn.can_focus = True
+        turn.focus()
+        return True
 
     @property
     def turns(self) -> list[Turn]:
@@ -269,8 +311,9 @@ class TurnLog(VerticalScroll):
 
     def watch_selected_index(self, old: int, new: int) -> None:
         turns = self.turns
-        for index, turn in enumerate(turns):
-            turn.selected = index == new
+        for index in {old, new}:  # only the two turns that change (long sessions stay fast)
+            if 0 <= index < len(turns):
+                turns[index].selected = index == new
         if 0 <= new < len(turns):
             self.scroll_to_widget(turns[new], animate=False, top=True)
 
@@ -297,6 +340,7 @@ class TurnLog(VerticalScroll):
     @on(Turn.Selected)
     def _clicked(self, event: Turn.Selected) -> None:
         self.select_turn(event.turn)
+        self.call_after_refresh(self.focus_selected)
 
 
 class ConversationPane(Vertical):
@@ -304,6 +348,23 @@ class ConversationPane(Vertical):
 
     ALLOW_MAXIMIZE = True
     HELP_TITLE = "Conversation"
+
+    def on_descendant_focus(self) -> None:
+        self._show_focus(True)
+
+    def on_descendant_blur(self) -> None:
+        self.call_after_refresh(self._sync_focus)
+
+    def _sync_focus(self) -> None:
+        focused = self.screen.focused if self.is_attached else None
+        self._show_focus(focused is not None and self in focused.ancestors)
+
+    def _show_focus(self, inside: bool) -> None:
+        # Inline styles, not a :focus-within rule: that would restyle every turn on each focus change.
+        variables = self.app.theme_variables
+        colour = variables.get("accent" if inside else "panel-lighten-2", "white")
+        self.styles.border = ("round", colour)
+        self.styles.border_title_color = variables.get("accent" if inside else "text-muted", "white")
 
     def compose(self):
         with TurnLog(id="turns"):
