@@ -50,8 +50,9 @@ class EvidenceItem:
 
     @property
     def label(self) -> str:
-        """``Title › Heading › Sub``."""
-        return " › ".join([self.title, *self.headings])
+        """``Title › Heading › Sub`` (a first heading that repeats the title is shown once)."""
+        headings = self.headings[1:] if self.headings[:1] == (self.title,) else self.headings
+        return " › ".join([self.title, *headings])
 
 
 @dataclass(frozen=True)
