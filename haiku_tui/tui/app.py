@@ -77,18 +77,18 @@ class HaikuApp(App[None]):
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
 
     BINDINGS: ClassVar[list[Binding]] = [
-        Binding("f1", "help", "Help", id="app.help"),
-        Binding("escape", "cancel", "Cancel / back", id="app.cancel", show=False),
-        Binding("f2", "focus_pane('conversation')", "Conversation", id="app.focus-conversation", show=False),
-        Binding("f3", "focus_pane('evidence')", "Evidence", id="app.focus-evidence", show=False),
-        Binding("f4", "focus_pane('policy')", "Policy log", id="app.focus-policy", show=False),
-        Binding("ctrl+t", "toggle_evidence", "Evidence pane", id="app.toggle-evidence"),
-        Binding("ctrl+l", "toggle_policy", "Policy log", id="app.toggle-policy"),
-        Binding("ctrl+f", "maximize_pane", "Maximise", id="app.maximize"),
-        Binding("ctrl+o", "sessions", "Sessions", id="app.sessions"),
-        Binding("ctrl+n", "new_session", "New session", id="app.new-session", show=False),
-        Binding("ctrl+b", "knowledge", "Knowledge base", id="app.knowledge", show=False),
-        Binding("ctrl+p", "command_palette", "Commands", id="app.command-palette", show=False),
+        Binding("f1", "help", "Help", id="app.help", tooltip="Help for the focused pane"),
+        Binding("escape", "cancel", "Cancel / back", id="app.cancel", show=False, tooltip="Cancel the running answer; else restore a maximised pane; else back to the question box"),
+        Binding("f2", "focus_pane('conversation')", "Conversation", id="app.focus-conversation", show=False, tooltip="Focus the question box"),
+        Binding("f3", "focus_pane('evidence')", "Evidence", id="app.focus-evidence", show=False, tooltip="Focus the evidence pane"),
+        Binding("f4", "focus_pane('policy')", "Policy", id="app.focus-policy", show=False, tooltip="Focus the policy log"),
+        Binding("ctrl+t", "toggle_evidence", "Evidence pane", id="app.toggle-evidence", tooltip="Show / hide the evidence pane"),
+        Binding("ctrl+l", "toggle_policy", "Policy log", id="app.toggle-policy", tooltip="Show / hide the policy log"),
+        Binding("ctrl+f", "maximize_pane", "Maximise", id="app.maximize", tooltip="Maximise the focused pane / restore the layout"),
+        Binding("ctrl+o", "sessions", "Sessions", id="app.sessions", tooltip="Open, search, rename, delete and export sessions"),
+        Binding("ctrl+n", "new_session", "New session", id="app.new-session", show=False, tooltip="Start a new, empty session"),
+        Binding("ctrl+b", "knowledge", "Knowledge base", id="app.knowledge", show=False, tooltip="Documents, ingest and the search playground"),
+        Binding("ctrl+p", "command_palette", "Commands", id="app.command-palette", show=False, tooltip="Every command, searchable"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -800,26 +800,25 @@ class _Cancelled(Exception):
 def _binding_rows(cls: type) -> list[tuple[str, str]]:
     """(keys, description) for the bindings a class declares itself."""
     rows = []
-    seen = set()
+    digits = False
     for binding in cls.__dict__.get("BINDINGS", []):
-        if not isinstance(binding, Binding) or binding.description in seen:
+        if not isinstance(binding, Binding):
             continue
         if binding.id and binding.id.startswith("conversation.cite-"):
-            if "1-9" in seen:
-                continue
-            seen.add("1-9")
-            rows.append(("1 … 9", "Jump to that citation in the evidence pane"))
+            if not digits:
+                digits = True
+                rows.append(("1 … 9", "Jump to that citation in the evidence pane"))
             continue
-        seen.add(binding.description)
         keys = " / ".join(_key_label(k) for k in binding.key.split(","))
-        rows.append((keys, binding.description))
+        rows.append((keys, binding.tooltip or binding.description))
     return rows
 
 
 def _key_label(key: str) -> str:
     names = {"escape": "Esc", "enter": "Enter", "up": "↑", "down": "↓", "left": "←", "right": "→", "backspace": "Backspace"}
     parts = key.split("+")
-    return "+".join(names.get(p, p.capitalize() if len(p) > 1 else p) for p in parts)
+    modifier = len(parts) > 1
+    return "+".join(names.get(p, p.capitalize() if len(p) > 1 or (modifier and i) else p) for i, p in enumerate(parts))
 
 
 def _call_row(part: Any) -> tuple[str, str]:

@@ -458,7 +458,7 @@ async def test_help_lists_the_focused_panes_keys(small_kb):
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         text = str(app.screen.query_one(".help-text").render())
-        assert "Send" in text and "Jump to that citation" in text and "Evidence pane" in text
+        assert "Send" in text and "Jump to that citation" in text and "Show / hide the evidence pane" in text
         await pilot.press("escape")
         await pilot.press("f3", "f1")
         await settle(pilot)

@@ -364,7 +364,10 @@ class ConversationPane(Vertical):
         variables = self.app.theme_variables
         colour = variables.get("accent" if inside else "panel-lighten-2", "white")
         self.styles.border = ("round", colour)
-        self.styles.border_title_color = variables.get("accent" if inside else "text-muted", "white")
+        if inside:
+            self.styles.border_title_color = variables.get("accent", "white")
+        else:
+            self.styles.clear_rule("border_title_color")
 
     def compose(self):
         with TurnLog(id="turns"):

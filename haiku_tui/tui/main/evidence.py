@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 STATUS_STYLE = {
     "current": ("current", "$text-muted", ""),
     "cited": ("cited", "bold $text 100% on $success 60%", "$success"),
-    "retained": ("retained", "bold $text on $accent 50%", "$accent"),
+    "retained": ("retained", "bold $text on $primary 70%", "$primary"),
     "receipted": ("receipt", "italic $text-muted", "$text-muted"),
 }
 STATUS_HELP = {
@@ -30,6 +30,8 @@ STATUS_HELP = {
     "receipted": "earlier and uncited: later requests carry only a receipt",
 }
 SNIPPET_CHARS = 180
+MAX_QUESTIONS = 40
+"""Questions the evidence pane lists (newest first); older ones stay in the session and its export."""
 
 
 def item_id(question: int, chunk_id: str) -> str:
@@ -117,14 +119,16 @@ class EvidencePane(OptionList):
 
     def show_views(self, views: Sequence[QuestionView], reviews: dict[str, dict[str, str]] | None = None) -> None:
         """Redraw from views (oldest first, as ``question_views`` returns them); keeps the highlight."""
+        same_questions = [v.question for v in views] == [v.question for v in self._views]
         self._views = tuple(views)
         self._reviews = reviews or {}
         keep = None
-        if self.highlighted is not None and self.option_count:
+        if same_questions and self.highlighted is not None and self.option_count:
             keep = self.get_option_at_index(self.highlighted).id
         options: list[Option | None] = []
         self.items = {}
-        for view in reversed(self._views):
+        newest = list(reversed(self._views))
+        for view in newest[:MAX_QUESTIONS]:
             shown = [i for i in view.items if not self.cited_only or i.citation in view.citations]
             if options:
                 options.append(None)
@@ -148,6 +152,14 @@ class EvidencePane(OptionList):
             if not shown:
                 note = "nothing cited" if self.cited_only and view.items else "nothing retrieved"
                 options.append(Option(Content.styled(f"  {note}", "italic $text-muted"), disabled=True))
+        if len(newest) > MAX_QUESTIONS:
+            options.append(None)
+            options.append(
+                Option(
+                    Content.styled(f"… {len(newest) - MAX_QUESTIONS} earlier question(s) not listed", "italic $text-muted"),
+                    disabled=True,
+                )
+            )
         if not options:
             options.append(
                 Option(
@@ -161,8 +173,9 @@ class EvidencePane(OptionList):
         self.set_options(options)
         if keep and keep in self.items:
             self.highlighted = self.get_option_index(keep)
-        elif self.items:
+        elif self.items:  # a new question: its first chunk, with the question header in view
             self.highlighted = self.get_option_index(next(iter(self.items)))
+            self.scroll_home(animate=False)
 
     def focus_item(self, question: int, chunk_id: str) -> bool:
         """Highlight (and scroll to) one item; falls back to the newest row of that chunk."""

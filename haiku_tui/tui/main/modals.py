@@ -45,7 +45,7 @@ class ChunkView(VerticalScroll):
             head = Content.assemble(
                 ("▶ cited chunk  " if is_target else "  neighbour  ", "bold $accent" if is_target else "$text-muted"),
                 (one_line(chunk.label, 160), "bold" if is_target else "$text-muted"),
-                (f"  · {chunk.chunk_id}", "$text-muted"),
+                (f"  · chunk {chunk.order + 1}" if chunk.order is not None else "", "$text-muted"),
             )
             widgets.append(Static(head, classes="chunk-head"))
             widgets.append(Static(Content(clean(chunk.text).strip()), classes="chunk-text -target" if is_target else "chunk-text"))
