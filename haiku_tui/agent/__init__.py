@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from haiku_tui.agent.config import AgentConfig, build_agent
+from haiku_tui.agent.config import AgentConfig, build_agent, run_limits
 from haiku_tui.agent.errors import describe_error
 from haiku_tui.agent.models import (
     EXTRACTIVE,
@@ -27,4 +27,5 @@ __all__ = [
     "is_extractive",
     "model_label",
     "resolve_model",
+    "run_limits",
 ]

@@ -72,3 +72,15 @@ def build_agent(
         capabilities=capabilities,
         name="haiku-tui",
     )
+
+
+RUN_REQUEST_LIMIT = 50
+"""Model requests one run (one question) may make."""
+
+
+def run_limits(conversation: Any = None) -> Any:
+    """Usage limits for one run: a resumed conversation's earlier requests do not count against it."""
+    from pydantic_ai.usage import UsageLimits
+
+    earlier = conversation.usage.requests if conversation is not None else 0
+    return UsageLimits(request_limit=earlier + RUN_REQUEST_LIMIT)

@@ -56,11 +56,14 @@ def redirect_asked(messages: list[ModelMessage], question: int) -> bool:
     )
 
 
-def enforcement(state: dict[str, Any], question: int) -> tuple[bool, str]:
-    """Whether ``question`` must declare its grounding, and why (as shown in the policy log)."""
+def enforcement(state: dict[str, Any], question: int, *, cited_before: bool | None = None) -> tuple[bool, str]:
+    """Whether ``question`` must declare its grounding, and why (as shown in the policy log).
+
+    ``cited_before`` may be passed when the caller already knows it (the views compute it once).
+    """
     if ledger.has_evidence(state, question):
         return True, "this question retrieved evidence"
-    if ledger.cited_before(state, question):
+    if ledger.cited_before(state, question) if cited_before is None else cited_before:
         return True, "the conversation has cited evidence before"
     return False, "no evidence retrieved and nothing cited yet"
 

@@ -105,9 +105,8 @@ def _retained(state: dict[str, Any], latest: int) -> set[str]:
     return {cid for q in question_ids(state) if q < latest for cid in ledger.cited_ids(state, q)}
 
 
-def _items(state: dict[str, Any], question: int, latest: int, compaction: bool) -> list[EvidenceItem]:
+def _items(state: dict[str, Any], question: int, latest: int, retained: set[str], compaction: bool) -> list[EvidenceItem]:
     cited_now = set(ledger.cited_ids(state, question))
-    retained = _retained(state, latest)
     items: list[EvidenceItem] = []
     seen: set[tuple[str, str]] = set()
     for namespace_key, namespace in ledger.evidence_namespaces(state).items():
@@ -192,8 +191,10 @@ def _citations(state: dict[str, Any], question: int) -> tuple[int, ...]:
     return tuple(sorted(numbers))
 
 
-def _policy(state: dict[str, Any], question: int, messages: list[ModelMessage], policy_active: bool) -> PolicyView:
-    enforced, reason = enforcement(state, question)
+def _policy(
+    state: dict[str, Any], question: int, messages: list[ModelMessage], policy_active: bool, cited_before: bool
+) -> PolicyView:
+    enforced, reason = enforcement(state, question, cited_before=cited_before)
     asked = any(s.kind == "redirect" for s in _steps(messages))
     declaration = ledger.citation_status(state, question)
     violation = question in ledger.violations(state)
@@ -223,6 +224,8 @@ def question_views(
     latest = questions[-1]
     spans = _spans(list(messages), questions)
     policy_active = ledger.POLICY_KEY in state
+    retained = _retained(state, latest)
+    cited_so_far = False
     views = []
     for number, q in enumerate(questions, start=1):
         span = spans.get(q, [])
@@ -236,12 +239,13 @@ def question_views(
                 prompt=prompt,
                 answer=_answer(span),
                 steps=tuple(_steps(span)),
-                items=tuple(_items(state, q, latest, compaction)),
+                items=tuple(_items(state, q, latest, retained, compaction)),
                 citations=_citations(state, q),
-                policy=_policy(state, q, span, policy_active),
+                policy=_policy(state, q, span, policy_active, cited_so_far),
                 latest=q == latest,
             )
         )
+        cited_so_far = cited_so_far or bool(views[-1].citations)
     return views
 
 

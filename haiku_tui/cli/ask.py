@@ -101,9 +101,12 @@ async def run_question(
     from pydantic_ai import AgentRunResultEvent
     from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
 
+    from haiku_tui.agent import run_limits
+
     printer = AnswerPrinter(out)
     result = None
-    async with agent.run_stream_events(question, deps=deps, conversation=conversation) as events:
+    limits = run_limits(conversation)
+    async with agent.run_stream_events(question, deps=deps, conversation=conversation, usage_limits=limits) as events:
         async for event in events:
             if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
                 printer.start(event.part.content)

@@ -56,7 +56,6 @@ MAIN_ONLY_ACTIONS = frozenset(
 )
 
 
-RUN_REQUEST_LIMIT = 50
 """Model requests one question may make (the conversation's earlier usage is not counted)."""
 
 
@@ -406,9 +405,7 @@ class HaikuApp(App[None]):
             TextPartDelta,
         )
 
-        from pydantic_ai.usage import UsageLimits
-
-        from haiku_tui.agent import describe_error
+        from haiku_tui.agent import describe_error, run_limits
 
         session = self.session
         assert session is not None
@@ -420,10 +417,8 @@ class HaikuApp(App[None]):
         outcome = "failed"
         try:
             conversation = session.conversation
-            # Usage carried by the conversation counts towards the limit: allow each run its own budget.
-            limits = UsageLimits(request_limit=conversation.usage.requests + RUN_REQUEST_LIMIT)
             async with self.agent.run_stream_events(
-                prompt, deps=deps, conversation=conversation, usage_limits=limits
+                prompt, deps=deps, conversation=conversation, usage_limits=run_limits(conversation)
             ) as events:
                 self._events = events
                 if self._cancel_requested:

@@ -78,3 +78,15 @@ def test_help(capsys):
     assert code == 0
     for option in ("--db", "--model", "--base-url", "--no-policy", "--no-compaction", "--json", "--session"):
         assert option in out
+
+
+def test_a_long_session_does_not_hit_the_usage_limit_of_one_run():
+    """Usage carried by a resumed conversation does not count against the next run's budget."""
+    from pydantic_ai import Conversation
+    from pydantic_ai.usage import RunUsage
+
+    from haiku_tui.agent import run_limits
+
+    earlier = Conversation(messages=[], usage=RunUsage(requests=400))
+    assert run_limits(earlier).request_limit == 450
+    assert run_limits(None).request_limit == 50
