@@ -26,6 +26,7 @@ class AgentConfig:
     defer_loading: bool = True
     compaction: bool = True
     policy: bool = True
+    analysis: bool = False
     preamble: str = PREAMBLE
 
     def public(self) -> dict[str, Any]:
@@ -37,6 +38,7 @@ class AgentConfig:
             "defer_loading": self.defer_loading,
             "compaction": self.compaction,
             "policy": self.policy,
+            "analysis": self.analysis,
         }
 
 
@@ -44,6 +46,9 @@ def build_agent(
     config: AgentConfig | None = None, *, kb: KnowledgeBase | None = None, model: Model | None = None
 ) -> Agent[Deps, str]:
     """The haiku-tui agent: the resolved model, the RAG capability, compaction and the citation policy.
+
+    With ``config.analysis`` the analysis capability (sandboxed Python over the corpus) is
+    registered too; both evidence capabilities are then deferred, each loaded on demand.
 
     ``kb`` (an open knowledge base) takes precedence over ``config.db``; ``model`` (e.g. a test
     double) takes precedence over ``config.model``. Raises ``ModelConfigError`` for a model that
@@ -59,7 +64,12 @@ def build_agent(
 
     config = config or AgentConfig()
     resolved = model if model is not None else resolve_model(config.model, config.base_url, config.api_key)
-    capabilities: list[Any] = [rag.create_capability(config.db, defer_loading=config.defer_loading, kb=kb)]
+    defer = config.defer_loading or config.analysis
+    capabilities: list[Any] = [rag.create_capability(config.db, defer_loading=defer, kb=kb)]
+    if config.analysis:
+        from haiku_tui.capabilities import analysis
+
+        capabilities.append(analysis.create_capability(config.db, kb=kb))
     if config.compaction:
         capabilities.append(compaction_capability.create_capability())
     if config.policy:

@@ -17,6 +17,7 @@ State lives under ``deps.state["analysis"]``, shaped like every evidence namespa
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,18 +132,7 @@ def _plain(value: Any) -> Any:
 def _chunk_as_hit(chunk: ChunkRecord) -> SearchHit:
     from haiku_tui.store import SearchHit
 
-    return SearchHit(
-        chunk_id=chunk.chunk_id,
-        document_id=chunk.document_id,
-        title=chunk.title,
-        path=chunk.path,
-        headings=chunk.headings,
-        pages=chunk.pages,
-        order=chunk.order,
-        text=chunk.text,
-        score=0.0,
-        rank=chunk.order + 1,
-    )
+    return SearchHit(**dataclasses.asdict(chunk), score=0.0, rank=chunk.order + 1)
 
 
 def heading_tree(chunks: list[ChunkRecord]) -> list[dict[str, Any]]:
@@ -224,15 +214,9 @@ class AnalysisCapability(EvidenceCapability):
     async def execute(self, ctx: RunContext[Any], code: str) -> str:
         """Run ``code`` in the sandbox, record what it saw and did, return its output."""
         record = self.current
-        done = record.setdefault("execution_calls", 0)
-        if done >= self.max_executions:
-            raise ToolFailed(
-                f"Execution budget for this question is spent ({self.max_executions} executions). "
-                f"Answer from the results you have and declare them with {self.cite_tool}."
-            )
         if not code.strip():
             raise ModelRetry("The program is empty: pass the Python code to run.")
-        record["execution_calls"] = done + 1
+        self.spend(record, "execution_calls", self.max_executions, "Execution", "executions")
         epoch = len(ctx.messages)
         seen = _Seen()
         try:

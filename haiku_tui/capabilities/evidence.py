@@ -257,16 +257,20 @@ class EvidenceCapability(AbstractCapability[Any]):
 
         return [Tool(search, name=self.search_tool), Tool(cite, name=self.cite_tool)]
 
+    def spend(self, record: dict[str, Any], counter: str, budget: int, what: str, unit: str) -> None:
+        """Count one more use of a per-question budget, or fail the tool call when it is spent."""
+        done = record.setdefault(counter, 0)
+        if done >= budget:
+            raise ToolFailed(
+                f"{what} budget for this question is spent ({budget} {unit}). "
+                f"Answer from the results you have and declare them with {self.cite_tool}."
+            )
+        record[counter] = done + 1
+
     def search(self, ctx: RunContext[Any], query: str, limit: int | None) -> str:
         """Run a search, merge it into the question's record, return the model-facing text."""
         record = self.current
-        done = record.setdefault("search_calls", 0)
-        if done >= self.max_searches:
-            raise ToolFailed(
-                f"Search budget for this question is spent ({self.max_searches} searches). "
-                f"Answer from the results you have and declare them with {self.cite_tool}."
-            )
-        record["search_calls"] = done + 1
+        self.spend(record, "search_calls", self.max_searches, "Search", "searches")
         query = query.strip()
         if not query:
             raise ModelRetry("The query is empty: pass the words to search for.")

@@ -64,6 +64,16 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Program:
+    """A program the analysis capability ran for a question, with what it printed."""
+
+    code: str
+    stdout: str
+    error: str
+    success: bool
+
+
+@dataclass(frozen=True)
 class PolicyView:
     """One line of the policy log."""
 
@@ -89,6 +99,7 @@ class QuestionView:
     """Citation numbers this question's answer declared."""
     policy: PolicyView
     latest: bool
+    programs: tuple[Program, ...] = ()
 
     @property
     def badge(self) -> Badge:
@@ -143,6 +154,15 @@ def _items(state: dict[str, Any], question: int, latest: int, retained: set[str]
                     )
                 )
     return items
+
+
+def _programs(state: dict[str, Any], question: int) -> tuple[Program, ...]:
+    out = []
+    for namespace in ledger.evidence_namespaces(state).values():
+        record = ledger.find_question(namespace, question)
+        for run in (record or {}).get("executions", []):
+            out.append(Program(run.get("code", ""), run.get("stdout", ""), run.get("error") or "", bool(run.get("success"))))
+    return tuple(out)
 
 
 def _spans(messages: list[ModelMessage], questions: list[int]) -> dict[int, list[ModelMessage]]:
@@ -243,6 +263,7 @@ def question_views(
                 citations=_citations(state, q),
                 policy=_policy(state, q, span, policy_active, cited_so_far),
                 latest=q == latest,
+                programs=_programs(state, q),
             )
         )
         cited_so_far = cited_so_far or bool(views[-1].citations)

@@ -34,6 +34,12 @@ def add_app_options(parser: argparse.ArgumentParser, *, suppress: bool = False) 
         help="OpenAI-compatible server for --model (llama.cpp, vLLM, LM Studio, Ollama's /v1)",
     )
     parser.add_argument(
+        "--analysis",
+        action="store_true",
+        default=default if suppress else False,
+        help="also let the model run sandboxed Python over the corpus (needs: pip install 'haiku-tui[analysis]')",
+    )
+    parser.add_argument(
         "--session",
         default=default,
         metavar="NAME_OR_ID",
@@ -60,6 +66,7 @@ def _config(args: argparse.Namespace, db: str | None) -> Any:
         model=getattr(args, "model", None) or os.environ.get("HAIKU_TUI_MODEL") or None,
         base_url=getattr(args, "base_url", None) or None,
         db=db,
+        analysis=bool(getattr(args, "analysis", False)),
     )
 
 

@@ -37,23 +37,11 @@ class ChunkRecord:
 
 
 @dataclass(frozen=True)
-class SearchHit:
+class SearchHit(ChunkRecord):
     """A search result: a chunk plus its score and 1-based rank."""
 
-    chunk_id: str
-    document_id: str
-    title: str
-    path: str
-    headings: tuple[str, ...]
-    pages: tuple[int, ...]
-    order: int
-    text: str
     score: float
     rank: int
-
-    def label(self) -> str:
-        """``"Title › H1 › H2"`` (a leading heading equal to the title is not repeated)."""
-        return _label(self.title, self.headings)
 
 
 @dataclass(frozen=True)

@@ -67,3 +67,13 @@ def test_policy_not_registered_is_said_so():
     ledger.begin_question(ns, 0, "q")
     (view,) = question_views({"rag": ns})
     assert view.policy.outcome == "not enforced" and view.policy.reason == "citation policy not registered"
+
+
+def test_programs_the_analysis_capability_ran_are_listed_with_their_output():
+    from haiku_tui.capabilities import ledger
+
+    ns = ledger.new_namespace()
+    record = ledger.begin_question(ns, 0, "how many?")
+    record["executions"] = [{"code": "print(2)", "stdout": "2\n", "error": None, "success": True}]
+    (view,) = question_views({"analysis": ns})
+    assert [(p.code, p.stdout, p.error, p.success) for p in view.programs] == [("print(2)", "2\n", "", True)]

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SIZE, ask, make_app, policy_model, settle, stalling_model, wait_for
+from tests.tui.conftest import SIZE, ask, make_app, policy_model, settle, stalling_model, wait_for
 from textual.binding import Binding
 from textual.widgets import Markdown
 

@@ -7,7 +7,7 @@ same small knowledge base, cursor blink off, no clock, a fixed database label. R
 
 from __future__ import annotations
 
-from conftest import SIZE, ask, make_app, policy_model, settle, stalling_model, wait_for
+from tests.tui.conftest import SIZE, ask, make_app, policy_model, settle, stalling_model, wait_for
 from textual.widgets import Markdown
 
 

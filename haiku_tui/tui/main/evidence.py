@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 from haiku_tui.tui.text import one_line
 
 if TYPE_CHECKING:
-    from haiku_tui.capabilities.views import EvidenceItem, QuestionView
+    from haiku_tui.capabilities.views import EvidenceItem, Program, QuestionView
 
 STATUS_STYLE = {
     "current": ("current", "$text-muted", ""),
@@ -30,6 +30,7 @@ STATUS_HELP = {
     "receipted": "earlier and uncited: later requests carry only a receipt",
 }
 SNIPPET_CHARS = 180
+PROGRAM_LINES = 4
 MAX_QUESTIONS = 40
 """Questions the evidence pane lists (newest first); older ones stay in the session and its export."""
 
@@ -61,6 +62,20 @@ def item_prompt(item: EvidenceItem, mark: str | None = None) -> Content:
         head.append((f" {symbol} {mark.replace('_', ' ')}", f"bold {style}"))
     snippet = one_line(item.snippet, SNIPPET_CHARS)
     return Content.assemble(*head, "\n", ("  " + snippet, "$text-muted" if dim else ""))
+
+
+def program_prompt(program: Program) -> Content:
+    """One program the analysis capability ran: its code, then what it printed or its error."""
+    code = "\n".join("  " + one_line(line, 100) for line in program.code.strip().splitlines()[:PROGRAM_LINES])
+    result = program.stdout.strip() if program.success else program.error.strip()
+    return Content.assemble(
+        ("▶ program ", "bold $accent"),
+        ("ran" if program.success else "failed", "$success" if program.success else "$error"),
+        "\n",
+        (code, "$text-muted"),
+        "\n",
+        ("  → " + one_line(result or "no output", SNIPPET_CHARS), "" if program.success else "$error"),
+    )
 
 
 def question_header(view: QuestionView, shown: int) -> Content:
@@ -133,6 +148,7 @@ class EvidencePane(OptionList):
             if options:
                 options.append(None)
             options.append(Option(question_header(view, len(shown)), id=f"q{view.question}", disabled=True))
+            options.extend(Option(program_prompt(program), disabled=True) for program in view.programs)
             marks = self._reviews.get(str(view.question), {})
             query = None
             for item in shown:
