@@ -152,6 +152,29 @@ class Session:
 
         return Deps(state=self.working_state())
 
+    @property
+    def document_filter(self) -> str | None:
+        """The document filter every evidence capability applies to its searches (None: all documents)."""
+        from haiku_tui.capabilities import ledger
+
+        filters = [ns.get("document_filter") for ns in ledger.evidence_namespaces(self._state).values()]
+        return next((f for f in filters if f), None)
+
+    def set_document_filter(self, value: str | None) -> None:
+        """Restrict later searches to documents matching ``value`` (an SQL predicate); None clears it.
+
+        Written into every evidence namespace of the committed state (creating the RAG one for a new
+        session), so the next run's capabilities search with it.
+        """
+        from haiku_tui.capabilities import ledger
+
+        value = (value or "").strip() or None
+        namespaces = ledger.evidence_namespaces(self._state) or {"rag": self._state.setdefault("rag", ledger.new_namespace())}
+        for namespace in namespaces.values():
+            namespace["document_filter"] = value
+        self.updated_at = _payload.now_iso()
+        self.dirty = True
+
     def commit_run(self, result: Any, state: Any) -> None:
         """Take a *completed* run's conversation and its state together.
 

@@ -87,6 +87,7 @@ class HaikuApp(App[None]):
         Binding("ctrl+o", "sessions", "Sessions", id="app.sessions", tooltip="Open, search, rename, delete and export sessions"),
         Binding("ctrl+n", "new_session", "New session", id="app.new-session", show=False, tooltip="Start a new, empty session"),
         Binding("ctrl+b", "knowledge", "Knowledge base", id="app.knowledge", show=False, tooltip="Documents, ingest and the search playground"),
+        Binding("ctrl+g", "filter", "Filter documents", id="app.filter", show=False, tooltip="Search only documents matching an SQL filter"),
         Binding("ctrl+p", "command_palette", "Commands", id="app.command-palette", show=False, tooltip="Every command, searchable"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
@@ -106,6 +107,7 @@ class HaikuApp(App[None]):
         ("Sessions…", "Ctrl+O · open, search, rename, delete, export", "sessions"),
         ("New session", "Ctrl+N · start an empty conversation", "new_session"),
         ("Knowledge base…", "Ctrl+B · documents, ingest, search playground", "knowledge"),
+        ("Filter documents…", "Ctrl+G · e.g. path LIKE '%guide%' (empty clears it)", "filter"),
         ("Quit", "Ctrl+Q", "quit"),
     ]
 
@@ -188,6 +190,10 @@ class HaikuApp(App[None]):
         self.conversation.border_title = "Conversation"
         self.conversation.border_subtitle = "⏎ send · ⇧⏎ new line · Esc cancel"
         self.prompt.placeholder = "Ask a question about your documents…"
+        self.update_status()
+        self.start_backend()  # the first frame paints now; sessions, the agent and the KB load behind it
+
+    async def _start_session(self) -> None:
         try:
             self._open_session()
         except Exception as exc:  # a bad --session must not leave a blank screen
@@ -196,7 +202,6 @@ class HaikuApp(App[None]):
             self._open_session()
         await self.show_session()
         self.update_status()
-        self.open_kb()
 
     def _open_session(self) -> None:
         from haiku_tui.agent import model_label  # noqa: F401 - fail early if the agent layer is missing
@@ -218,9 +223,15 @@ class HaikuApp(App[None]):
             return str(self.kb.uri)
         return locations.resolve_db(None)
 
-    @work(thread=True, exclusive=True, group="kb", name="open-kb")
-    def open_kb(self) -> None:
-        """Open the knowledge base (off the UI thread) and build the agent on it."""
+    @work(thread=True, exclusive=True, group="kb", name="start")
+    def start_backend(self) -> None:
+        """Off the UI thread: import the heavy layers, open the session, open the KB, build the agent."""
+        import pydantic_ai  # noqa: F401 - imported here so the UI thread never waits for it
+
+        import haiku_tui.capabilities.views  # noqa: F401
+        import haiku_tui.sessions.model  # noqa: F401
+
+        self.call_from_thread(self._start_session)
         error = None
         if self.kb is None:
             from haiku_tui.store import KnowledgeBase
@@ -350,7 +361,7 @@ class HaikuApp(App[None]):
         if self.kb_error:
             parts.append((" (unavailable)", "$warning"))
         state = self.session.state if self.session else {}
-        flt = (state.get("rag") or {}).get("document_filter") if isinstance(state.get("rag"), dict) else None
+        flt = self.session.document_filter if self.session else None
         parts += [("  │  filter ", "$text-muted"), (one_line(flt, 40) if flt else "none", "")]
         if self.session and self.session.messages and self.views:
             from haiku_tui.capabilities.views import request_size
@@ -685,14 +696,25 @@ class HaikuApp(App[None]):
             )
         )
 
+    def notify(self, message: str, *, markup: bool = False, **kwargs: Any) -> None:  # type: ignore[override]
+        """Notifications carry model, document and error text: never read them as markup."""
+        super().notify(message, markup=markup, **kwargs)
+
+    def save_session(self, what: str) -> bool:
+        """Save the open session outside a run (a review mark, a filter); says so when it cannot."""
+        assert self.session is not None and self.store is not None
+        try:
+            self.store.save(self.session)
+        except Exception as exc:  # noqa: BLE001 - stale, corrupt or a full disk: one line, nothing lost in memory
+            self.notify(f"could not save {what}: {one_line(str(exc), 200)}", severity="error")
+            return False
+        return True
+
     def set_review(self, question: int, chunk_id: str, mark: str | None) -> None:
         """Record a review mark in ``app_data["reviews"][str(question)][chunk_id]`` and save the session."""
         assert self.session is not None and self.store is not None
         self.session.set_review(question, chunk_id, mark)
-        try:
-            self.store.save(self.session)
-        except Exception as exc:  # noqa: BLE001
-            self.notify(f"could not save the review mark: {one_line(str(exc), 200)}", severity="error")
+        self.save_session("the review mark")
         turn = self.conversation.turn_for(question)
         if turn is not None:
             turn.show_reviews(self.reviews().get(str(question), {}))
@@ -729,6 +751,39 @@ class HaikuApp(App[None]):
         sections.append(("Everywhere", _binding_rows(HaikuApp) + [("Tab / Shift+Tab", "Next / previous pane")]))
         self.push_screen(HelpScreen(title, sections))
 
+    def action_filter(self) -> None:
+        """Ask for a document filter; it applies to every later search of this session."""
+        from haiku_tui.tui.screens.dialogs import TextInputDialog
+
+        if self.session is None or self.running:
+            self.notify("Wait for the answer (or press Esc) before changing the filter.", severity="warning")
+            return
+        dialog = TextInputDialog(
+            "Filter documents",
+            value=self.session.document_filter or "",
+            placeholder="path LIKE '%guide%'   ·   title = 'Tea brewing'",
+            detail="An SQL predicate over title, path and metadata. Empty searches every document.",
+            submit_label="Apply",
+            allow_empty=True,
+        )
+        self.push_screen(dialog, self._filter_done)
+
+    def _filter_done(self, value: str | None) -> None:
+        if value is None or self.session is None:
+            return
+        value = value.strip() or None
+        if value and self.kb is not None:
+            try:
+                matched = len(self.kb.filter_document_ids(value))
+            except Exception as exc:  # noqa: BLE001 - the store says what is wrong with the predicate
+                self.notify(one_line(str(exc), 300), title="Filter not applied", severity="error")
+                return
+            self.notify(f"Searches now look at {matched} document(s).")
+        self.session.set_document_filter(value)
+        if self.session.messages:
+            self.save_session("the filter")
+        self.update_status()
+
     def action_sessions(self) -> None:
         """Open the sessions screen; it answers with a session id, "new", or nothing."""
         try:
@@ -745,12 +800,19 @@ class HaikuApp(App[None]):
         if not result:
             # the session may have been renamed or deleted over there
             if self.session is not None and self.store is not None and self.session.revision:
+                from haiku_tui.sessions import SessionNotFound
+
                 try:
                     fresh = self.store.load(self.session.id)
-                    self.session = fresh
-                    self.sub_title = fresh.title
-                except Exception:
-                    pass
+                except SessionNotFound:
+                    self.notify("The open session was deleted; this is a new one.")
+                    await self.action_new_session()
+                    return
+                except Exception as exc:  # noqa: BLE001
+                    self.notify(one_line(str(exc), 300), title="Could not reload the session", severity="error")
+                    return
+                self.session = fresh
+                self.sub_title = fresh.title
             return
         if result == "new":
             await self.action_new_session()

@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from kb_fixture import build_small_kb  # noqa: E402
+from tests.kb_fixture import build_small_kb
 
 INJECTION_DOC = (
     "# Markup injection\n\n"

@@ -580,3 +580,42 @@ def test_demo_ingests_the_guide_once(tmp_path):
     with KnowledgeBase.open(str(path), create=False) as kb:
         assert kb.info()["documents"] == count
     assert os.path.isdir(path)
+
+
+async def test_document_filter_restricts_searches_and_is_saved(small_kb):
+    """Ctrl+G sets an SQL filter: the next search only sees matching documents; the session keeps it."""
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "TextInputDialog"
+        app.screen.dismiss("path LIKE '%tea%'")
+        await settle(pilot)
+        assert app.session.document_filter == "path LIKE '%tea%'"
+        assert "path LIKE '%tea%'" in str(app.query_one("StatusBar").render())
+        await ask(pilot, "how do solar panels work in winter")
+        latest = app.views[-1]
+        assert latest.items and all("tea" in item.path for item in latest.items)
+        assert app.store.load(app.session.id).document_filter == "path LIKE '%tea%'"
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        app.screen.dismiss("no_such_column = 1")
+        await settle(pilot)
+        assert app.session.document_filter == "path LIKE '%tea%'"  # an invalid filter changes nothing
+
+
+async def test_deleting_the_open_session_starts_a_new_one(small_kb):
+    """Deleting the open session from the sessions screen leaves the app on a new, saveable session."""
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        doomed = app.session.id
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        app.store.delete(doomed)
+        app.screen.dismiss(None)
+        await settle(pilot)
+        assert app.session.id != doomed and not app.turn_log.turns
+        await ask(pilot, "how do I brew green tea")
+        assert app.store.load(app.session.id).question_count == 1
