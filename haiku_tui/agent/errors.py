@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import re
 
+from haiku_tui.text import one_line
+
 MAX_CHARS = 300
-
-
-def _one_line(text: str, limit: int = MAX_CHARS) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _cause_chain(exc: BaseException) -> list[BaseException]:
@@ -51,7 +48,7 @@ def describe_error(exc: BaseException) -> str:  # noqa: C901 - a flat table of c
     from haiku_tui.agent.models import ModelConfigError
 
     if isinstance(exc, ModelConfigError):
-        return _one_line(str(exc))
+        return one_line(str(exc), MAX_CHARS)
 
     if isinstance(exc, ex.RunCancelled) and not isinstance(exc, ex.RunTimedOut):
         return "the run was cancelled; nothing was saved"
@@ -60,7 +57,7 @@ def describe_error(exc: BaseException) -> str:  # noqa: C901 - a flat table of c
         where = _where(exc)
         status = getattr(exc, "status_code", None)
         detail = _body_message(getattr(exc, "body", None))
-        detail_text = f": {_one_line(detail, 160)}" if detail else ""
+        detail_text = f": {one_line(detail, 160)}" if detail else ""
         if isinstance(exc, ex.ModelAuthenticationError) or status in (401, 403):
             return (
                 f"the model provider rejected the credentials{where} (HTTP {status or 401}){detail_text}; "
@@ -87,34 +84,34 @@ def describe_error(exc: BaseException) -> str:  # noqa: C901 - a flat table of c
             return f"the model provider failed{where} (HTTP {status or 'error'}){detail_text}; try again later"
         if status:
             return f"the model provider refused the request{where} (HTTP {status}){detail_text}"
-        return f"model request failed{where}: {_one_line(exc.message if hasattr(exc, 'message') else str(exc), 200)}"
+        return f"model request failed{where}: {one_line(exc.message if hasattr(exc, 'message') else str(exc), 200)}"
 
     if isinstance(exc, ex.ContentFilterError):
-        return f"the model provider's content filter blocked the answer: {_one_line(str(exc), 200)}"
+        return f"the model provider's content filter blocked the answer: {one_line(str(exc), 200)}"
     if isinstance(exc, ex.UnexpectedModelBehavior):
         return (
-            f"the model misbehaved ({_one_line(getattr(exc, 'message', str(exc)), 200)}); try again, "
+            f"the model misbehaved ({one_line(getattr(exc, 'message', str(exc)), 200)}); try again, "
             "or use a more capable model"
         )
     if isinstance(exc, ex.UsageLimitExceeded):
-        return f"stopped: {_one_line(str(exc), 200)}"
+        return f"stopped: {one_line(str(exc), 200)}"
     if isinstance(exc, ex.RunTimedOut):
         return "the run timed out; nothing was saved"
     if isinstance(exc, ex.UserError):
-        return f"configuration error: {_one_line(str(exc), 250)}"
+        return f"configuration error: {one_line(str(exc), 250)}"
 
     try:
         from haiku_tui.capabilities.errors import CapabilityError
     except ImportError:  # pragma: no cover
         CapabilityError = ()  # type: ignore[assignment,misc]  # noqa: N806
     if isinstance(exc, CapabilityError):
-        return _one_line(str(exc))
+        return one_line(str(exc), MAX_CHARS)
     try:
         from haiku_tui.store.errors import StoreError
     except ImportError:  # pragma: no cover - the store is optional for this module
         StoreError = ()  # type: ignore[assignment,misc]  # noqa: N806
     if isinstance(exc, StoreError):
-        return _one_line(str(exc))
+        return one_line(str(exc), MAX_CHARS)
 
     # Transport errors that escaped the provider SDK unwrapped.
     for link in _cause_chain(exc):
@@ -125,7 +122,7 @@ def describe_error(exc: BaseException) -> str:  # noqa: C901 - a flat table of c
             return "the model did not answer in time; try again, or check the server"
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted; nothing was saved"
-    text = _one_line(str(exc), 250)
+    text = one_line(str(exc), 250)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -138,5 +135,5 @@ def _connection_reason(exc: BaseException) -> str:
             return "connection refused"
         if re.search(r"Name or service not known|nodename nor servname|getaddrinfo", text, re.I):
             return "host not found"
-    first = _one_line(getattr(exc, "message", None) or str(exc), 120)
+    first = one_line(getattr(exc, "message", None) or str(exc), 120)
     return first or "connection failed"

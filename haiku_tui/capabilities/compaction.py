@@ -18,6 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import EvidenceStateMissing
 from haiku_tui.capabilities.evidence import discover, question_in_progress, source_label
+from haiku_tui.text import one_line
 
 COMPACTION_ID = "haiku-tui-compaction"
 
@@ -51,18 +52,13 @@ def build_capsule(state: dict[str, Any], boundary: int) -> str | None:
         return None
     blocks = [CAPSULE_HEADER]
     for q in sorted(set(owner.values()), reverse=True):
-        blocks.append(f"[Cited for the earlier question: {_one_line(prompts.get(q, ''))}]")
+        blocks.append(f"[Cited for the earlier question: {one_line(prompts.get(q, ''), 120)}]")
         for chunk_id in sorted(c for c, owned_by in owner.items() if owned_by == q):
             entry = ledger.citation_for(state, chunk_id)
             if entry is None:
                 raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
             blocks.append(f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}\n{entry['text']}")
     return "\n\n".join(blocks)
-
-
-def _one_line(text: str, limit: int = 120) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def evidence_returns(messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str]) -> list[tuple[int, int]]:

@@ -23,6 +23,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from haiku_tui.text import one_line
+
 HostFunction = Callable[..., Awaitable[Any]]
 FailureKind = Literal[
     "syntax", "error", "timeout", "memory", "output", "recursion", "host_calls", "crashed", "cancelled"
@@ -248,7 +250,7 @@ def _classify(pm: Any, error: Exception, output: _Output, limits: SandboxLimits)
     if isinstance(error, pm.MontyCrashedError):
         if getattr(error, "timed_out", False):
             return "timeout", f"Time limit exceeded: the program ran for more than {limits.timeout:g} seconds."
-        return "crashed", f"The sandbox worker crashed and was replaced: {_one_line(str(error))}"
+        return "crashed", f"The sandbox worker crashed and was replaced: {one_line(str(error), 300)}"
     if isinstance(error, pm.MontySyntaxError):
         return "syntax", _display(error, "traceback")
     short = _display(error, "type-msg")
@@ -277,10 +279,6 @@ def _display(error: Exception, form: str) -> str:
         text = str(error)
     text = text.strip() or type(error).__name__
     return text if len(text) <= MAX_ERROR_CHARS else "…" + text[-(MAX_ERROR_CHARS - 1) :]
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())[:300]
 
 
 # pydantic-monty 1.4 can abort the interpreter when it exits within moments of a pool closing

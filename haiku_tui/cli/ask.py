@@ -6,15 +6,14 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from haiku_tui.text import printable_line, terminal_safe
 from . import CommandError, db_arg, embedder_arg
 
 API_KEY_ENV = "HAIKU_TUI_API_KEY"
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -45,11 +44,6 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--no-compaction", action="store_true", help="send earlier evidence in full instead of compacting it")
     p.add_argument("--json", action="store_true", help="print {answer, citations, status, policy} as JSON (no streaming)")
     p.set_defaults(func=cmd_ask)
-
-
-def clean(text: str) -> str:
-    """Text from documents or models made safe for a terminal (control characters and escapes removed)."""
-    return _CONTROL.sub("", text)
 
 
 # ---- streaming --------------------------------------------------------------------------------
@@ -85,7 +79,7 @@ class AnswerPrinter:
     def _emit(self, text: str) -> None:
         self.printed += text
         if self.out is not None:
-            self.out.write(clean(text))
+            self.out.write(terminal_safe(text))
             self.out.flush()
 
     def finish(self) -> None:
@@ -135,7 +129,7 @@ def source_line(entry: dict[str, Any]) -> str:
         label += f" (p. {pages[0]}–{pages[-1]})" if len(pages) > 1 and pages[0] != pages[-1] else f" (p. {pages[0]})"
     path = entry.get("path")
     text = f"[{entry['index']}] {label}" + (f" — {path}" if path else "")
-    return " ".join(clean(text).split())
+    return printable_line(text)
 
 
 def report(state: dict[str, Any], messages: list[Any], *, compaction: bool, answer: str) -> dict[str, Any]:
@@ -276,5 +270,5 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if data["policy"] == "violation":
         print("haiku-tui: note: this answer did not declare what grounds it", file=sys.stderr)
     if session is not None:
-        print(f"\n(session {session.id}: {clean(session.title)})", file=sys.stderr)
+        print(f"\n(session {session.id}: {terminal_safe(session.title)})", file=sys.stderr)
     return 0

@@ -8,9 +8,9 @@ import re
 import sys
 from typing import Any
 
+from haiku_tui.text import printable_line
 from . import CommandError, db_arg, embedder_arg
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -63,17 +63,8 @@ def _open(args: argparse.Namespace, *, create: bool) -> Any:
     return KnowledgeBase.open(db_arg(args), embedder=embedder_arg(args), create=create)
 
 
-def clean(text: str) -> str:
-    """Document text made safe for a terminal: control characters and escapes removed."""
-    return _CONTROL.sub("", text)
-
-
-def one_line(text: str) -> str:
-    return " ".join(clean(text).split())
-
-
 def snippet(text: str, query: str, width: int = 220) -> str:
-    flat = one_line(text)
+    flat = printable_line(text)
     if len(flat) <= width:
         return flat
     words = [w.lower() for w in re.findall(r"\w{3,}", query)]
@@ -164,7 +155,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             f"({(len(report.added) + len(report.replaced)) / secs:.1f} files/s, {report.chunks / secs:.0f} chunks/s)"
         )
         for failure in report.failed:
-            print(f"  failed: {one_line(failure.path)}: {one_line(failure.reason)}")
+            print(f"  failed: {printable_line(failure.path)}: {printable_line(failure.reason)}")
         print(f"knowledge base: {kb.uri}")
     return 1 if report.failed and not (report.added or report.replaced or report.skipped) else 0
 
@@ -179,7 +170,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"no documents in {kb.uri}; add some with `haiku-tui add PATH…`")
         return 0
     for d in docs:
-        print(f"{d.id}  {d.chunks:5d} chunks  {d.updated_at:%Y-%m-%d %H:%M}  {one_line(d.title)}  ({one_line(d.path)})")
+        print(f"{d.id}  {d.chunks:5d} chunks  {d.updated_at:%Y-%m-%d %H:%M}  {printable_line(d.title)}  ({printable_line(d.path)})")
     print(f"{len(docs)} documents, {sum(d.chunks for d in docs)} chunks")
     return 0
 
@@ -192,7 +183,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
         if rec is None:
             missing.append(target)
         else:
-            print(f"deleted {rec.id}  {one_line(rec.title)}  ({one_line(rec.path)})")
+            print(f"deleted {rec.id}  {printable_line(rec.title)}  ({printable_line(rec.path)})")
     if missing:
         raise CommandError("no such document: " + ", ".join(missing) + " (see `haiku-tui list`)")
     return 0
@@ -212,7 +203,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     for h in hits:
         pages = f"  p. {', '.join(map(str, h.pages))}" if h.pages else ""
-        print(f"{h.rank:2d}. {h.score:7.3f}  {one_line(h.label())}{pages}  [{h.chunk_id}]")
+        print(f"{h.rank:2d}. {h.score:7.3f}  {printable_line(h.label())}{pages}  [{h.chunk_id}]")
         print(f"    {snippet(h.text, query)}")
     return 0
 

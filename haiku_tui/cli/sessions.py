@@ -10,27 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-_CONTROL = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (title, hyperlink …)
-    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor …)
-    r"|\x1b[@-_]"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
-)
-
-
-def _safe(text: str) -> str:
-    """Text from sessions as plain text: no terminal escapes or control characters (newlines and tabs kept)."""
-    return _CONTROL.sub("", text)
-
-
-def _line(text: str) -> str:
-    return " ".join(_safe(text).split())
+from haiku_tui.text import printable_line, terminal_safe
 
 
 def _store(args: argparse.Namespace):
@@ -54,7 +39,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         return 0
     print(f"{'ID':<12}  {'UPDATED':<16}  {'QUESTIONS':>9}  {'CITATIONS':>9}  TITLE")
     for row in rows:
-        title = _line(row.title) + ("" if row.supported else "  (newer haiku-tui)")
+        title = printable_line(row.title) + ("" if row.supported else "  (newer haiku-tui)")
         print(f"{row.id:<12}  {_when(row.updated_at):<16}  {row.questions:>9}  {row.citations:>9}  {title}")
     return 0
 
@@ -67,15 +52,15 @@ def _cmd_search(args: argparse.Namespace) -> int:
         print(f"No session matches {query!r}.")
         return 0
     for hit in hits:
-        print(f"{hit.session.id:<12}  {_when(hit.session.updated_at):<16}  {_line(hit.session.title)}")
-        print(f"    {_line(hit.snippet)}")
+        print(f"{hit.session.id:<12}  {_when(hit.session.updated_at):<16}  {printable_line(hit.session.title)}")
+        print(f"    {printable_line(hit.snippet)}")
     return 0
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
     with _store(args) as store:
         text = store.export_markdown(args.id)
-    sys.stdout.write(_safe(text))
+    sys.stdout.write(terminal_safe(text))
     return 0
 
 
@@ -83,7 +68,7 @@ def _cmd_rename(args: argparse.Namespace) -> int:
     with _store(args) as store:
         session_id = store.resolve(args.id)
         title = store.rename(session_id, " ".join(args.title))
-    print(f"Renamed session {session_id} to {_line(title)!r}.")
+    print(f"Renamed session {session_id} to {printable_line(title)!r}.")
     return 0
 
 
@@ -95,7 +80,7 @@ def _cmd_delete(args: argparse.Namespace) -> int:
         title = next((row.title for row in store.list() if row.id == session_id), "")
         if not store.delete(session_id):
             raise SessionNotFound(f"no session {session_id!r}")
-    print(f"Deleted session {session_id} ({_line(title)}).")
+    print(f"Deleted session {session_id} ({printable_line(title)}).")
     return 0
 
 
@@ -119,7 +104,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         _write_atomic(Path(args.output).expanduser(), text)
         print(f"Exported session {session_id} as {args.format} to {args.output}.", file=sys.stderr)
     else:
-        sys.stdout.write(_safe(text) if sys.stdout.isatty() else text)
+        sys.stdout.write(terminal_safe(text) if sys.stdout.isatty() else text)
     return 0
 
 
@@ -128,7 +113,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.file == "-" else source.read_text(encoding="utf-8")
     with _store(args) as store:
         session = store.import_json(text, keep_id=args.keep_id)
-    print(f"Imported session {session.id}: {_line(session.title)}")
+    print(f"Imported session {session.id}: {printable_line(session.title)}")
     return 0
 
 
@@ -142,7 +127,7 @@ def _guarded(handler: Any) -> Any:
             return handler(args)
         except (SessionError, OSError, ValueError, UnicodeDecodeError) as error:
             message = str(error) or type(error).__name__
-            print(f"haiku-tui: error: {_line(message)}", file=sys.stderr)
+            print(f"haiku-tui: error: {printable_line(message)}", file=sys.stderr)
             return 1
 
     run.__name__ = handler.__name__

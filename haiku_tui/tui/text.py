@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from haiku_tui.text import one_line as plain_one_line
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 _CITE = re.compile(r"(?<!\\)\[(\d{1,4})\](?![(:])")
 _PARTIAL_CITE = re.compile(r"\[\d{0,4}$")
@@ -39,10 +41,7 @@ def clean(text: object) -> str:
 
 def one_line(text: object, limit: int | None = None) -> str:
     """:func:`clean` text on one line (whitespace collapsed), cut to ``limit`` characters with ``…``."""
-    value = " ".join(clean(text).split())
-    if limit is not None and len(value) > limit:
-        value = value[: max(0, limit - 1)].rstrip() + "…"
-    return value
+    return plain_one_line(clean(text), limit)
 
 
 def cite_href(number: int) -> str:
