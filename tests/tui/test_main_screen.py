@@ -619,3 +619,46 @@ async def test_deleting_the_open_session_starts_a_new_one(small_kb):
         assert app.session.id != doomed and not app.turn_log.turns
         await ask(pilot, "how do I brew green tea")
         assert app.store.load(app.session.id).question_count == 1
+
+
+def analysis_model():
+    """Loads the analysis capability, counts documents in the sandbox, cites what the code printed."""
+    import json
+    import re
+
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    from haiku_tui.capabilities.analysis import ANALYSIS_ID
+
+    program = (
+        "docs = await list_documents()\n"
+        "tea = await get_document(docs[-1]['id'])\n"
+        "print(len(docs), 'documents')\n"
+        "print(tea['chunks'][0]['chunk_id'])"
+    )
+
+    async def stream(messages, info):
+        returns = {p.tool_name: str(p.content) for p in messages[-1].parts if getattr(p, "part_kind", "") == "tool-return"}
+        if "analysis_cite" in returns:
+            yield "There are 4 documents [1]."
+        elif "analysis_execute_code" in returns:
+            chunk = re.findall(r"\b[0-9a-f]{16}\b", returns["analysis_execute_code"])[0]
+            yield {0: DeltaToolCall(name="analysis_cite", json_args=json.dumps({"chunk_ids": [chunk]}), tool_call_id="c3")}
+        elif "load_capability" in returns:
+            yield {0: DeltaToolCall(name="analysis_execute_code", json_args=json.dumps({"code": program}), tool_call_id="c2")}
+        else:
+            yield {0: DeltaToolCall(name="load_capability", json_args=json.dumps({"id": ANALYSIS_ID}), tool_call_id="c1")}
+
+    return FunctionModel(stream_function=stream, model_name="analysis-script")
+
+
+async def test_programs_the_analysis_capability_ran_show_in_the_evidence_pane(small_kb):
+    """With --analysis, the program and its output appear under the question, and its citation counts."""
+    app = make_app(small_kb, model=analysis_model(), analysis=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how many documents are there?")
+        (view,) = app.views
+        assert view.badge == "grounded" and view.citations == (1,)
+        assert [p.success for p in view.programs] == [True] and "4 documents" in view.programs[0].stdout
+        shown = "\n".join(str(app.evidence.get_option_at_index(i).prompt) for i in range(app.evidence.option_count))
+        assert "▶ program" in shown and "print(len(docs), 'documents')" in shown and "4 documents" in shown
