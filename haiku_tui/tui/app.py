@@ -9,6 +9,7 @@ and saved, so Esc (cancel) or a failure leaves the session exactly as it was.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -460,8 +461,6 @@ class HaikuApp(App[None]):
         except (RunCancelled, _Cancelled):
             outcome = "cancelled"
         except BaseException as exc:  # noqa: BLE001 - asyncio.CancelledError included: nothing is committed
-            import asyncio
-
             if isinstance(exc, asyncio.CancelledError):
                 outcome = "cancelled"
             else:
@@ -475,7 +474,7 @@ class HaikuApp(App[None]):
         if outcome == "completed" and result is not None:
             try:
                 session.commit_run(result, deps.state)
-                self.store.save(session)  # type: ignore[union-attr]
+                await asyncio.to_thread(self.store.save, session)  # type: ignore[union-attr]  # big sessions take a while
             except Exception as exc:  # noqa: BLE001
                 outcome = "failed"
                 self.last_error = f"could not save the session: {one_line(str(exc), 200)}"
