@@ -29,17 +29,19 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
         "-m",
+        default=argparse.SUPPRESS,  # keeps a --model given before the subcommand
         metavar="MODEL",
         help="Pydantic AI model string, e.g. openai:gpt-5, anthropic:claude-sonnet-4-5, ollama:llama3.2 "
         "(default: $HAIKU_TUI_MODEL, config file, else extractive)",
     )
     p.add_argument(
         "--base-url",
+        default=argparse.SUPPRESS,
         metavar="URL",
         help=f"an OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama), e.g. http://127.0.0.1:8080/v1; "
         f"its key, if any, from ${API_KEY_ENV}",
     )
-    p.add_argument("--session", "-s", metavar="NAME", help="continue a saved session (id, id prefix or title); created if new")
+    p.add_argument("--session", "-s", default=argparse.SUPPRESS, metavar="NAME", help="continue a saved session (id, id prefix or title); created if new")
     p.add_argument("--no-policy", action="store_true", help="do not enforce the citation policy")
     p.add_argument("--no-compaction", action="store_true", help="send earlier evidence in full instead of compacting it")
     p.add_argument("--json", action="store_true", help="print {answer, citations, status, policy} as JSON (no streaming)")
@@ -199,7 +201,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise CommandError("the question is empty")
 
     store = session = None
-    if args.session:
+    if getattr(args, "session", None):
         from haiku_tui.sessions import SessionError, SessionStore
 
         try:
@@ -210,8 +212,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     try:
         db = db_arg(args) or (session.db if session is not None else None)
-        model_name = args.model or (session.model if session is not None else None)
-        choice = choose_model(model_name, args.base_url)
+        model_name = getattr(args, "model", None) or (session.model if session is not None else None)
+        choice = choose_model(model_name, getattr(args, "base_url", None))
         config = AgentConfig(
             model=choice.name,
             base_url=choice.base_url,
@@ -244,7 +246,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
         try:
             session.commit_run(result, deps.state)
-            if args.model or session.model is None:
+            if getattr(args, "model", None) or session.model is None:
                 session.model = choice.name
             if session.db is None:
                 from haiku_tui.locations import resolve_db

@@ -90,3 +90,13 @@ def test_a_long_session_does_not_hit_the_usage_limit_of_one_run():
     earlier = Conversation(messages=[], usage=RunUsage(requests=400))
     assert run_limits(earlier).request_limit == 450
     assert run_limits(None).request_limit == 50
+
+
+def test_a_model_given_before_the_subcommand_is_used(kb_path, capsys):
+    """`haiku-tui --model X ask …` and `haiku-tui ask --model X …` mean the same."""
+    from haiku_tui.cli import main
+
+    db = ["--db", str(kb_path)]
+    for argv in ([*db, "--model", "openai:gpt-5", "ask", "hi"], ["ask", *db, "--model", "openai:gpt-5", "hi"]):
+        assert main(argv) == 1
+        assert "openai:gpt-5 needs OPENAI_API_KEY" in capsys.readouterr().err
