@@ -60,6 +60,10 @@ MAIN_ONLY_ACTIONS = frozenset(
 """Model requests one question may make (the conversation's earlier usage is not counted)."""
 
 
+DRAWN_AT_ONCE = 12
+"""Turns of a reopened session drawn before it is shown; older ones are drawn just after."""
+
+
 class StatusBar(Static):
     """Model · database · document filter · size of the last request and what compaction saved."""
 
@@ -346,12 +350,27 @@ class HaikuApp(App[None]):
                 await welcome.remove()
             turns = [Turn(view.prompt, number=view.number, question=view.question) for view in self.views]
             await log.mount_all(turns)
-            for turn, view in zip(turns, self.views, strict=True):
+            pairs = list(zip(turns, self.views, strict=True))
+            for turn, view in pairs[-DRAWN_AT_ONCE:]:
                 await turn.show_view(view, ids, reviews.get(str(view.question), {}), steps=True)
             log.selected_index = len(turns) - 1
             log.scroll_end(animate=False)
+            if len(pairs) > DRAWN_AT_ONCE:
+                log.anchor()  # older turns fill in above without moving the view
+                self.draw_older_turns(pairs[:-DRAWN_AT_ONCE], ids, reviews)
         self.refresh_panes(self.views)
         self.sub_title = self.session.title
+
+    @work(exclusive=True, group="draw-turns", name="draw older turns")
+    async def draw_older_turns(
+        self, pairs: list[tuple[Turn, QuestionView]], ids: Any, reviews: dict[str, dict[str, str]]
+    ) -> None:
+        """Draw a reopened session's older turns, newest first, a few at a time (the app stays responsive)."""
+        for turn, view in reversed(pairs):
+            if not turn.is_attached:
+                return  # another session was opened meanwhile
+            await turn.show_view(view, ids, reviews.get(str(view.question), {}), steps=True)
+            await asyncio.sleep(0)
 
     def update_status(self) -> None:
         from haiku_tui.agent import model_label

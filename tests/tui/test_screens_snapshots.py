@@ -37,10 +37,15 @@ def no_blink(app) -> None:
 async def settle(pilot) -> None:
     """Wait for workers, then let the tables measure their new rows (DataTable sizes columns on idle:
     a modal pushed before that would cover a table still drawn with header-wide columns)."""
+    from textual.widgets import DataTable
+
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
-    for _ in range(3):
+    for _ in range(200):  # up to ~4 s on a loaded machine
         await pilot.pause(0.02)
+        tables = pilot.app.screen.query(DataTable)
+        if not any(t._require_update_dimensions or t._new_rows for t in tables):  # sized on idle
+            break
     no_blink(pilot.app)
     await pilot.pause()
 
