@@ -417,17 +417,6 @@ class SessionStore:
             session.rename(title)
         return session
 
-    def create(
-        self,
-        *,
-        title: str | None = None,
-        model: str | None = None,
-        db: str | None = None,
-        app_data: dict[str, Any] | None = None,
-    ) -> Session:
-        """A new session, saved right away."""
-        return self.save(self.new(title=title, model=model, db=db, app_data=app_data))
-
     def save(self, session: Session) -> Session:
         """Write the session's committed conversation, state, app data and metadata in one transaction.
 

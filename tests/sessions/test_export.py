@@ -108,7 +108,7 @@ def test_import_refuses_bad_files_without_change(store):
         store.import_json("{nope")
     with pytest.raises(SessionCorrupt, match="not a haiku-tui session"):
         store.import_json(json.dumps({"format": "something-else", "schema_version": 1}))
-    good = json.loads(store.export_json(store.create().id))
+    good = json.loads(store.export_json(store.save(store.new()).id))
     with pytest.raises(UnsupportedSchema, match="version 2.*nothing was changed"):
         store.import_json(json.dumps({**good, "schema_version": 2}))
     with pytest.raises(UnsupportedSchema):

@@ -66,7 +66,7 @@ def test_default_location_and_wal(store, _isolated_data_dir):
 
 
 def test_create_list_open_rename_delete(store):
-    empty = store.create(model="openai:gpt-4o")
+    empty = store.save(store.new(model="openai:gpt-4o"))
     older = committed(store, ("What is WAL?", "A journal mode."))
     newer = committed(store, ("Why SQLite?", "It is embedded."), ("And FTS5?", "Full text."))
     listed = store.list()
