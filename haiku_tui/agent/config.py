@@ -29,18 +29,6 @@ class AgentConfig:
     analysis: bool = False
     preamble: str = PREAMBLE
 
-    def public(self) -> dict[str, Any]:
-        """The configuration as safe to save or show (no API key)."""
-        return {
-            "model": self.model,
-            "base_url": self.base_url,
-            "db": self.db,
-            "defer_loading": self.defer_loading,
-            "compaction": self.compaction,
-            "policy": self.policy,
-            "analysis": self.analysis,
-        }
-
 
 def build_agent(
     config: AgentConfig | None = None, *, kb: KnowledgeBase | None = None, model: Model | None = None

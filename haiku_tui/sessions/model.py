@@ -228,13 +228,6 @@ class Session:
 
     # -- citation review marks (app data) ------------------------------------------------------------------
 
-    def review(self, question: int, chunk_id: str) -> str | None:
-        """The review mark of one citation of one question, or ``None``."""
-        reviews = self.app_data.get("reviews")
-        marks = reviews.get(str(question)) if isinstance(reviews, dict) else None
-        mark = marks.get(chunk_id) if isinstance(marks, dict) else None
-        return mark if mark in REVIEW_MARKS else None
-
     def set_review(self, question: int, chunk_id: str, mark: str | None) -> None:
         """Mark a citation ``supports`` / ``does_not_support`` / ``unsure`` (``None`` clears the mark)."""
         if mark is not None and mark not in REVIEW_MARKS:

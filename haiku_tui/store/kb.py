@@ -114,7 +114,6 @@ class KnowledgeBase:
         self.embedder = embedder
         self._tables: dict[str, Any] = {}
         self._docmap_cache: tuple[int, dict[str, tuple[str, str, str]]] | None = None
-        self._settings_cache: dict[str, str] | None = None
         self._headings_column: dict[int, bool] = {}
 
     # ------------------------------------------------------------------ opening
@@ -150,7 +149,6 @@ class KnowledgeBase:
     def close(self) -> None:
         self._tables.clear()
         self._docmap_cache = None
-        self._settings_cache = None
 
     def __enter__(self) -> KnowledgeBase:
         return self

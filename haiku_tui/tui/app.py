@@ -140,7 +140,6 @@ class HaikuApp(App[None]):
             agent_config = AgentConfig()
         self.agent_config = agent_config
         self.store: SessionStore | None = store
-        self._owns_store = store is None
         self.session_id = session_id
         self.kb: KnowledgeBase | None = kb
         self._owns_kb = kb is None
