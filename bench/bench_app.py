@@ -6,7 +6,10 @@
   until the first screen is composed and painted (wall time of the whole process up to that point,
   including interpreter start and imports);
 - *keystroke → first token*: in one running app, the time from pressing Enter on a question to
-  the conversation showing the first streamed answer text (search, cite and the first chunk).
+  the conversation showing the first streamed answer text (search, cite and the first chunk);
+- *long sessions* (``--long 100 200``): reopening a saved session of N questions — time until the
+  last answer is on screen and until every turn is drawn — then scrolling a page and selecting
+  the previous answer with ↑.
 """
 
 from __future__ import annotations
@@ -80,9 +83,52 @@ async def first_token_times(db: str) -> list[float]:
     return times
 
 
+async def long_session(db: str, questions: int) -> dict[str, float]:
+    """Reopen a saved session of ``questions`` extractive answers and time drawing and scrolling it."""
+    from haiku_tui.agent import AgentConfig, build_agent, run_limits
+    from haiku_tui.sessions import SessionStore
+    from haiku_tui.store import KnowledgeBase
+    from haiku_tui.tui.app import HaikuApp
+    from haiku_tui.tui.main.conversation import Turn
+
+    kb = KnowledgeBase.open(db)
+    agent = build_agent(AgentConfig(db=db), kb=kb)
+    store = SessionStore()
+    session = store.new(model="extractive")
+    for i in range(questions):
+        deps = session.deps()
+        conversation = session.conversation
+        result = await agent.run(QUESTIONS[i % len(QUESTIONS)], deps=deps, conversation=conversation, usage_limits=run_limits(conversation))
+        session.commit_run(result, deps.state)
+    store.save(session)
+    app = HaikuApp(AgentConfig(model="extractive", db=db), store=store, session_id=session.id, kb=kb)
+    t0 = time.perf_counter()
+    async with app.run_test(size=(140, 40)) as pilot:
+        while not (len(app.query(Turn)) == questions and app.query(Turn).last().has_answer):
+            await pilot.pause(0.01)
+        last = time.perf_counter() - t0
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        everything = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        for _ in range(10):
+            app.turn_log.scroll_page_up(animate=False)
+            await pilot.pause()
+        page = (time.perf_counter() - t1) / 10
+        app.turn_log.focus_selected()
+        await pilot.pause()
+        t2 = time.perf_counter()
+        for _ in range(10):
+            await pilot.press("up")
+        await pilot.pause()
+        select = (time.perf_counter() - t2) / 10
+    return {"last": last, "all": everything, "page": page, "select": select}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--long", type=int, nargs="*", default=[], metavar="N", help="also time sessions of N questions")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HAIKU_TUI_DATA_DIR"] = str(Path(tmp) / "data")
@@ -93,10 +139,16 @@ def main() -> None:
         KnowledgeBase.open(db).add([ROOT / "haiku_tui" / "guide"])
         launch = launch_times(db, args.runs, env)
         first = asyncio.run(first_token_times(db))
+        long = {n: asyncio.run(long_session(db, n)) for n in args.long}
     print("| measure | runs | median | min | max |")
     print("|---|---:|---:|---:|---:|")
     for name, values in (("launch → first frame (s)", launch), ("keystroke → first token (s)", first)):
         print(f"| {name} | {len(values)} | {statistics.median(values):.3f} | {min(values):.3f} | {max(values):.3f} |")
+    if long:
+        print("\n| questions | last answer drawn (s) | every turn drawn (s) | page scroll (s) | ↑ select (s) |")
+        print("|---:|---:|---:|---:|---:|")
+        for n, t in long.items():
+            print(f"| {n} | {t['last']:.2f} | {t['all']:.2f} | {t['page']:.3f} | {t['select']:.3f} |")
 
 
 if __name__ == "__main__":
