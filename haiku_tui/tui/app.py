@@ -24,7 +24,7 @@ from textual.widgets import Footer, Header, Static
 
 from haiku_tui import locations
 from haiku_tui.tui.main.commands import HaikuCommands
-from haiku_tui.tui.main.conversation import ConversationPane, Turn, TurnLog
+from haiku_tui.tui.main.conversation import AnswerCursor, ConversationPane, Turn, TurnLog
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
 from haiku_tui.tui.main.modals import ChunkScreen, ChunkText, HelpScreen, ReviewItem, ReviewScreen
 from haiku_tui.tui.main.prompt import PromptArea
@@ -292,7 +292,7 @@ class HaikuApp(App[None]):
             self.theme = theme
 
     def _save_theme(self, theme: Any) -> None:
-        self.conversation._sync_focus()
+        self.conversation._sync_focus(force=True)
         settings = self._settings()
         settings["theme"] = getattr(theme, "name", str(theme))
         try:
@@ -746,7 +746,7 @@ class HaikuApp(App[None]):
         if isinstance(pane, ConversationPane) or pane is None:
             title = "Conversation"
             sections.append(("Question box", _binding_rows(PromptArea)))
-            sections.append(("Answers (Tab from the question box, or click)", _binding_rows(TurnLog)))
+            sections.append(("Answers (Shift+Tab from the question box, or click)", _binding_rows(AnswerCursor)))
         elif isinstance(pane, EvidencePane):
             title = "Live evidence"
             rows = [("↑ ↓", "Move between chunks")] + _binding_rows(EvidencePane)

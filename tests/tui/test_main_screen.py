@@ -170,7 +170,7 @@ async def test_number_key_on_selected_answer_jumps_to_citation(small_kb):
         app.turn_log.focus_selected()
         await pilot.press("7")  # no such citation: a warning, focus stays
         await settle(pilot)
-        assert app.focused is app.turn_log.selected_turn
+        assert app.focused is app.turn_log.cursor and app.turn_log.selected_turn.has_class("-active")
 
 
 async def test_toggle_cited_only(small_kb):
@@ -445,7 +445,7 @@ async def test_policy_log_enter_selects_that_answer(small_kb):
         app.policy_log.highlighted = 0
         await pilot.press("enter")
         await settle(pilot)
-        assert app.focused is app.turn_log.selected_turn and app.turn_log.selected_turn.number == 1
+        assert app.focused is app.turn_log.cursor and app.turn_log.selected_turn.number == 1
 
 
 async def test_help_lists_the_focused_panes_keys(small_kb):
@@ -484,13 +484,13 @@ async def test_command_palette_runs_app_actions(small_kb):
 
 def test_every_binding_has_an_id_and_a_description():
     from haiku_tui.tui.app import HaikuApp
-    from haiku_tui.tui.main.conversation import TurnLog
+    from haiku_tui.tui.main.conversation import AnswerCursor
     from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
     from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
     from haiku_tui.tui.main.prompt import PromptArea
 
     ids = set()
-    for cls in (HaikuApp, TurnLog, EvidencePane, PolicyLog, PromptArea, ChunkScreen, ReviewScreen, HelpScreen):
+    for cls in (HaikuApp, AnswerCursor, EvidencePane, PolicyLog, PromptArea, ChunkScreen, ReviewScreen, HelpScreen):
         for binding in cls.__dict__["BINDINGS"]:
             assert isinstance(binding, Binding), (cls, binding)
             assert binding.id and binding.description, (cls, binding)

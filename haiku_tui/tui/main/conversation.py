@@ -154,15 +154,8 @@ class Turn(Vertical):
         self.post_message(self.Selected(self))
 
     def watch_selected(self, selected: bool) -> None:
-        # Only the selected turn is focusable: one tab stop for the whole log, and focusing it restyles
-        # just this turn (focusing a container of 200 turns would restyle all of them).
-        had_focus = self.has_focus
-        self.can_focus = selected
+        # Turns never take the focus (the answer cursor does): selecting restyles just these two turns.
         self.set_class(selected, "-selected")
-        if had_focus and not selected:
-            log = self.parent
-            if isinstance(log, TurnLog):
-                log.call_after_refresh(log.focus_selected)
 
     @on(Markdown.LinkClicked)
     def _link(self, event: Markdown.LinkClicked) -> None:
@@ -269,33 +262,24 @@ class TurnLog(VerticalScroll):
 
     HELP_TITLE = "Conversation"
 
-    BINDINGS = [
-        Binding("up,k", "select(-1)", "Previous answer", id="conversation.previous"),
-        Binding("down,j", "select(1)", "Next answer", id="conversation.next"),
-        Binding("home", "select_first", "First answer", id="conversation.first", show=False),
-        Binding("end", "select_last", "Last answer", id="conversation.last", show=False),
-        Binding("r", "app.review", "Review citations", id="conversation.review"),
-        *[
-            Binding(str(n), f"app.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
-            for n in range(1, 10)
-        ],
-    ]
-
     selected_index: reactive[int] = reactive(-1, init=False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(can_focus=False, **kwargs)
 
     def focus_selected(self) -> bool:
-        """Focus the selected answer (the last one when none is selected)."""
+        """Select an answer (the last one when none is) and give the answer cursor the focus."""
         turn = self.selected_turn
         if turn is None:
             return False
         if not turn.selected:
             self.select_turn(turn)
-        turn.can_focus = True
-        turn.focus()
+        self.cursor.focus()
         return True
+
+    @property
+    def cursor(self) -> AnswerCursor:
+        return self.screen.query_one(AnswerCursor)
 
     @property
     def turns(self) -> list[Turn]:
@@ -316,6 +300,7 @@ class TurnLog(VerticalScroll):
                 turns[index].selected = index == new
         if 0 <= new < len(turns):
             self.scroll_to_widget(turns[new], animate=False, top=True)
+            self.cursor.show(turns[new], len(turns))
 
     def select_turn(self, turn: Turn) -> None:
         turns = self.turns
@@ -343,6 +328,72 @@ class TurnLog(VerticalScroll):
         self.call_after_refresh(self.focus_selected)
 
 
+class AnswerCursor(Static):
+    """The focus target of the answers: one line below the log, carrying their keys.
+
+    The turns themselves never take the focus, so moving between answers restyles only the two
+    turns whose selection changes (a focused turn would restyle its whole answer on every move).
+    """
+
+    HELP_TITLE = "Conversation"
+
+    BINDINGS = [
+        Binding("up,k", "select(-1)", "Previous answer", id="conversation.previous"),
+        Binding("down,j", "select(1)", "Next answer", id="conversation.next"),
+        Binding("home", "select_first", "First answer", id="conversation.first", show=False),
+        Binding("end", "select_last", "Last answer", id="conversation.last", show=False),
+        Binding("r", "app.review", "Review citations", id="conversation.review"),
+        *[
+            Binding(str(n), f"app.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
+            for n in range(1, 10)
+        ],
+    ]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.can_focus = True
+        self._turn: Turn | None = None
+
+    @property
+    def log(self) -> TurnLog:
+        return self.screen.query_one(TurnLog)
+
+    def show(self, turn: Turn, total: int, *, active: bool | None = None) -> None:
+        """Name the selected answer; while the cursor is focused, that answer is marked active."""
+        if self._turn is not None and self._turn is not turn:
+            self._turn.remove_class("-active")
+        self._turn = turn
+        turn.set_class(self.has_focus if active is None else active, "-active")
+        self.update(
+            Content.assemble(
+                (f"answer {turn.number} of {total}", "bold $accent"),
+                ("  ↑↓ select · r review · 1–9 citation · Esc question box", "$text-muted"),
+            )
+        )
+
+    def on_focus(self) -> None:
+        log = self.log
+        turn = log.selected_turn
+        if turn is None:
+            return
+        if not turn.selected:
+            log.select_turn(turn)
+        self.show(turn, len(log.turns), active=True)
+
+    def on_blur(self) -> None:
+        if self._turn is not None:
+            self._turn.remove_class("-active")
+
+    def action_select(self, step: int) -> None:
+        self.log.action_select(step)
+
+    def action_select_first(self) -> None:
+        self.log.action_select_first()
+
+    def action_select_last(self) -> None:
+        self.log.action_select_last()
+
+
 class ConversationPane(Vertical):
     """The conversation pane: the turn log above the question box."""
 
@@ -355,12 +406,18 @@ class ConversationPane(Vertical):
     def on_descendant_blur(self) -> None:
         self.call_after_refresh(self._sync_focus)
 
-    def _sync_focus(self) -> None:
+    def _sync_focus(self, *, force: bool = False) -> None:
         focused = self.screen.focused if self.is_attached else None
-        self._show_focus(focused is not None and self in focused.ancestors)
+        self._show_focus(focused is not None and self in focused.ancestors, force=force)
 
-    def _show_focus(self, inside: bool) -> None:
-        # Inline styles, not a :focus-within rule: that would restyle every turn on each focus change.
+    _inside: bool | None = None
+
+    def _show_focus(self, inside: bool, *, force: bool = False) -> None:
+        # Inline styles, not a :focus-within rule: that would restyle every turn on each focus change;
+        # and only when it changes, since each border change lays the pane out again.
+        if inside == self._inside and not force:
+            return
+        self._inside = inside
         variables = self.app.theme_variables
         colour = variables.get("accent" if inside else "panel-lighten-2", "white")
         self.styles.border = ("round", colour)
@@ -372,6 +429,7 @@ class ConversationPane(Vertical):
     def compose(self):
         with TurnLog(id="turns"):
             yield Static(WELCOME, id="welcome")
+        yield AnswerCursor(id="answer-cursor")
         yield PromptArea(id="prompt")
 
     @property
