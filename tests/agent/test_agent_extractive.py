@@ -5,14 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from pydantic_ai import AgentRunResultEvent
 from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
-    PartDeltaEvent,
-    PartStartEvent,
     TextPart,
-    TextPartDelta,
     ToolCallPart,
     UserPromptPart,
 )
@@ -23,6 +19,7 @@ from haiku_tui.capabilities import Deps
 from haiku_tui.capabilities.ledger import citation_status, cited_ids, violations
 from haiku_tui.capabilities.policy import REDIRECT_TAG
 from haiku_tui.capabilities.views import question_views
+from tests.agent.streaming import stream_run
 
 
 def tool_calls(messages):
@@ -129,18 +126,7 @@ async def test_greeting_after_a_cited_question_obeys_the_redirect(small_kb):
 async def test_streams_text_in_small_chunks(small_kb):
     agent = build_agent(AgentConfig(), kb=small_kb)
     deps = Deps(state={})
-    chunks, tools, result = [], [], None
-    async with agent.run_stream_events("Do solar panels work in winter?", deps=deps) as events:
-        async for event in events:
-            if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
-                chunks.append(event.part.content)
-            elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
-                chunks.append(event.delta.content_delta)
-            elif isinstance(event, PartStartEvent) and isinstance(event.part, ToolCallPart):
-                tools.append(event.part.tool_name)
-            elif isinstance(event, AgentRunResultEvent):
-                result = event.result
-    assert result is not None
+    chunks, tools, result = await stream_run(agent, "Do solar panels work in winter?", deps)
     assert len(chunks) > 5 and "".join(chunks) == result.output
     assert tools == ["load_capability", "rag_search", "rag_cite"]
     assert_grounded_answer(result.output, deps)

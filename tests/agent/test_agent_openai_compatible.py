@@ -9,13 +9,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pydantic_ai.models
 import pytest
-from pydantic_ai import AgentRunResultEvent
-from pydantic_ai.messages import FunctionToolCallEvent, PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
 
 from haiku_tui.agent import AgentConfig, build_agent, describe_error, resolve_model
 from haiku_tui.capabilities import Deps
 from haiku_tui.capabilities.ledger import citation_status, violations
 from haiku_tui.capabilities.rag import RAG_ID
+from tests.agent.streaming import stream_run
 
 ANSWER = ["Steep green tea ", "for two to three minutes ", "[1]."]
 
@@ -129,20 +128,10 @@ async def test_streams_tool_calls_and_text_through_the_agent(server, small_kb):
     model = resolve_model("qwen2.5-7b-instruct", base_url=server.base_url, api_key="local-key")
     agent = build_agent(AgentConfig(model="qwen2.5-7b-instruct", base_url=server.base_url), kb=small_kb, model=model)
     deps = Deps(state={})
-    text, calls, result = [], [], None
-    async with agent.run_stream_events("How long should I steep green tea?", deps=deps) as events:
-        async for event in events:
-            if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
-                text.append(event.part.content)
-            elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
-                text.append(event.delta.content_delta)
-            elif isinstance(event, FunctionToolCallEvent):
-                calls.append((event.part.tool_name, event.part.args_as_dict()))
-            elif isinstance(event, AgentRunResultEvent):
-                result = event.result
+    text, calls, result = await stream_run(agent, "How long should I steep green tea?", deps)
     assert result is not None and result.output == "".join(ANSWER)
     assert text == ANSWER
-    assert [name for name, _ in calls] == ["load_capability", "rag_search", "rag_cite"]
+    assert calls == ["load_capability", "rag_search", "rag_cite"]
     assert citation_status(deps.state, deps.state["rag"]["question"]) == "grounded"
     assert violations(deps.state) == []
     assert all(r["path"] == "/v1/chat/completions" and r["stream"] for r in server.requests)
