@@ -662,3 +662,18 @@ async def test_programs_the_analysis_capability_ran_show_in_the_evidence_pane(sm
         assert [p.success for p in view.programs] == [True] and "4 documents" in view.programs[0].stdout
         shown = "\n".join(str(app.evidence.get_option_at_index(i).prompt) for i in range(app.evidence.option_count))
         assert "▶ program" in shown and "print(len(docs), 'documents')" in shown and "4 documents" in shown
+
+
+async def test_typing_on_the_answers_starts_a_new_question(small_kb):
+    """With the answers focused, their keys work and any other character goes to the question box."""
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await ask(pilot, "how do I brew green tea")
+        app.turn_log.focus_selected()
+        await pilot.press("k")  # an answer key: selects the previous answer
+        await settle(pilot)
+        assert app.focused is app.turn_log.cursor and app.turn_log.selected_turn.number == 1
+        await pilot.press(*"What about black tea")
+        await settle(pilot)
+        assert app.focused is app.prompt and app.prompt.text == "What about black tea"

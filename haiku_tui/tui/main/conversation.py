@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from textual import on
+from textual import events, on
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -383,6 +383,15 @@ class AnswerCursor(Static):
     def on_blur(self) -> None:
         if self._turn is not None:
             self._turn.remove_class("-active")
+
+    def on_key(self, event: events.Key) -> None:
+        """A character that is not one of the answers' keys starts a new question in the question box."""
+        if event.is_printable and event.character and event.key not in self.app.active_bindings:
+            event.stop()
+            event.prevent_default()
+            prompt = self.screen.query_one(PromptArea)
+            prompt.focus()
+            prompt.insert(event.character)
 
     def action_select(self, step: int) -> None:
         self.log.action_select(step)
