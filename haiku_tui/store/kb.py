@@ -13,23 +13,21 @@ Consistency model (what survives Ctrl+C or a kill at any moment):
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import re
-import stat
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from .. import locations
-from .chunking import DEFAULT_TARGET, chunk_blocks
-from .embedding import aembed_query, as_embedder, embed_documents, embed_query, embedder_id
-from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, ParseError, StoreError
-from .parsing import SUPPORTED_SUFFIXES, parse_bytes
-from .records import ChunkRecord, DocumentRecord, IngestFailure, IngestProgress, IngestReport, SearchHit
+from .chunking import DEFAULT_TARGET
+from .embedding import aembed_query, as_embedder, embed_query, embedder_id
+from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError
+from .ingest import Ingest, chunk_id, document_id, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
+from .limits import DEFAULT_MAX_BYTES, IngestLimits
+from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
 
 SCHEMA_VERSION = "1"
 DOCUMENTS = "documents"
@@ -38,8 +36,6 @@ SETTINGS = "settings"
 FTS_COLUMN = "fts"
 HEADINGS_FTS_COLUMN = "fts_headings"
 HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-FLUSH_CHUNKS = 4096  # chunks per write batch
 # How stale an open handle may be about another process's writes (own writes are seen at once).
 READ_CONSISTENCY = timedelta(seconds=1)
 ADD_HINT = "add documents with `haiku-tui add PATH…` (or KnowledgeBase.add)"
@@ -54,26 +50,6 @@ def fts_config() -> Any:
     # English stemming; stop words are kept because questions like "how do I write a *with*
     # statement" hinge on them (BM25's IDF already discounts common words).
     return FTS(stem=True, language="English", remove_stop_words=False, with_position=False, ascii_folding=True)
-
-
-def document_id(path: str | os.PathLike[str]) -> str:
-    """16 hex chars derived from the document's path/URI."""
-    return hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
-
-
-def chunk_id(doc_id: str, content_hash: str, order: int) -> str:
-    """16 hex chars derived from the document id, its content hash and the chunk order."""
-    return hashlib.sha256(f"{doc_id}:{content_hash}:{order}".encode()).hexdigest()[:16]
-
-
-def fts_text(title: str, headings: Sequence[str], text: str) -> str:
-    """The main full-text column: title and heading path plus the chunk text."""
-    return f"{headings_text(title, headings)}\n{text}"
-
-
-def headings_text(title: str, headings: Sequence[str]) -> str:
-    """The second full-text column: title and heading path only (boosted at query time)."""
-    return "\n".join([title, *(h for h in headings if h and h != title)])
 
 
 # Question and filler words dropped from queries (the index keeps every word). Words that are
@@ -144,7 +120,16 @@ class KnowledgeBase:
             raise StoreError(f"cannot open knowledge base at {resolved}: {_one_line(exc)}") from None
         kb = cls(resolved, db, as_embedder(embedder))
         kb._check_embedder()
+        kb._build_missing_indexes()
         return kb
+
+    def _build_missing_indexes(self) -> None:
+        """Build the full-text indexes a kill between writing rows and indexing left unbuilt."""
+        try:
+            if missing_indexes(self):
+                refresh_index(self)
+        except Exception:  # read-only or damaged: search says what to do (see `doctor`)
+            pass
 
     def close(self) -> None:
         self._tables.clear()
@@ -540,290 +525,33 @@ class KnowledgeBase:
         metadata: dict[str, Any] | None = None,
         max_bytes: int = DEFAULT_MAX_BYTES,
         chunk_size: int = DEFAULT_TARGET,
+        limits: IngestLimits | None = None,
     ) -> IngestReport:
         """Ingest files and folders (recursively). Unchanged files are skipped, changed ones replaced.
 
-        Bad files (missing, binary, undecodable, empty, too large, unsupported, PDF without text)
-        land in ``report.failed`` with a one-line reason; the rest of the batch is ingested.
+        Bad files (missing, binary, undecodable, empty, too large or slow, unsupported, PDF without
+        text) land in ``report.failed`` with a one-line reason, folder entries not ingested in
+        ``report.passed_over``; the rest of the batch is ingested.
         """
-        started = time.perf_counter()
-        recorded, _ = self.recorded_embedder()
-        if recorded and self.embedder is None:
-            raise EmbedderMismatch(
-                f"knowledge base {self.uri} was built with embedder {recorded!r}; configure it "
-                f"(--embedder {recorded}) to add documents"
-            )
-        report = IngestReport()
-        files, failures = discover(paths)
-        report.failed.extend(failures)
-        report.files = len(files) + len(failures)
-        self.repair()
-        existing = {d.id: d for d in self.documents()}
-        batch = _Batch()
-        files_done = 0
+        limits = limits or IngestLimits.from_env(max_bytes)
+        job = Ingest(self, on_progress=on_progress, metadata=metadata, limits=limits, chunk_size=chunk_size)
+        return job.run(paths)
 
-        def progress(path: str | None) -> None:
-            if on_progress is not None:
-                on_progress(
-                    IngestProgress(
-                        files_total=len(files),
-                        files_done=files_done,
-                        chunks_done=report.chunks + batch.chunk_count,  # chunked so far (written or queued)
-                        path=path,
-                        elapsed=time.perf_counter() - started,
-                        added=len(report.added),
-                        replaced=len(report.replaced),
-                        skipped=len(report.skipped),
-                        failed=len(report.failed),
-                    )
-                )
-
-        wrote = False
-        for path in files:
-            try:
-                prepared = self._prepare_file(path, existing, metadata, max_bytes, chunk_size)
-            except (ParseError, _FileProblem) as exc:
-                report.failed.append(IngestFailure(str(path), str(exc)))
-                prepared = None
-            if prepared == "skip":
-                report.skipped.append(str(path))
-            elif prepared is not None:
-                batch.add(*prepared)
-            files_done += 1
-            if batch.chunk_count >= FLUSH_CHUNKS:
-                wrote |= self._flush(batch, existing, report)
-                batch = _Batch()
-            progress(str(path))
-        if batch.docs:
-            wrote |= self._flush(batch, existing, report)
-            batch = _Batch()
-        if wrote:
-            self._refresh_index()
-        report.seconds = time.perf_counter() - started
-        progress(None)
-        return report
-
-    def _prepare_file(
+    def sync(
         self,
-        path: Path,
-        existing: dict[str, DocumentRecord],
-        extra_metadata: dict[str, Any] | None,
-        max_bytes: int,
-        chunk_size: int,
-    ) -> Any:
-        try:
-            st = path.stat()
-            if not stat.S_ISREG(st.st_mode):
-                raise _FileProblem("not a regular file")
-            if st.st_size > max_bytes:
-                raise _FileProblem(f"file too large ({_mb(st.st_size)} > {_mb(max_bytes)} limit)")
-            with open(path, "rb") as fh:
-                data = fh.read(max_bytes + 1)
-        except FileNotFoundError:
-            raise _FileProblem("file disappeared before it could be read") from None
-        except PermissionError:
-            raise _FileProblem("permission denied") from None
-        except IsADirectoryError:
-            raise _FileProblem("is a directory") from None
-        except OSError as exc:
-            raise _FileProblem(f"cannot read file ({exc.strerror or exc})") from None
-        if len(data) > max_bytes:
-            raise _FileProblem(f"file too large (> {_mb(max_bytes)} limit)")
-        content_hash = hashlib.sha256(data).hexdigest()
-        doc_id = document_id(str(path))
-        old = existing.get(doc_id)
-        if old is not None and old.content_hash == content_hash:
-            return "skip"
-        parsed = parse_bytes(path, data)
-        chunks = chunk_blocks(parsed.blocks, target=chunk_size)
-        if not chunks:
-            raise ParseError("no text found")
-        now = _now()
-        meta: dict[str, Any] = {
-            "source_type": parsed.source_type,
-            "size_bytes": len(data),
-            "modified": datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat(timespec="seconds"),
-        }
-        meta.update(parsed.metadata)
-        if extra_metadata:
-            meta.update(extra_metadata)
-        doc_row = {
-            "id": doc_id,
-            "path": str(path),
-            "title": parsed.title,
-            "content_hash": content_hash,
-            "metadata": json.dumps(meta, sort_keys=True, default=str),
-            "chunks": len(chunks),
-            "created_at": old.created_at if old is not None else now,
-            "updated_at": now,
-        }
-        chunk_rows = [
-            {
-                "id": chunk_id(doc_id, content_hash, order),
-                "document_id": doc_id,
-                "content_hash": content_hash,
-                "position": order,
-                "text": c.text,
-                "headings": list(c.headings),
-                "pages": list(c.pages),
-                FTS_COLUMN: fts_text(parsed.title, c.headings, c.text),
-                HEADINGS_FTS_COLUMN: headings_text(parsed.title, c.headings),
-            }
-            for order, c in enumerate(chunks)
-        ]
-        return doc_row, chunk_rows
-
-    def _flush(self, batch: _Batch, existing: dict[str, DocumentRecord], report: IngestReport) -> bool:
-        import pyarrow as pa
-
-        try:
-            vectors = None
-            dimension = None
-            if self.embedder is not None:
-                vectors = embed_documents(self.embedder, [r["text"] for r in batch.chunks])
-                dimension = len(vectors[0]) if vectors else None
-                self._ensure_embedder_settings(dimension)
-            chunks = self._ensure_chunks_table(dimension)
-            docs = self._ensure_docs_table()
-            if batch.chunks:
-                columns = {name: [r[name] for r in batch.chunks] for name in _CHUNK_COLUMNS + _FTS_COLUMNS}
-                if vectors is not None:
-                    columns["vector"] = vectors
-                chunks.add(pa.Table.from_pydict(columns, schema=chunks.schema))
-            doc_table = pa.Table.from_pylist(batch.docs, schema=self._docs_schema())
-            docs.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(doc_table)
-        except EmbedderMismatch:
-            raise
-        except Exception as exc:
-            reason = f"write failed: {_one_line(exc)[:200]}"
-            report.failed.extend(IngestFailure(d["path"], reason) for d in batch.docs)
-            return False
-        replaced = [d for d in batch.docs if d["id"] in existing]
-        if replaced:
-            for start in range(0, len(replaced), 100):
-                part = replaced[start : start + 100]
-                chunks.delete(
-                    " OR ".join(f"(document_id = '{d['id']}' AND content_hash != '{d['content_hash']}')" for d in part)
-                )
-        for d in batch.docs:
-            rec = _doc_record(d)
-            (report.replaced if d["id"] in existing else report.added).append(rec)
-            existing[d["id"]] = rec
-        report.chunks += len(batch.chunks)
-        return True
-
-    def _ensure_embedder_settings(self, dimension: int | None) -> None:
-        name = embedder_id(self.embedder)
-        recorded, recorded_dim = self.recorded_embedder()
-        if recorded and recorded_dim and dimension and recorded_dim != dimension:
-            raise EmbedderMismatch(
-                f"embedder {name!r} returned {dimension}-dim vectors but knowledge base {self.uri} holds "
-                f"{recorded_dim}-dim vectors; use the original embedder settings or build a new knowledge base with --db"
-            )
-        if not recorded or not recorded_dim:
-            self._write_settings({"schema_version": SCHEMA_VERSION, "embedder": name, "dimension": str(dimension)})
-
-    def _ensure_docs_table(self) -> Any:
-        docs = self._table(DOCUMENTS)
-        if docs is None:
-            docs = self._db.create_table(DOCUMENTS, schema=self._docs_schema(), exist_ok=True)
-            self._tables[DOCUMENTS] = docs
-        return docs
-
-    def _ensure_chunks_table(self, dimension: int | None) -> Any:
-        chunks = self._table(CHUNKS)
-        if chunks is not None:
-            has_vector = "vector" in chunks.schema.names
-            if has_vector == bool(dimension):
-                return chunks
-            if self._doc_count() == 0:
-                self._db.drop_table(CHUNKS)
-                self._tables.pop(CHUNKS, None)
-            else:
-                raise EmbedderMismatch(
-                    f"knowledge base {self.uri} was built "
-                    + ("with" if has_vector else "without")
-                    + " an embedder; build a new knowledge base with --db"
-                )
-        if not self._settings():
-            self._write_settings({"schema_version": SCHEMA_VERSION})
-        chunks = self._db.create_table(CHUNKS, schema=self._chunks_schema(dimension), exist_ok=True)
-        self._tables[CHUNKS] = chunks
-        return chunks
-
-    def _refresh_index(self) -> None:
-        """Make new rows part of the full-text index (build it the first time, then fold in)."""
-        chunks = self._table(CHUNKS)
-        if chunks is None:
-            return
-        indexed = {c for i in chunks.list_indices() for c in i.columns}
-        missing = [c for c in _FTS_COLUMNS if c not in indexed]
-        for column in missing:
-            chunks.create_index(column, config=fts_config())
-        if len(missing) < len(_FTS_COLUMNS):
-            chunks.optimize()  # folds new rows into the existing indexes (and compacts files)
-        docs = self._table(DOCUMENTS)
-        if docs is not None and len(docs.list_versions()) > 64:
-            docs.optimize()
-
-
-class _FileProblem(Exception):
-    pass
-
-
-class _Batch:
-    def __init__(self) -> None:
-        self.docs: list[dict[str, Any]] = []
-        self.chunks: list[dict[str, Any]] = []
-
-    @property
-    def chunk_count(self) -> int:
-        return len(self.chunks)
-
-    def add(self, doc: dict[str, Any], chunks: list[dict[str, Any]]) -> None:
-        self.docs.append(doc)
-        self.chunks.extend(chunks)
-
-
-def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[IngestFailure]]:
-    """Expand files and folders (recursively; hidden entries and unsupported types in folders are ignored)."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    files: list[Path] = []
-    failures: list[IngestFailure] = []
-    seen: set[Path] = set()
-
-    def push(p: Path) -> None:
-        if p not in seen:
-            seen.add(p)
-            files.append(p)
-
-    for raw in paths:
-        path = Path(raw).expanduser()
-        try:
-            path = path.resolve()
-        except OSError:
-            pass
-        if path.is_dir():
-            for root, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(names):
-                    if name.startswith("."):
-                        continue
-                    candidate = Path(root) / name
-                    if candidate.suffix.lower() in SUPPORTED_SUFFIXES:
-                        push(candidate)
-        elif path.exists():
-            if path.suffix.lower() in SUPPORTED_SUFFIXES:
-                push(path)
-            else:
-                supported = " ".join(sorted(SUPPORTED_SUFFIXES))
-                failures.append(
-                    IngestFailure(str(path), f"unsupported file type {path.suffix or '(none)'!r} (supported: {supported})")
-                )
-        else:
-            failures.append(IngestFailure(str(path), "no such file or directory"))
-    return files, failures
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        dry_run: bool = False,
+        on_progress: Callable[[IngestProgress], None] | None = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        limits: IngestLimits | None = None,
+    ) -> IngestReport:
+        """Make the documents under ``paths`` match the disk: like :meth:`add`, plus documents whose
+        file is gone are removed (``report.removed``) and a moved file (same content) replaces its old
+        document (``report.moved``). ``dry_run`` reports the changes without writing."""
+        limits = limits or IngestLimits.from_env(max_bytes)
+        job = Ingest(self, on_progress=on_progress, metadata=None, limits=limits, chunk_size=DEFAULT_TARGET, dry_run=dry_run)
+        return job.run(paths, sync=True)
 
 
 def _doc_record(row: dict[str, Any]) -> DocumentRecord:
@@ -854,10 +582,6 @@ def _chunk_record(row: dict[str, Any], doc: tuple[str, str, str]) -> ChunkRecord
         order=int(row["position"]),
         text=row["text"],
     )
-
-
-def _mb(n: int) -> str:
-    return f"{n / (1024 * 1024):.1f} MB"
 
 
 def _one_line(exc: BaseException) -> str:

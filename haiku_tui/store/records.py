@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import PurePath
 from typing import Any
 
 LABEL_SEPARATOR = " › "
@@ -89,6 +90,10 @@ class IngestReport:
     replaced: list[DocumentRecord] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # paths whose content was unchanged
     failed: list[IngestFailure] = field(default_factory=list)
+    passed_over: list[IngestFailure] = field(default_factory=list)  # folder entries not ingested, and why
+    removed: list[DocumentRecord] = field(default_factory=list)  # sync: files gone from disk
+    moved: list[tuple[str, str]] = field(default_factory=list)  # sync: (old path, new path), same content
+    dry_run: bool = False
     chunks: int = 0  # chunks written
     files: int = 0  # files considered
     seconds: float = 0.0
@@ -96,3 +101,20 @@ class IngestReport:
     @property
     def ok(self) -> bool:
         return not self.failed
+
+    def passed_over_summary(self) -> list[str]:
+        """One line per reason, e.g. ``"3 skipped: unsupported type (.psd, .zip)"``."""
+        groups: dict[str, list[str]] = {}
+        for item in self.passed_over:
+            groups.setdefault(item.reason, []).append(item.path)
+        lines = []
+        for reason, paths in groups.items():
+            detail = ""
+            if reason == UNSUPPORTED:
+                suffixes = sorted({PurePath(p).suffix.lower() or "(none)" for p in paths})
+                detail = " (" + ", ".join(suffixes[:8]) + (", …" if len(suffixes) > 8 else "") + ")"
+            lines.append(f"{len(paths)} skipped: {reason}{detail}")
+        return lines
+
+
+UNSUPPORTED = "unsupported type"

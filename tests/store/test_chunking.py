@@ -143,7 +143,8 @@ def test_pdf_without_text_layer(pdf_bytes):
         ("blank.md", b"  \n\n\t\n", "empty file"),
         ("fake.pdf", b"hello, not a pdf", "not a PDF"),
         ("broken.pdf", b"%PDF-1.4\n garbage garbage", "PDF"),
-        ("x.docx", b"PK\x03\x04", "unsupported"),
+        ("x.docx", b"PK\x03\x04", "unreadable DOCX"),
+        ("x.psd", b"8BPS", "unsupported"),
     ],
 )
 def test_bad_inputs_raise_parse_error(name, data, reason):

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from haiku_tui.store import EmbedderMismatch, KnowledgeBase
-from haiku_tui.store.kb import chunk_id, discover, document_id
+from haiku_tui.store.ingest import discover
+from haiku_tui.store.kb import chunk_id, document_id
 
 
 def reasons(report) -> dict[str, str]:
@@ -88,9 +89,9 @@ def test_max_bytes_option(tmp_path, docs_dir):
 
 
 def test_unsupported_explicit_file_is_reported(tmp_path):
-    (tmp_path / "a.docx").write_bytes(b"PK")
-    files, failures = discover([tmp_path / "a.docx"])
-    assert not files and "unsupported file type '.docx'" in failures[0].reason
+    (tmp_path / "a.psd").write_bytes(b"8BPS")
+    found = discover([tmp_path / "a.psd"])
+    assert not found.files and "unsupported file type '.psd'" in found.failed[0].reason
 
 
 def test_readd_unchanged_is_skipped_changed_is_replaced(tmp_path, docs_dir):

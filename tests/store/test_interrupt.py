@@ -50,12 +50,12 @@ def test_chunks_without_a_documents_row_are_invisible_and_repaired(tmp_path, doc
 CHILD = textwrap.dedent(
     """
     import sys, time
-    import haiku_tui.store.kb as kbm
+    import haiku_tui.store.ingest as ingest
     from haiku_tui.store import KnowledgeBase
 
-    kbm.FLUSH_CHUNKS = 2  # one write batch per file or two
+    ingest.FLUSH_CHUNKS = 2  # one write batch per file or two
     kb = KnowledgeBase.open(sys.argv[1])
-    real = kb._ensure_docs_table
+    real = ingest._ensure_docs_table
     calls = {"n": 0}
 
     class Docs:
@@ -68,7 +68,7 @@ CHILD = textwrap.dedent(
                 time.sleep(60)
             return self.table.merge_insert(on)
 
-    kb._ensure_docs_table = lambda: Docs(real())
+    ingest._ensure_docs_table = lambda kb: Docs(real(kb))
     kb.add([sys.argv[2]])
     print("FINISHED", flush=True)
     """

@@ -1,0 +1,108 @@
+"""Markdown through markdown-it-py's block token stream (CommonMark plus tables).
+
+Only block structure comes from markdown-it (its inline rules are off: they are quadratic on
+inputs such as ``[a`` repeated); heading text is cleaned with linear expressions below.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from ..parsing import ParsedDocument, Sections
+
+_IMAGE = re.compile(r"!\[([^\[\]]*)\]\([^()\s]*\)")
+_LINK = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")
+_EMPHASIS = re.compile(r"[*_`]+")
+_CONTAINERS = {"bullet_list_open", "ordered_list_open", "blockquote_open", "table_open"}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").disable("inline")
+
+
+def clean_inline(text: str) -> str:
+    """Heading text without image/link syntax and emphasis marks, on one line (linear time)."""
+    text = _LINK.sub(r"\1", _IMAGE.sub(r"\1", text))
+    return " ".join(_EMPHASIS.sub("", text).split())
+
+
+def _strip_front_matter(text: str) -> str:
+    if not text.startswith("---"):
+        return text
+    lines = text.split("\n", 200)
+    if lines[0].strip() != "---":
+        return text
+    for i in range(1, min(len(lines), 200)):
+        if lines[i].strip() in ("---", "..."):
+            return "\n".join(lines[i + 1 :])
+    return text
+
+
+def parse_markdown(text: str) -> ParsedDocument:
+    tokens = _parser().parse(_strip_front_matter(text.replace("\r\n", "\n").replace("\r", "\n")))
+    sec = Sections(clean=clean_inline)
+    lines: list[str] = []  # the current paragraph, or a whole top-level list/quote/table
+    depth = 0  # open lists, quotes and tables
+    heading_level: int | None = None
+    row: list[str] | None = None  # cells of the current table row
+    in_cell = False
+    bullet = ""  # "- " before the first line of a list item
+
+    def flush() -> None:
+        if lines:
+            sec.add("\n".join(lines))
+            lines.clear()
+
+    for tok in tokens:
+        kind = tok.type
+        if kind == "heading_open":
+            flush()
+            heading_level = int(tok.tag[1])
+        elif kind == "heading_close":
+            heading_level = None
+        elif kind == "inline":
+            if in_cell and row is not None:
+                row.append(" ".join(tok.content.split()))
+            elif heading_level is not None and not depth:
+                sec.heading(heading_level, tok.content)
+            else:
+                lines.append(bullet + tok.content)
+                bullet = ""
+        elif kind in _CONTAINERS:
+            if not depth:
+                flush()
+            depth += 1
+        elif kind.endswith("_close") and kind[: -len("close")] + "open" in _CONTAINERS:
+            depth -= 1
+            if not depth:
+                flush()
+        elif kind == "list_item_open":
+            bullet = (tok.info + tok.markup + " ") if tok.info else tok.markup + " "
+        elif kind == "tr_open":
+            row = []
+        elif kind == "tr_close" and row is not None:
+            lines.append(" | ".join(row))
+            row = None
+        elif kind in ("th_open", "td_open"):
+            in_cell = True
+        elif kind in ("th_close", "td_close"):
+            in_cell = False
+        elif kind == "paragraph_close" and not depth:
+            flush()
+        elif kind in ("fence", "code_block"):
+            if depth:
+                lines.append(tok.content.rstrip("\n"))
+            else:
+                flush()
+                sec.add(tok.content, "code")
+        elif kind == "html_block" and not tok.content.lstrip().startswith("<!--"):
+            lines.append(tok.content.strip())
+            if not depth:
+                flush()
+    flush()
+    return sec.result(sec.first_h1 or "", "markdown")

@@ -1,0 +1,45 @@
+"""Word, PowerPoint, Excel, EPUB and CSV through markitdown's converters, as Markdown.
+
+The Markdown then goes through :func:`~haiku_tui.store.formats.markdown.parse_markdown`, so
+these documents get the same heading-structured blocks (a Word "Heading 2" becomes ``##``, each
+slide and sheet a heading). markitdown is imported only here, in the parse worker process.
+"""
+
+from __future__ import annotations
+
+import io
+
+from ..errors import ParseError
+from ..parsing import ParsedDocument
+
+# suffix -> (markitdown converter class, source type)
+CONVERTERS = {
+    ".docx": ("DocxConverter", "docx"),
+    ".pptx": ("PptxConverter", "pptx"),
+    ".xlsx": ("XlsxConverter", "xlsx"),
+    ".epub": ("EpubConverter", "epub"),
+    ".csv": ("CsvConverter", "csv"),
+}
+
+
+def parse_office(suffix: str, data: bytes) -> ParsedDocument:
+    from .markdown import parse_markdown
+
+    name, kind = CONVERTERS[suffix]
+    try:
+        import markitdown.converters as converters
+        from markitdown import StreamInfo
+    except ImportError:
+        raise ParseError(f"{suffix} files need markitdown: pip install 'markitdown[docx,pptx,xlsx]'") from None
+    converter = getattr(converters, name)()
+    info = StreamInfo(extension=suffix, charset="utf-8" if suffix == ".csv" else None)
+    try:
+        result = converter.convert(io.BytesIO(data), info)
+    except Exception as exc:  # each converter raises its own library's errors
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
+        raise ParseError(f"unreadable {suffix[1:].upper()} file ({reason})") from None
+    doc = parse_markdown(result.markdown or "")
+    doc.source_type = kind
+    if result.title:
+        doc.title = " ".join(str(result.title).split())
+    return doc

@@ -1,0 +1,514 @@
+"""Ingest: find files, parse them within limits, write chunks and documents; ``sync`` a folder.
+
+Write order (see ``store/kb.py`` for the consistency model): a batch's chunks first, its
+``documents`` rows last, then the chunks of replaced versions are deleted; full-text indexes
+are built or refreshed after the writes, and rebuilt on the next open if a kill skipped that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .chunking import chunk_blocks
+from .embedding import embed_documents, embedder_id
+from .errors import EmbedderMismatch, ParseError
+from .limits import IngestLimits, too_slow
+from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
+from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
+
+if TYPE_CHECKING:
+    from .kb import KnowledgeBase
+
+FLUSH_CHUNKS = 4096  # chunks per write batch
+FTS_COLUMNS = ("fts", "fts_headings")
+HIDDEN = "hidden"
+DUPLICATE = "same file as another path (symlink)"
+UNREADABLE_FOLDER = "unreadable folder"
+
+
+def document_id(path: str | os.PathLike[str]) -> str:
+    """16 hex chars derived from the document's path/URI."""
+    return hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
+
+
+def chunk_id(doc_id: str, content_hash: str, order: int) -> str:
+    """16 hex chars derived from the document id, its content hash and the chunk order."""
+    return hashlib.sha256(f"{doc_id}:{content_hash}:{order}".encode()).hexdigest()[:16]
+
+
+def fts_text(title: str, headings: Iterable[str], text: str) -> str:
+    """The main full-text column: title and heading path plus the chunk text."""
+    return f"{headings_text(title, headings)}\n{text}"
+
+
+def headings_text(title: str, headings: Iterable[str]) -> str:
+    """The second full-text column: title and heading path only (boosted at query time)."""
+    return "\n".join([title, *(h for h in headings if h and h != title)])
+
+
+# ------------------------------------------------------------------------------------- finding
+
+
+class Discovery:
+    """The files under some paths, and every entry passed over with its reason."""
+
+    def __init__(self) -> None:
+        self.files: list[Path] = []
+        self.failed: list[IngestFailure] = []  # explicit paths that cannot be ingested
+        self.passed_over: list[IngestFailure] = []  # folder entries that are not ingested
+        self._seen: set[Path] = set()
+
+    def push(self, path: Path, link: Path | None = None) -> None:
+        if path in self._seen:
+            if link is not None:
+                self.passed_over.append(IngestFailure(str(link), DUPLICATE))
+            return
+        self._seen.add(path)
+        self.files.append(path)
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
+    """Expand files and folders recursively; symlinks resolve to their target (one document each)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    found = Discovery()
+    for raw in paths:
+        path = Path(raw).expanduser()
+        try:
+            path = path.resolve()
+        except OSError:
+            pass
+        if path.is_dir():
+            _walk(path, found)
+        elif path.exists():
+            if path.suffix.lower() in SUPPORTED_SUFFIXES:
+                found.push(path)
+            else:
+                supported = " ".join(sorted(SUPPORTED_SUFFIXES))
+                found.failed.append(
+                    IngestFailure(str(path), f"unsupported file type {path.suffix or '(none)'!r} (supported: {supported})")
+                )
+        else:
+            found.failed.append(IngestFailure(str(path), "no such file or directory"))
+    return found
+
+
+def _walk(root: Path, found: Discovery) -> None:
+    def unreadable(exc: OSError) -> None:
+        found.passed_over.append(IngestFailure(str(exc.filename), f"{UNREADABLE_FOLDER} ({exc.strerror or exc})"))
+
+    for folder, dirs, names in os.walk(root, onerror=unreadable, followlinks=False):
+        for d in [d for d in dirs if d.startswith(".")]:
+            found.passed_over.append(IngestFailure(str(Path(folder) / d), HIDDEN))
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            candidate = Path(folder) / name
+            if name.startswith("."):
+                found.passed_over.append(IngestFailure(str(candidate), HIDDEN))
+            elif candidate.suffix.lower() not in SUPPORTED_SUFFIXES:
+                found.passed_over.append(IngestFailure(str(candidate), UNSUPPORTED))
+            elif candidate.is_symlink():
+                try:
+                    target = candidate.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    found.passed_over.append(IngestFailure(str(candidate), "broken symlink"))
+                    continue
+                found.push(target, link=candidate)
+            else:
+                found.push(candidate)
+
+
+# ------------------------------------------------------------------------------------- parsing
+
+
+class ParseWorker:
+    """Parses files within :class:`IngestLimits`; slow formats in a killable worker process."""
+
+    def __init__(self, limits: IngestLimits) -> None:
+        self.limits = limits
+        self._pool: Any = None
+
+    def parse(self, path: Path, data: bytes) -> Any:
+        if path.suffix.lower() not in WORKER_SUFFIXES:
+            return parse_bytes(path, data, self.limits)
+        import multiprocessing
+
+        if self._pool is None:
+            self._pool = multiprocessing.get_context("spawn").Pool(1)
+            self._pool.apply(_warm_up)  # start-up time does not count against a file's deadline
+        pending = self._pool.apply_async(_parse_in_worker, (path, data, self.limits))
+        try:
+            return pending.get(self.limits.max_seconds)
+        except multiprocessing.TimeoutError:
+            self.close()
+            raise ParseError(too_slow(self.limits.max_seconds)) from None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+
+def _warm_up() -> None:
+    import pypdf  # noqa: F401 (imported once, before the first deadline starts)
+
+
+def _parse_in_worker(path: Path, data: bytes, limits: IngestLimits) -> Any:
+    try:
+        return parse_bytes(path, data, limits)
+    except ParseError:
+        raise
+    except Exception as exc:  # anything a third-party parser raises becomes one line
+        raise ParseError(" ".join(f"cannot parse ({type(exc).__name__}: {exc})".split())[:200]) from None
+
+
+# ------------------------------------------------------------------------------------- writing
+
+
+class _FileProblem(Exception):
+    pass
+
+
+class _Batch:
+    def __init__(self) -> None:
+        self.docs: list[dict[str, Any]] = []
+        self.chunks: list[dict[str, Any]] = []
+
+    def add(self, doc: dict[str, Any], chunks: list[dict[str, Any]]) -> None:
+        self.docs.append(doc)
+        self.chunks.extend(chunks)
+
+
+def read_file(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """The file's bytes, or a :class:`_FileProblem` saying why not."""
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise _FileProblem("not a regular file")
+        if st.st_size > max_bytes:
+            raise _FileProblem(f"file too large ({_mb(st.st_size)} > {_mb(max_bytes)} limit)")
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise _FileProblem("file disappeared before it could be read") from None
+    except PermissionError:
+        raise _FileProblem("permission denied") from None
+    except IsADirectoryError:
+        raise _FileProblem("is a directory") from None
+    except OSError as exc:
+        raise _FileProblem(f"cannot read file ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise _FileProblem(f"file too large (> {_mb(max_bytes)} limit)")
+    return data, st
+
+
+class Ingest:
+    """One ``add`` or ``sync`` run over a knowledge base."""
+
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        *,
+        on_progress: Callable[[IngestProgress], None] | None,
+        metadata: dict[str, Any] | None,
+        limits: IngestLimits,
+        chunk_size: int,
+        dry_run: bool = False,
+    ) -> None:
+        self.kb = kb
+        self.on_progress = on_progress
+        self.metadata = metadata
+        self.limits = limits
+        self.chunk_size = chunk_size
+        self.dry_run = dry_run
+        self.report = IngestReport(dry_run=dry_run)
+        self.started = time.perf_counter()
+        self.files_total = 0
+        self.files_done = 0
+        self.batch = _Batch()
+
+    def run(self, paths: Iterable[str | os.PathLike[str]], *, sync: bool = False) -> IngestReport:
+        recorded, _ = self.kb.recorded_embedder()
+        if recorded and self.kb.embedder is None:
+            raise EmbedderMismatch(
+                f"knowledge base {self.kb.uri} was built with embedder {recorded!r}; configure it "
+                f"(--embedder {recorded}) to add documents"
+            )
+        report = self.report
+        found = discover(paths)
+        report.failed.extend(found.failed)
+        report.passed_over.extend(found.passed_over)
+        report.files = len(found.files) + len(found.failed)
+        self.files_total = len(found.files)
+        if not self.dry_run:
+            self.kb.repair()
+        existing = {d.id: d for d in self.kb.documents()}
+        gone = self._gone(paths, found.files, existing) if sync else {}
+        worker = ParseWorker(self.limits)
+        wrote = False
+        try:
+            for path in found.files:
+                wrote |= self._one(path, existing, gone, worker)
+            if self.batch.docs:
+                wrote |= self._flush(existing)
+        finally:
+            worker.close()
+        for doc in gone.values():
+            if not self.dry_run:
+                self.kb.delete(doc.id)
+            report.removed.append(doc)
+        if wrote or (gone and not self.dry_run):
+            refresh_index(self.kb)
+        report.seconds = time.perf_counter() - self.started
+        self._progress(None)
+        return report
+
+    def _gone(
+        self, roots: Iterable[str | os.PathLike[str]], files: list[Path], existing: dict[str, DocumentRecord]
+    ) -> dict[str, DocumentRecord]:
+        """Documents under ``roots`` whose file is no longer among ``files`` (by content hash)."""
+        if isinstance(roots, (str, os.PathLike)):
+            roots = [roots]
+        prefixes = [str(Path(r).expanduser().resolve()) for r in roots]
+        on_disk = {str(f) for f in files}
+
+        def under(path: str) -> bool:
+            return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in prefixes)
+
+        gone = [d for d in existing.values() if under(d.path) and d.path not in on_disk]
+        return {d.content_hash: d for d in gone}
+
+    def _one(self, path: Path, existing: dict[str, DocumentRecord], gone: dict[str, DocumentRecord], worker: ParseWorker) -> bool:
+        report = self.report
+        wrote = False
+        try:
+            prepared = self._prepare(path, existing, gone, worker)
+        except (ParseError, _FileProblem) as exc:
+            report.failed.append(IngestFailure(str(path), str(exc)))
+            prepared = None
+        if prepared == "skip":
+            report.skipped.append(str(path))
+        elif prepared is not None:
+            self.batch.add(*prepared)
+        self.files_done += 1
+        if len(self.batch.chunks) >= FLUSH_CHUNKS:
+            wrote = self._flush(existing)
+        self._progress(str(path))
+        return wrote
+
+    def _progress(self, path: str | None) -> None:
+        if self.on_progress is None:
+            return
+        r = self.report
+        self.on_progress(
+            IngestProgress(
+                files_total=self.files_total,
+                files_done=self.files_done,
+                chunks_done=r.chunks + len(self.batch.chunks),  # chunked so far (written or queued)
+                path=path,
+                elapsed=time.perf_counter() - self.started,
+                added=len(r.added),
+                replaced=len(r.replaced),
+                skipped=len(r.skipped),
+                failed=len(r.failed),
+            )
+        )
+
+    def _prepare(
+        self, path: Path, existing: dict[str, DocumentRecord], gone: dict[str, DocumentRecord], worker: ParseWorker
+    ) -> Any:
+        data, st = read_file(path, self.limits.max_bytes)
+        content_hash = hashlib.sha256(data).hexdigest()
+        doc_id = document_id(str(path))
+        old = existing.get(doc_id)
+        if old is not None and old.content_hash == content_hash:
+            return "skip"
+        moved_from = gone.pop(content_hash, None) if old is None else None
+        if moved_from is not None:
+            self.report.moved.append((moved_from.path, str(path)))
+            if not self.dry_run:
+                self.kb.delete(moved_from.id)  # the new row below replaces it
+        if self.dry_run:
+            if moved_from is None:
+                (self.report.replaced if old is not None else self.report.added).append(_planned(doc_id, path, content_hash, old))
+            return None
+        parsed = worker.parse(path, data)
+        chunks = chunk_blocks(parsed.blocks, target=self.chunk_size)
+        if not chunks:
+            raise ParseError("no text found")
+        now = datetime.now(timezone.utc)
+        meta: dict[str, Any] = {
+            "source_type": parsed.source_type,
+            "size_bytes": len(data),
+            "modified": datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat(timespec="seconds"),
+        }
+        meta.update(parsed.metadata)
+        if self.metadata:
+            meta.update(self.metadata)
+        first = old or moved_from
+        doc_row = {
+            "id": doc_id,
+            "path": str(path),
+            "title": parsed.title,
+            "content_hash": content_hash,
+            "metadata": json.dumps(meta, sort_keys=True, default=str),
+            "chunks": len(chunks),
+            "created_at": first.created_at if first is not None else now,
+            "updated_at": now,
+        }
+        chunk_rows = [
+            {
+                "id": chunk_id(doc_id, content_hash, order),
+                "document_id": doc_id,
+                "content_hash": content_hash,
+                "position": order,
+                "text": c.text,
+                "headings": list(c.headings),
+                "pages": list(c.pages),
+                FTS_COLUMNS[0]: fts_text(parsed.title, c.headings, c.text),
+                FTS_COLUMNS[1]: headings_text(parsed.title, c.headings),
+            }
+            for order, c in enumerate(chunks)
+        ]
+        return doc_row, chunk_rows
+
+    def _flush(self, existing: dict[str, DocumentRecord]) -> bool:
+        import pyarrow as pa
+
+        from .kb import _CHUNK_COLUMNS as CHUNK_COLUMNS, _one_line as one_line
+
+        batch, self.batch = self.batch, _Batch()
+        report, kb = self.report, self.kb
+        try:
+            vectors = None
+            dimension = None
+            if kb.embedder is not None:
+                vectors = embed_documents(kb.embedder, [r["text"] for r in batch.chunks])
+                dimension = len(vectors[0]) if vectors else None
+                _ensure_embedder_settings(kb, dimension)
+            chunks = _ensure_chunks_table(kb, dimension)
+            docs = _ensure_docs_table(kb)
+            if batch.chunks:
+                columns = {name: [r[name] for r in batch.chunks] for name in [*CHUNK_COLUMNS, *FTS_COLUMNS]}
+                if vectors is not None:
+                    columns["vector"] = vectors
+                chunks.add(pa.Table.from_pydict(columns, schema=chunks.schema))
+            doc_table = pa.Table.from_pylist(batch.docs, schema=kb._docs_schema())
+            docs.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(doc_table)
+        except EmbedderMismatch:
+            raise
+        except Exception as exc:
+            reason = f"write failed: {one_line(exc)[:200]}"
+            report.failed.extend(IngestFailure(d["path"], reason) for d in batch.docs)
+            return False
+        replaced = [d for d in batch.docs if d["id"] in existing]
+        for start in range(0, len(replaced), 100):
+            part = replaced[start : start + 100]
+            chunks.delete(
+                " OR ".join(f"(document_id = '{d['id']}' AND content_hash != '{d['content_hash']}')" for d in part)
+            )
+        from .kb import _doc_record as doc_record
+
+        for d in batch.docs:
+            rec = doc_record(d)
+            (report.replaced if d["id"] in existing else report.added).append(rec)
+            existing[d["id"]] = rec
+        report.chunks += len(batch.chunks)
+        return True
+
+
+def _planned(doc_id: str, path: Path, content_hash: str, old: DocumentRecord | None) -> DocumentRecord:
+    now = datetime.now(timezone.utc)
+    return DocumentRecord(
+        id=doc_id, path=str(path), title=old.title if old else path.stem, content_hash=content_hash,
+        metadata={}, chunks=0, created_at=old.created_at if old else now, updated_at=now,
+    )
+
+
+def _ensure_embedder_settings(kb: KnowledgeBase, dimension: int | None) -> None:
+    from .kb import SCHEMA_VERSION
+
+    name = embedder_id(kb.embedder)
+    recorded, recorded_dim = kb.recorded_embedder()
+    if recorded and recorded_dim and dimension and recorded_dim != dimension:
+        raise EmbedderMismatch(
+            f"embedder {name!r} returned {dimension}-dim vectors but knowledge base {kb.uri} holds "
+            f"{recorded_dim}-dim vectors; use the original embedder settings or build a new knowledge base with --db"
+        )
+    if not recorded or not recorded_dim:
+        kb._write_settings({"schema_version": SCHEMA_VERSION, "embedder": name, "dimension": str(dimension)})
+
+
+def _ensure_docs_table(kb: KnowledgeBase) -> Any:
+    from .kb import DOCUMENTS
+
+    docs = kb._table(DOCUMENTS)
+    if docs is None:
+        docs = kb._db.create_table(DOCUMENTS, schema=kb._docs_schema(), exist_ok=True)
+        kb._tables[DOCUMENTS] = docs
+    return docs
+
+
+def _ensure_chunks_table(kb: KnowledgeBase, dimension: int | None) -> Any:
+    from .kb import CHUNKS, SCHEMA_VERSION
+
+    chunks = kb._table(CHUNKS)
+    if chunks is not None:
+        has_vector = "vector" in chunks.schema.names
+        if has_vector == bool(dimension):
+            return chunks
+        if kb._doc_count() == 0:
+            kb._db.drop_table(CHUNKS)
+            kb._tables.pop(CHUNKS, None)
+        else:
+            raise EmbedderMismatch(
+                f"knowledge base {kb.uri} was built "
+                + ("with" if has_vector else "without")
+                + " an embedder; build a new knowledge base with --db"
+            )
+    if not kb._settings():
+        kb._write_settings({"schema_version": SCHEMA_VERSION})
+    chunks = kb._db.create_table(CHUNKS, schema=kb._chunks_schema(dimension), exist_ok=True)
+    kb._tables[CHUNKS] = chunks
+    return chunks
+
+
+def missing_indexes(kb: KnowledgeBase) -> list[str]:
+    """Full-text columns of a non-empty chunks table that have no index (a kill skipped building it)."""
+    from .kb import CHUNKS
+
+    chunks = kb._table(CHUNKS)
+    if chunks is None or chunks.count_rows() == 0:
+        return []
+    indexed = {c for i in chunks.list_indices() for c in i.columns}
+    return [c for c in FTS_COLUMNS if c in chunks.schema.names and c not in indexed]
+
+
+def refresh_index(kb: KnowledgeBase) -> None:
+    """Make new rows part of the full-text index (build it the first time, then fold in)."""
+    from .kb import CHUNKS, DOCUMENTS, fts_config
+
+    chunks = kb._table(CHUNKS)
+    if chunks is None:
+        return
+    missing = missing_indexes(kb)
+    for column in missing:
+        chunks.create_index(column, config=fts_config())
+    if len(missing) < len(FTS_COLUMNS):
+        chunks.optimize()  # folds new rows into the existing indexes (and compacts files)
+    docs = kb._table(DOCUMENTS)
+    if docs is not None and len(docs.list_versions()) > 64:
+        docs.optimize()
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB"
