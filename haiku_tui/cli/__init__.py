@@ -19,7 +19,7 @@ from collections.abc import Sequence
 PROG = "haiku-tui"
 
 # Modules under haiku_tui.cli that register subcommands, in help order.
-COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "ask", "sessions")
+COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "sync", "ask", "sessions")
 
 
 class CommandError(Exception):
@@ -104,8 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback
         if os.environ.get("HAIKU_TUI_DEBUG"):
             raise
-        from ..store.errors import StoreError
+        from ..store.errors import StoreError, damaged
 
+        exc = damaged(exc) or exc
         if isinstance(exc, StoreError):
             error(str(exc))
         else:

@@ -6,25 +6,25 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
+from haiku_tui.store.parsing import SUPPORTED_SUFFIXES
 from haiku_tui.text import printable_line
-from . import CommandError, db_arg, embedder_arg
 
+from . import CommandError, db_arg, embedder_arg
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser(
         "add",
         parents=[common],
-        help="ingest files and folders (.md .txt .rst .html .pdf)",
+        help="ingest files and folders (.md .txt .rst .html .pdf .docx .pptx .xlsx .epub .csv)",
         description="Ingest files and folders recursively. Unchanged files are skipped, changed files replaced; "
         "unreadable, binary, empty or huge files are reported and skipped.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
-    p.add_argument("--max-size", type=float, default=20.0, metavar="MB", help="skip files larger than this (default 20)")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    ingest_options(p)
     p.set_defaults(func=cmd_add)
 
     p = subparsers.add_parser("list", parents=[common], help="list documents", description="List the documents in the knowledge base.")
@@ -44,7 +44,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         description="Full-text (BM25) search; hybrid vector + full-text when an embedder is configured.",
     )
     p.add_argument("query", nargs="+", metavar="QUERY")
-    p.add_argument("--limit", "-n", type=int, default=5, help="number of results (default 5)")
+    p.add_argument("--limit", "-n", type=_limit, default=5, help=f"number of results, 1-{MAX_LIMIT} (default 5)")
     p.add_argument("--filter", "-f", metavar="SQL", help="SQL over documents' title/path/metadata, e.g. \"path LIKE '%%guide%%'\"")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_search)
@@ -55,6 +55,27 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+MAX_LIMIT = 1000
+
+
+def _limit(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if not 1 <= number <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIMIT}")
+    return number
+
+
+def ingest_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``add``, ``sync`` and ``watch``."""
+    p.add_argument("--max-size", type=float, default=20.0, metavar="MB", help="skip files larger than this (default 20)")
+    p.add_argument("--verbose", "-v", action="store_true", help="list every file passed over, with its reason")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def _open(args: argparse.Namespace, *, create: bool) -> Any:
@@ -102,62 +123,101 @@ def _record_json(rec: Any) -> dict[str, Any]:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    kb = _open(args, create=True)
+    report = run_with_progress(args, lambda on_progress: kb.add(args.paths, on_progress=on_progress, max_bytes=_max_bytes(args)))
+    print_report(report, args, kb.uri)
+    return 1 if report.failed and not (report.added or report.replaced or report.skipped) else 0
+
+
+def _max_bytes(args: argparse.Namespace) -> int:
+    if not args.max_size > 0:
+        raise CommandError("--max-size must be a positive number of megabytes")
+    return int(args.max_size * 1024 * 1024)
+
+
+def run_with_progress(args: argparse.Namespace, run: Callable[[Any], Any]) -> Any:
+    """``run(on_progress)`` with a progress bar on a terminal's stderr (unless --quiet/--json)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    kb = _open(args, create=True)
-    max_bytes = int(args.max_size * 1024 * 1024)
     err = Console(stderr=True)
-    show = not args.quiet and not args.json and err.is_terminal
-    if show:
-        progress = Progress(
-            TextColumn("[bold]ingesting"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("files"),
-            TextColumn("{task.fields[chunks]} chunks"),
-            TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
-        )
-        task = progress.add_task("ingest", total=None, chunks=0, rate="")
+    if args.quiet or args.json or not err.is_terminal:
+        return run(None)
+    progress = Progress(
+        TextColumn("[bold]ingesting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("files"),
+        TextColumn("{task.fields[chunks]} chunks"),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )
+    task = progress.add_task("ingest", total=None, chunks=0, rate="")
 
-        def on_progress(p: Any) -> None:
-            secs = max(p.elapsed, 1e-6)
-            rate = f"{p.files_done / secs:.1f} files/s {p.chunks_done / secs:.0f} chunks/s"
-            progress.update(task, total=p.files_total, completed=p.files_done, chunks=p.chunks_done, rate=rate)
+    def on_progress(p: Any) -> None:
+        secs = max(p.elapsed, 1e-6)
+        rate = f"{p.files_done / secs:.1f} files/s {p.chunks_done / secs:.0f} chunks/s"
+        progress.update(task, total=p.files_total, completed=p.files_done, chunks=p.chunks_done, rate=rate)
 
-        with progress:
-            report = kb.add(args.paths, on_progress=on_progress, max_bytes=max_bytes)
-    else:
-        report = kb.add(args.paths, max_bytes=max_bytes)
+    with progress:
+        return run(on_progress)
 
+
+def print_report(report: Any, args: argparse.Namespace, uri: str | None) -> None:
+    """An ingest/sync report: JSON, or a summary line plus failures and what was passed over."""
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "added": [d.path for d in report.added],
-                    "replaced": [d.path for d in report.replaced],
-                    "skipped": report.skipped,
-                    "failed": [{"path": f.path, "reason": f.reason} for f in report.failed],
-                    "chunks": report.chunks,
-                    "seconds": round(report.seconds, 3),
-                },
-                indent=2,
-            )
-        )
-    else:
-        secs = max(report.seconds, 1e-6)
-        print(
-            f"added {len(report.added)}, replaced {len(report.replaced)}, skipped unchanged {len(report.skipped)}, "
-            f"failed {len(report.failed)}; {report.chunks} chunks in {report.seconds:.2f}s "
+        print(json.dumps(report_json(report), indent=2, ensure_ascii=True))
+        return
+    for line in report_lines(report, verbose=args.verbose):
+        print(line)
+    if uri is not None:
+        print(f"knowledge base: {printable_line(uri)}")
+
+
+def report_json(report: Any) -> dict[str, Any]:
+    return {
+        "added": [d.path for d in report.added],
+        "replaced": [d.path for d in report.replaced],
+        "removed": [d.path for d in report.removed],
+        "moved": [{"from": a, "to": b} for a, b in report.moved],
+        "skipped": report.skipped,
+        "failed": [{"path": f.path, "reason": f.reason} for f in report.failed],
+        "passed_over": [{"path": f.path, "reason": f.reason} for f in report.passed_over],
+        "dry_run": report.dry_run,
+        "chunks": report.chunks,
+        "seconds": round(report.seconds, 3),
+    }
+
+
+def report_lines(report: Any, *, verbose: bool = False) -> list[str]:
+    secs = max(report.seconds, 1e-6)
+    verb = "would be " if report.dry_run else ""
+    head = f"{verb}added {len(report.added)}, {verb}replaced {len(report.replaced)}"
+    if report.removed or report.moved:
+        head += f", {verb}removed {len(report.removed)}, {verb}moved {len(report.moved)}"
+    head += f", skipped unchanged {len(report.skipped)}, failed {len(report.failed)}"
+    if not report.dry_run:
+        head += (
+            f"; {report.chunks} chunks in {report.seconds:.2f}s "
             f"({(len(report.added) + len(report.replaced)) / secs:.1f} files/s, {report.chunks / secs:.0f} chunks/s)"
         )
-        for failure in report.failed:
-            print(f"  failed: {printable_line(failure.path)}: {printable_line(failure.reason)}")
-        print(f"knowledge base: {kb.uri}")
-    return 1 if report.failed and not (report.added or report.replaced or report.skipped) else 0
+    lines = [head]
+    if report.dry_run or verbose:
+        lines += [f"  {verb}added: {printable_line(d.path)}" for d in report.added]
+        lines += [f"  {verb}replaced: {printable_line(d.path)}" for d in report.replaced]
+        lines += [f"  {verb}removed: {printable_line(d.path)}" for d in report.removed]
+    lines += [f"  {verb}moved: {printable_line(a)} -> {printable_line(b)}" for a, b in report.moved]
+    lines += [f"  failed: {printable_line(f.path)}: {printable_line(f.reason)}" for f in report.failed]
+    lines += [f"  {line}" + ("" if verbose else " (--verbose lists them)") for line in report.passed_over_summary()]
+    if verbose:
+        lines += [f"  skipped: {printable_line(f.path)}: {printable_line(f.reason)}" for f in report.passed_over]
+    nothing = not (report.added or report.replaced or report.skipped or report.failed or report.removed or report.moved)
+    if nothing:
+        supported = " ".join(sorted(SUPPORTED_SUFFIXES))
+        lines.append(f"  no supported files found (supported: {supported})")
+    return lines
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -191,12 +251,10 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
-    if args.limit < 1:
-        raise CommandError("--limit must be at least 1")
     kb = _open(args, create=False)
     hits = kb.search(query, limit=args.limit, filter=args.filter)
     if args.json:
-        print(json.dumps([_record_json(h) for h in hits], indent=2, ensure_ascii=False))
+        print(json.dumps([_record_json(h) for h in hits], indent=2, ensure_ascii=True))  # escapes C0/C1 controls
         return 0
     if not hits:
         print("no results")

@@ -32,6 +32,7 @@ FTS_COLUMNS = ("fts", "fts_headings")
 HIDDEN = "hidden"
 DUPLICATE = "same file as another path (symlink)"
 UNREADABLE_FOLDER = "unreadable folder"
+NO_SUCH_PATH = "no such file or directory"
 
 
 def document_id(path: str | os.PathLike[str]) -> str:
@@ -64,14 +65,13 @@ class Discovery:
         self.files: list[Path] = []
         self.failed: list[IngestFailure] = []  # explicit paths that cannot be ingested
         self.passed_over: list[IngestFailure] = []  # folder entries that are not ingested
-        self._seen: set[Path] = set()
+        self._seen: dict[Path, Path | None] = {}  # file -> the symlink it was first reached through
 
     def push(self, path: Path, link: Path | None = None) -> None:
         if path in self._seen:
-            if link is not None:
-                self.passed_over.append(IngestFailure(str(link), DUPLICATE))
+            self.passed_over.append(IngestFailure(str(link or self._seen[path] or path), DUPLICATE))
             return
-        self._seen.add(path)
+        self._seen[path] = link
         self.files.append(path)
 
 
@@ -97,7 +97,7 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
                     IngestFailure(str(path), f"unsupported file type {path.suffix or '(none)'!r} (supported: {supported})")
                 )
         else:
-            found.failed.append(IngestFailure(str(path), "no such file or directory"))
+            found.failed.append(IngestFailure(str(path), NO_SUCH_PATH))
     return found
 
 
@@ -235,6 +235,7 @@ class Ingest:
         self.files_total = 0
         self.files_done = 0
         self.batch = _Batch()
+        self.moved_ids: set[str] = set()  # new ids of moved documents (reported as moved, not added)
 
     def run(self, paths: Iterable[str | os.PathLike[str]], *, sync: bool = False) -> IngestReport:
         recorded, _ = self.kb.recorded_embedder()
@@ -243,8 +244,11 @@ class Ingest:
                 f"knowledge base {self.kb.uri} was built with embedder {recorded!r}; configure it "
                 f"(--embedder {recorded}) to add documents"
             )
+        paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
         report = self.report
         found = discover(paths)
+        if sync:  # a root that is gone is a removal, not a failure
+            found.failed = [f for f in found.failed if f.reason != NO_SUCH_PATH]
         report.failed.extend(found.failed)
         report.passed_over.extend(found.passed_over)
         report.files = len(found.files) + len(found.failed)
@@ -276,8 +280,6 @@ class Ingest:
         self, roots: Iterable[str | os.PathLike[str]], files: list[Path], existing: dict[str, DocumentRecord]
     ) -> dict[str, DocumentRecord]:
         """Documents under ``roots`` whose file is no longer among ``files`` (by content hash)."""
-        if isinstance(roots, (str, os.PathLike)):
-            roots = [roots]
         prefixes = [str(Path(r).expanduser().resolve()) for r in roots]
         on_disk = {str(f) for f in files}
 
@@ -335,6 +337,7 @@ class Ingest:
         moved_from = gone.pop(content_hash, None) if old is None else None
         if moved_from is not None:
             self.report.moved.append((moved_from.path, str(path)))
+            self.moved_ids.add(doc_id)
             if not self.dry_run:
                 self.kb.delete(moved_from.id)  # the new row below replaces it
         if self.dry_run:
@@ -420,7 +423,10 @@ class Ingest:
 
         for d in batch.docs:
             rec = doc_record(d)
-            (report.replaced if d["id"] in existing else report.added).append(rec)
+            if d["id"] in existing:
+                report.replaced.append(rec)
+            elif d["id"] not in self.moved_ids:
+                report.added.append(rec)
             existing[d["id"]] = rec
         report.chunks += len(batch.chunks)
         return True

@@ -19,15 +19,18 @@ import re
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET
 from .embedding import aembed_query, as_embedder, embed_query, embedder_id
-from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError
+from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged
 from .ingest import Ingest, chunk_id, document_id, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
+
+if TYPE_CHECKING:
+    from .doctor import RebuildReport
 
 SCHEMA_VERSION = "1"
 DOCUMENTS = "documents"
@@ -535,7 +538,7 @@ class KnowledgeBase:
         """
         limits = limits or IngestLimits.from_env(max_bytes)
         job = Ingest(self, on_progress=on_progress, metadata=metadata, limits=limits, chunk_size=chunk_size)
-        return job.run(paths)
+        return self._run(job, paths, sync=False)
 
     def sync(
         self,
@@ -551,7 +554,27 @@ class KnowledgeBase:
         document (``report.moved``). ``dry_run`` reports the changes without writing."""
         limits = limits or IngestLimits.from_env(max_bytes)
         job = Ingest(self, on_progress=on_progress, metadata=None, limits=limits, chunk_size=DEFAULT_TARGET, dry_run=dry_run)
-        return job.run(paths, sync=True)
+        return self._run(job, paths, sync=True)
+
+    def _run(self, job: Ingest, paths: Iterable[str | os.PathLike[str]], *, sync: bool) -> IngestReport:
+        try:
+            return job.run(paths, sync=sync)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise damaged(exc) or exc from None
+
+    def check(self) -> list[str]:
+        """Read every table and run a search; one line per problem (empty: healthy)."""
+        from .doctor import check
+
+        return check(self)
+
+    def rebuild(self) -> RebuildReport:
+        """Move this (damaged) knowledge base aside and rebuild it from its documents' files on disk."""
+        from .doctor import rebuild
+
+        return rebuild(self)
 
 
 def _doc_record(row: dict[str, Any]) -> DocumentRecord:

@@ -1,0 +1,58 @@
+"""Keep a knowledge base in step with folders while running (watchfiles), without Textual.
+
+:func:`watch` syncs the roots once, then after each debounced burst of file-system changes
+syncs just the changed paths (a moved file is re-linked, a deleted one removed) and yields the
+:class:`~haiku_tui.store.records.IngestReport` of each step. Set ``stop_event`` to end it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .parsing import SUPPORTED_SUFFIXES
+from .records import IngestReport
+
+if TYPE_CHECKING:
+    from .kb import KnowledgeBase
+
+DEBOUNCE_MS = 400  # changes closer together than this are synced as one step
+
+
+def watch(
+    kb: KnowledgeBase,
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    stop_event: threading.Event | None = None,
+    debounce_ms: int = DEBOUNCE_MS,
+    initial_sync: bool = True,
+) -> Iterator[IngestReport]:
+    """Yield one report for the initial sync, then one per burst of changes under ``paths``."""
+    from watchfiles import DefaultFilter
+    from watchfiles import watch as watch_changes
+
+    roots = [Path(p).expanduser().resolve() for p in paths]
+    if initial_sync:
+        yield kb.sync(roots)
+    ignore = DefaultFilter()
+
+    def relevant(change: object, path: str) -> bool:
+        name = os.path.basename(path)
+        if name.startswith(".") or not ignore(change, path):  # type: ignore[arg-type]
+            return False
+        suffix = os.path.splitext(name)[1].lower()
+        return suffix in SUPPORTED_SUFFIXES or not suffix or os.path.isdir(path)
+
+    for changes in watch_changes(
+        *roots, watch_filter=relevant, debounce=debounce_ms, step=50, stop_event=stop_event, yield_on_timeout=False
+    ):
+        changed = {Path(path) for _change, path in changes}
+        changed = sorted(p for p in changed if p.suffix.lower() in SUPPORTED_SUFFIXES or p.is_dir() or not p.exists())
+        if not changed:
+            continue
+        report = kb.sync(changed)
+        if report.added or report.replaced or report.removed or report.moved or report.failed:
+            yield report
