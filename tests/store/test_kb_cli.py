@@ -84,8 +84,9 @@ def test_errors_are_one_line(capsys, tmp_path, docs_dir):
     run(capsys, "--db", db, "add", str(docs_dir))
     code, _, err = run(capsys, "--db", db, "search", "tea", "--filter", "nonsense((")
     assert code == 1 and err.count("\n") == 1 and "invalid document filter" in err and "Traceback" not in err
-    code, _, err = run(capsys, "--db", db, "search", "tea", "--limit", "0")
-    assert code == 1 and "--limit" in err
+    for bad in ("0", "99999999999999999999", "ten"):
+        code, _, err = run(capsys, "--db", db, "search", "tea", "--limit", bad)
+        assert code == 2 and "--limit" in err and "Traceback" not in err and "Overflow" not in err
 
     code, _, err = run(capsys, "search")  # usage error from argparse
     assert code == 2 and "usage" in err

@@ -1,0 +1,83 @@
+"""Formats: Markdown through markdown-it (linear on hostile input), office files through markitdown."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from haiku_tui.store import KnowledgeBase, ParseError
+from haiku_tui.store.parsing import parse_bytes
+from tests.store.office_files import docx_bytes
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "# " + " " * 200_000,  # 40 KB took 8.5 s with the old regular expression, 200 KB over a minute
+        "# " + "[a" * 40_000,  # 7.8 s with the old regular expression
+        "# " + "![a](" * 40_000,
+    ],
+)
+def test_hostile_markdown_headings_parse_fast(heading):
+    started = time.perf_counter()
+    doc = parse_bytes(Path("evil.md"), (heading + "\n\nBody text.\n").encode())
+    assert time.perf_counter() - started < 1.0
+    assert doc.blocks[0].text == "Body text."
+
+
+def test_markdown_structure_from_the_token_stream():
+    text = (
+        "---\ntitle: front matter\n---\n"
+        "Teapots\n=======\n\nIntro with **bold** and [a link](http://x).\n\n"
+        "## Cleaning `pots`\n\n- rinse\n- dry\n\n  more about drying\n\n"
+        "```python\nprint('hi')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+        "### Deep\n\n> quoted line\n"
+    )
+    doc = parse_bytes(Path("t.md"), text.encode())
+    assert doc.title == "Teapots"
+    by_text = {b.text: b for b in doc.blocks}
+    assert by_text["Intro with **bold** and [a link](http://x)."].headings == ("Teapots",)
+    assert by_text["- rinse\n- dry\nmore about drying"].headings == ("Teapots", "Cleaning pots")
+    assert by_text["print('hi')"].kind == "code"
+    assert "a | b\n1 | 2" in by_text
+    assert by_text["quoted line"].headings == ("Teapots", "Cleaning pots", "Deep")
+    assert not any("front matter" in b.text for b in doc.blocks)
+
+
+def test_heading_only_markdown_keeps_its_headings_as_text(tmp_path):
+    (tmp_path / "outline.md").write_text("# Plan\n## Phase one\n## Phase two\n")
+    kb = KnowledgeBase.open(tmp_path / "kb")
+    report = kb.add([tmp_path / "outline.md"])
+    assert not report.failed and len(report.added) == 1
+    assert "Phase two" in kb.search("phase two")[0].text
+
+
+def test_docx_ingests_with_its_heading_path(tmp_path):
+    (tmp_path / "manual.docx").write_bytes(
+        docx_bytes(
+            [
+                ("Heading1", "Teapot Manual"),
+                (None, "This manual covers teapots and their care. " * 40),
+                ("Heading2", "Descaling"),
+                (None, "Soak the kettle in citric acid for an hour. " + "Then rinse it well. " * 40),
+            ]
+        )
+    )
+    kb = KnowledgeBase.open(tmp_path / "kb")
+    report = kb.add([tmp_path])
+    assert not report.failed and report.added[0].metadata["source_type"] == "docx"
+    hit = kb.search("citric acid")[0]
+    assert hit.headings == ("Teapot Manual", "Descaling") and "citric acid" in hit.text
+    assert hit.label() == "Teapot Manual › Descaling"
+
+
+def test_csv_becomes_a_table_block(tmp_path):
+    doc = parse_bytes(Path("people.csv"), b"name,role\nAda,engineer\nGrace,admiral\n")
+    assert doc.source_type == "csv" and "Grace | admiral" in doc.blocks[0].text
+
+
+def test_broken_office_file_is_one_line(tmp_path):
+    with pytest.raises(ParseError, match=r"^unreadable XLSX file \(.*\)$"):
+        parse_bytes(Path("bad.xlsx"), b"PK\x03\x04 not really a zip")
