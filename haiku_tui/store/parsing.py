@@ -8,7 +8,6 @@ Every failure is a :class:`ParseError` whose message is the one-line reason show
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,22 +53,32 @@ class ParsedDocument:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
+_IMAGE = re.compile(r"!\[([^\[\]]*)\]\([^()\s]*\)")
+_LINK = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")
+_EMPHASIS = re.compile(r"[*_`]+")
+
+
+def clean_heading(text: str) -> str:
+    """Heading text without image/link syntax and emphasis marks, on one line (linear time)."""
+    text = _LINK.sub(r"\1", _IMAGE.sub(r"\1", text))
+    return " ".join(_EMPHASIS.sub("", text).split())
+
+
 class Sections:
     """Tracks the heading stack and collects blocks (shared by every format)."""
 
-    def __init__(self, clean: Callable[[str], str] | None = None) -> None:
+    def __init__(self) -> None:
         self.stack: list[tuple[int, str]] = []
         self.blocks: list[Block] = []
         self.headings: list[tuple[str, ...]] = []
         self.first_h1: str | None = None
-        self._clean = clean or (lambda text: " ".join(text.split()))
 
     @property
     def path(self) -> tuple[str, ...]:
         return tuple(t for _, t in self.stack)
 
     def heading(self, level: int, text: str) -> None:
-        text = self._clean(text)
+        text = clean_heading(text)
         if not text:
             return
         if level == 1 and self.first_h1 is None:

@@ -1,20 +1,16 @@
 """Markdown through markdown-it-py's block token stream (CommonMark plus tables).
 
 Only block structure comes from markdown-it (its inline rules are off: they are quadratic on
-inputs such as ``[a`` repeated); heading text is cleaned with linear expressions below.
+inputs such as ``[a`` repeated); heading text is cleaned by ``Sections`` in linear time.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from ..parsing import ParsedDocument, Sections
 
-_IMAGE = re.compile(r"!\[([^\[\]]*)\]\([^()\s]*\)")
-_LINK = re.compile(r"\[([^\[\]]*)\]\([^()\s]*\)")
-_EMPHASIS = re.compile(r"[*_`]+")
 _CONTAINERS = {"bullet_list_open", "ordered_list_open", "blockquote_open", "table_open"}
 
 
@@ -23,12 +19,6 @@ def _parser() -> Any:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark").enable("table").disable("inline")
-
-
-def clean_inline(text: str) -> str:
-    """Heading text without image/link syntax and emphasis marks, on one line (linear time)."""
-    text = _LINK.sub(r"\1", _IMAGE.sub(r"\1", text))
-    return " ".join(_EMPHASIS.sub("", text).split())
 
 
 def _strip_front_matter(text: str) -> str:
@@ -45,7 +35,7 @@ def _strip_front_matter(text: str) -> str:
 
 def parse_markdown(text: str) -> ParsedDocument:
     tokens = _parser().parse(_strip_front_matter(text.replace("\r\n", "\n").replace("\r", "\n")))
-    sec = Sections(clean=clean_inline)
+    sec = Sections()
     lines: list[str] = []  # the current paragraph, or a whole top-level list/quote/table
     depth = 0  # open lists, quotes and tables
     heading_level: int | None = None
