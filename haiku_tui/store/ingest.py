@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .chunking import chunk_blocks
 from .embedding import embed_documents, embedder_id
 from .errors import EmbedderMismatch, ParseError
-from .limits import IngestLimits, too_slow
+from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
 from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
 
@@ -130,45 +130,24 @@ def _walk(root: Path, found: Discovery) -> None:
 
 
 class ParseWorker:
-    """Parses files within :class:`IngestLimits`; slow formats in a killable worker process."""
+    """Parses files within :class:`IngestLimits`; slow formats in a killable child process."""
 
     def __init__(self, limits: IngestLimits) -> None:
         self.limits = limits
-        self._pool: Any = None
+        self._process: Any = None
 
     def parse(self, path: Path, data: bytes) -> Any:
         if path.suffix.lower() not in WORKER_SUFFIXES:
             return parse_bytes(path, data, self.limits)
-        import multiprocessing
+        if self._process is None:
+            from .parse_worker import ParseProcess
 
-        if self._pool is None:
-            self._pool = multiprocessing.get_context("spawn").Pool(1)
-            self._pool.apply(_warm_up)  # start-up time does not count against a file's deadline
-        pending = self._pool.apply_async(_parse_in_worker, (path, data, self.limits))
-        try:
-            return pending.get(self.limits.max_seconds)
-        except multiprocessing.TimeoutError:
-            self.close()
-            raise ParseError(too_slow(self.limits.max_seconds)) from None
+            self._process = ParseProcess()
+        return self._process.parse(path, data, self.limits)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
-
-
-def _warm_up() -> None:
-    import pypdf  # noqa: F401 (imported once, before the first deadline starts)
-
-
-def _parse_in_worker(path: Path, data: bytes, limits: IngestLimits) -> Any:
-    try:
-        return parse_bytes(path, data, limits)
-    except ParseError:
-        raise
-    except Exception as exc:  # anything a third-party parser raises becomes one line
-        raise ParseError(" ".join(f"cannot parse ({type(exc).__name__}: {exc})".split())[:200]) from None
+        if self._process is not None:
+            self._process.close()
 
 
 # ------------------------------------------------------------------------------------- writing

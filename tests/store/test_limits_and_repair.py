@@ -105,3 +105,23 @@ def test_missing_data_file_points_to_doctor_which_rebuilds(tmp_path, docs_dir, c
     assert len(list(tmp_path.glob("kb.damaged-*"))) == 1  # nothing deleted
     assert main(["--db", str(db), "doctor"]) == 0 and "is healthy (3 documents)" in capsys.readouterr().out
     assert main(["--db", str(db), "search", "sourdough"]) == 0
+
+
+def test_office_parsing_works_from_any_main_module(tmp_path):
+    """The parse worker is started with ``-m``: a program read from stdin (no __main__ file) works."""
+    import subprocess
+    import sys
+
+    from tests.store.office_files import docx_bytes
+
+    (tmp_path / "a.docx").write_bytes(docx_bytes([("Heading1", "Kettles"), (None, "Kettles whistle.")]))
+    program = (
+        "import sys\nfrom haiku_tui.store import KnowledgeBase\n"
+        f"r = KnowledgeBase.open({str(tmp_path / 'kb')!r}).add([{str(tmp_path / 'a.docx')!r}])\n"
+        "print(len(r.added), [f.reason for f in r.failed])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-"], input=program, capture_output=True, text=True, timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.stdout.strip() == "1 []", done.stderr[-500:]
