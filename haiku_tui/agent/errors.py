@@ -106,10 +106,9 @@ def describe_error(exc: BaseException) -> str:  # noqa: C901 - a flat table of c
         CapabilityError = ()  # type: ignore[assignment,misc]  # noqa: N806
     if isinstance(exc, CapabilityError):
         return one_line(str(exc), MAX_CHARS)
-    try:
-        from haiku_tui.store.errors import StoreError
-    except ImportError:  # pragma: no cover - the store is optional for this module
-        StoreError = ()  # type: ignore[assignment,misc]  # noqa: N806
+    from haiku_tui.store.errors import StoreError, damaged
+
+    exc = damaged(exc) or exc  # a missing LanceDB data file: point to `haiku-tui doctor`
     if isinstance(exc, StoreError):
         return one_line(str(exc), MAX_CHARS)
 

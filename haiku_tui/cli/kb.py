@@ -245,7 +245,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
         else:
             print(f"deleted {rec.id}  {printable_line(rec.title)}  ({printable_line(rec.path)})")
     if missing:
-        raise CommandError("no such document: " + ", ".join(missing) + " (see `haiku-tui list`)")
+        raise CommandError("no such document: " + ", ".join(map(printable_line, missing)) + " (see `haiku-tui list`)")
     return 0
 
 

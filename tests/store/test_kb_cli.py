@@ -105,6 +105,17 @@ def test_search_output_is_terminal_safe(capsys, tmp_path):
     assert code == 0 and "\x1b" not in out and "\x07" not in out and "[bold]markup[/bold]" in out
 
 
+def test_search_json_escapes_control_characters(capsys, tmp_path):
+    doc = tmp_path / "c1.md"
+    doc.write_text("# Title \x9b31m\n\nRadish with a C1 \x9b2J control and \x1b]2;PWN\x07 escape.\n")
+    db = str(tmp_path / "kb.lancedb")
+    run(capsys, "--db", db, "add", str(doc))
+    code, out, _ = run(capsys, "--db", db, "search", "--json", "radish")
+    assert code == 0 and "\\u009b" in out and "\\u001b" in out
+    assert not any(ch in out for ch in "\x9b\x1b\x07")
+    assert "\x9b2J" in json.loads(out)[0]["text"]  # the data itself is intact
+
+
 def test_all_failed_add_exits_nonzero(capsys, tmp_path):
     code, out, _ = run(capsys, "--db", str(tmp_path / "kb"), "add", str(tmp_path / "nothing-here"))
     assert code == 1 and "failed 1" in out

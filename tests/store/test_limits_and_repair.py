@@ -94,6 +94,9 @@ def test_missing_data_file_points_to_doctor_which_rebuilds(tmp_path, docs_dir, c
     assert err.count("\n") == 1 and "damaged" in err and "haiku-tui doctor --repair" in err and "rustc" not in err
     assert main(["--db", str(db), "add", str(docs_dir / "new.md")]) == 1  # add fails the same way
     assert "haiku-tui doctor --repair" in capsys.readouterr().err
+    assert main(["--db", str(db), "ask", "how do I brew tea"]) == 1  # and so does ask
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "haiku-tui doctor --repair" in err
 
     assert main(["--db", str(db), "doctor"]) == 1
     assert "problem: chunks table unreadable: a data file is missing" in capsys.readouterr().out
