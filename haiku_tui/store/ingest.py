@@ -226,16 +226,17 @@ class Ingest:
         paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
         report = self.report
         found = discover(paths)
-        if sync:  # a root that is gone is a removal, not a failure
-            found.failed = [f for f in found.failed if f.reason != NO_SUCH_PATH]
-        report.failed.extend(found.failed)
-        report.passed_over.extend(found.passed_over)
-        report.files = len(found.files) + len(found.failed)
-        self.files_total = len(found.files)
         if not self.dry_run:
             self.kb.repair()
         existing = {d.id: d for d in self.kb.documents()}
         gone = self._gone(paths, found.files, existing) if sync else {}
+        if sync:  # a gone root that held documents is a removal, not a failure
+            held = {d.path for d in gone.values()}
+            found.failed = [f for f in found.failed if not (f.reason == NO_SUCH_PATH and _holds(f.path, held))]
+        report.failed.extend(found.failed)
+        report.passed_over.extend(found.passed_over)
+        report.files = len(found.files) + len(found.failed)
+        self.files_total = len(found.files)
         worker = ParseWorker(self.limits)
         wrote = False
         try:
@@ -327,7 +328,7 @@ class Ingest:
         chunks = chunk_blocks(parsed.blocks, target=self.chunk_size)
         if not chunks:
             raise ParseError("no text found")
-        now = datetime.now(timezone.utc)
+        now = _now()
         meta: dict[str, Any] = {
             "source_type": parsed.source_type,
             "size_bytes": len(data),
@@ -411,8 +412,17 @@ class Ingest:
         return True
 
 
+def _holds(root: str, paths: set[str]) -> bool:
+    prefix = root.rstrip(os.sep) + os.sep
+    return any(p == root or p.startswith(prefix) for p in paths)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
 def _planned(doc_id: str, path: Path, content_hash: str, old: DocumentRecord | None) -> DocumentRecord:
-    now = datetime.now(timezone.utc)
+    now = _now()
     return DocumentRecord(
         id=doc_id, path=str(path), title=old.title if old else path.stem, content_hash=content_hash,
         metadata={}, chunks=0, created_at=old.created_at if old else now, updated_at=now,

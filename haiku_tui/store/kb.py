@@ -17,7 +17,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,10 +78,6 @@ def query_terms(query: str) -> str:
 
 def _sql_list(values: Iterable[str]) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 class KnowledgeBase:

@@ -122,3 +122,13 @@ def test_unreadable_subfolder_is_reported(tmp_path, docs_dir, monkeypatch):
     report = KnowledgeBase.open(tmp_path / "kb").add([docs_dir])
     assert len(report.added) == 4
     assert [(p.path, p.reason) for p in report.passed_over] == [(str(locked), "unreadable folder (Permission denied)")]
+
+
+def test_sync_of_a_deleted_folder_removes_it_and_a_typo_is_an_error(tmp_path, docs_dir):
+    kb = KnowledgeBase.open(tmp_path / "kb")
+    kb.add([docs_dir])
+    shutil.rmtree(docs_dir)
+    report = kb.sync([docs_dir])
+    assert len(report.removed) == 4 and not report.failed and kb.documents() == []
+    report = kb.sync([tmp_path / "no-such-folder"])
+    assert [f.reason for f in report.failed] == ["no such file or directory"]

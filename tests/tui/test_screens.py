@@ -44,9 +44,9 @@ def _utc(monkeypatch):
 @pytest.fixture
 def frozen_kb_clock(monkeypatch):
     """Documents get a fixed created/updated time."""
-    import haiku_tui.store.kb as kb_module
+    import haiku_tui.store.ingest as ingest_module
 
-    monkeypatch.setattr(kb_module, "_now", lambda: FIXED)
+    monkeypatch.setattr(ingest_module, "_now", lambda: FIXED)
     return FIXED
 
 
