@@ -259,7 +259,7 @@ class Ingest:
     def _gone(
         self, roots: Iterable[str | os.PathLike[str]], files: list[Path], existing: dict[str, DocumentRecord]
     ) -> dict[str, DocumentRecord]:
-        """Documents under ``roots`` whose file is no longer among ``files`` (by content hash)."""
+        """Documents under ``roots`` whose file is no longer among ``files``, by id."""
         prefixes = [str(Path(r).expanduser().resolve()) for r in roots]
         on_disk = {str(f) for f in files}
 
@@ -267,7 +267,7 @@ class Ingest:
             return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in prefixes)
 
         gone = [d for d in existing.values() if under(d.path) and d.path not in on_disk]
-        return {d.content_hash: d for d in gone}
+        return {d.id: d for d in gone}
 
     def _one(self, path: Path, existing: dict[str, DocumentRecord], gone: dict[str, DocumentRecord], worker: ParseWorker) -> bool:
         report = self.report
@@ -314,7 +314,11 @@ class Ingest:
         old = existing.get(doc_id)
         if old is not None and old.content_hash == content_hash:
             return "skip"
-        moved_from = gone.pop(content_hash, None) if old is None else None
+        moved_from = None
+        if old is None:  # a new path: is it a gone document's content, moved here?
+            moved_from = next((d for d in gone.values() if d.content_hash == content_hash), None)
+            if moved_from is not None:
+                del gone[moved_from.id]
         if moved_from is not None:
             self.report.moved.append((moved_from.path, str(path)))
             self.moved_ids.add(doc_id)

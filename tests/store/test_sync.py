@@ -132,3 +132,17 @@ def test_sync_of_a_deleted_folder_removes_it_and_a_typo_is_an_error(tmp_path, do
     assert len(report.removed) == 4 and not report.failed and kb.documents() == []
     report = kb.sync([tmp_path / "no-such-folder"])
     assert [f.reason for f in report.failed] == ["no such file or directory"]
+
+
+def test_identical_files_deleted_together_are_all_removed(tmp_path):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    for name in ("one.md", "two.md", "keep.md"):
+        (folder / name).write_text("# Same\n\nIdentical text.\n" if name != "keep.md" else "# Keep\n\nOther.\n")
+    kb = KnowledgeBase.open(tmp_path / "kb")
+    kb.add([folder])
+    (folder / "one.md").unlink()
+    (folder / "two.md").rename(folder / "three.md")
+    report = kb.sync([folder])
+    assert len(report.moved) == 1 and len(report.removed) == 1
+    assert sorted(Path(d.path).name for d in kb.documents()) == ["keep.md", "three.md"]
