@@ -1,4 +1,4 @@
-"""The LanceDB knowledge base: documents, chunks, ingest and search.
+"""The LanceDB knowledge base: documents, chunks and search (ingest and sync: ``store/ingest.py``).
 
 Consistency model (what survives Ctrl+C or a kill at any moment):
 
@@ -7,7 +7,8 @@ Consistency model (what survives Ctrl+C or a kill at any moment):
 * search and lookups only show chunks whose ``(document_id, content_hash)`` matches a
   ``documents`` row, so a half-written document is never visible, and neither are the stale
   chunks of a replaced one;
-* ``add`` (and :meth:`KnowledgeBase.repair`) first deletes such orphan chunks.
+* ``add`` (and :meth:`KnowledgeBase.repair`) first deletes such orphan chunks;
+* full-text indexes missing after a kill are built on the next open.
 """
 
 from __future__ import annotations
