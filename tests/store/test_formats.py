@@ -82,3 +82,30 @@ def test_csv_becomes_a_table_block(tmp_path):
 def test_broken_office_file_is_one_line(tmp_path):
     with pytest.raises(ParseError, match=r"^unreadable XLSX file \(.*\)$"):
         parse_bytes(Path("bad.xlsx"), b"PK\x03\x04 not really a zip")
+
+
+def test_xlsx_sheets_and_pptx_slides_become_sections():
+    import io
+
+    from openpyxl import Workbook
+    from pptx import Presentation
+
+    book = Workbook()
+    book.active.title = "Prices"
+    book.active.append(["item", "price"])
+    book.active.append(["tea", 3])
+    book.create_sheet("Stock").append(["kettle", 7])
+    buf = io.BytesIO()
+    book.save(buf)
+    doc = parse_bytes(Path("shop.xlsx"), buf.getvalue())
+    assert [(b.headings, b.text.splitlines()[-1]) for b in doc.blocks] == [(("Prices",), "tea | 3"), (("Stock",), "kettle | 7")]
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Brewing"
+    slide.placeholders[1].text = "Steep for three minutes."
+    buf = io.BytesIO()
+    deck.save(buf)
+    doc = parse_bytes(Path("talk.pptx"), buf.getvalue())
+    assert doc.source_type == "pptx"
+    assert [(b.headings, b.text) for b in doc.blocks] == [(("Brewing",), "Steep for three minutes.")]
