@@ -54,3 +54,27 @@ def docx_bytes(paragraphs: list[tuple[str | None, str]]) -> bytes:
         for name, text in files.items():
             zf.writestr(name, text)
     return buf.getvalue()
+
+
+def epub_bytes(title: str, chapter_html: str) -> bytes:
+    """A one-chapter EPUB whose chapter body is ``chapter_html``."""
+    files = {
+        "mimetype": "application/epub+zip",
+        "META-INF/container.xml": (
+            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+            '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+            "</rootfiles></container>"
+        ),
+        "OEBPS/content.opf": (
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+            f'<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>{escape(title)}</dc:title></metadata>'
+            '<manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest>'
+            '<spine><itemref idref="c1"/></spine></package>'
+        ),
+        "OEBPS/c1.xhtml": f'<html xmlns="http://www.w3.org/1999/xhtml"><body>{chapter_html}</body></html>',
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    return buf.getvalue()

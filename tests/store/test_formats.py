@@ -9,7 +9,7 @@ import pytest
 
 from haiku_tui.store import KnowledgeBase, ParseError
 from haiku_tui.store.parsing import parse_bytes
-from tests.store.office_files import docx_bytes
+from tests.store.office_files import docx_bytes, epub_bytes
 
 
 @pytest.mark.parametrize(
@@ -109,3 +109,9 @@ def test_xlsx_sheets_and_pptx_slides_become_sections():
     doc = parse_bytes(Path("talk.pptx"), buf.getvalue())
     assert doc.source_type == "pptx"
     assert [(b.headings, b.text) for b in doc.blocks] == [(("Brewing",), "Steep for three minutes.")]
+
+
+def test_epub_chapters_keep_their_headings():
+    doc = parse_bytes(Path("tea.epub"), epub_bytes("Tea Book", "<h1>Green tea</h1><p>Brew at eighty degrees.</p>"))
+    assert doc.title == "Tea Book" and doc.source_type == "epub"
+    assert (("Green tea",), "Brew at eighty degrees.") in [(b.headings, b.text) for b in doc.blocks]
