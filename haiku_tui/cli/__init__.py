@@ -45,7 +45,24 @@ def common_options() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER; none = full-text only)",
     )
+    common.add_argument(
+        "--timeout",
+        default=argparse.SUPPRESS,
+        type=_seconds,
+        metavar="SECONDS",
+        help="how long to wait for the model to start answering (default: $HAIKU_TUI_TIMEOUT, "
+        "'timeout' in the config file, else 60)",
+    )
     return common
+
+
+def _seconds(value: str) -> float:
+    from haiku_tui.agent.models import ModelConfigError, parse_timeout
+
+    try:
+        return parse_timeout(value)
+    except ModelConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -218,6 +218,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             model=choice.name,
             base_url=choice.base_url,
             api_key=os.environ.get(API_KEY_ENV) or None,
+            timeout=getattr(args, "timeout", None),
             db=db,
             compaction=not args.no_compaction,
             policy=not args.no_policy,
