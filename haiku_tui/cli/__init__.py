@@ -13,8 +13,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
+
+from haiku_tui.text import printable_line
 
 PROG = "haiku-tui"
 
@@ -93,9 +96,45 @@ def embedder_arg(args: argparse.Namespace) -> str | None:
     return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or None
 
 
+_API_HINT = re.compile(r"\s*\(or [A-Z]\w*(?:\.\w+)+(?:\(\))?\)")  # "(or KnowledgeBase.add)"
+
+
 def error(message: str) -> None:
-    text = " ".join(str(message).split()) or "unknown error"
+    """Print ``haiku-tui: error: …`` on one line: sanitised, keys in use redacted, no Python API hints."""
+    from haiku_tui.agent.errors import redact
+
+    text = printable_line(_API_HINT.sub("", redact(str(message)))) or "unknown error"
     print(f"{PROG}: error: {text}", file=sys.stderr)
+
+
+def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
+    """The user-facing line for an exception that reached the command line, naming what to do."""
+    import errno
+    import sqlite3
+
+    from haiku_tui.agent.models import ModelConfigError
+    from haiku_tui.sessions.errors import SessionError
+    from haiku_tui.store.errors import StoreError
+
+    if isinstance(exc, (CommandError, ModelConfigError, SessionError, StoreError)):
+        return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    if isinstance(exc, OSError) and exc.errno is not None:
+        where = f" ({exc.filename})" if exc.filename else ""
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return f"the disk is full{where}; free some space and try again"
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return f"cannot write{where}: the location is read-only or not permitted; check its permissions"
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        if "full" in text:
+            return "the disk is full; free some space and try again"
+        if "readonly" in text or "read-only" in text:
+            return "the sessions database is read-only; check the permissions of the data directory"
+    if isinstance(exc, OverflowError):
+        return f"a number is too large ({exc}); use a smaller value"
+    from haiku_tui.agent.errors import describe_error
+
+    return describe_error(exc)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,10 +160,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback
         if os.environ.get("HAIKU_TUI_DEBUG"):
             raise
-        from ..store.errors import StoreError
-
-        if isinstance(exc, StoreError):
-            error(str(exc))
-        else:
-            error(f"{type(exc).__name__}: {exc}")
+        error(describe(exc))
         return 1
