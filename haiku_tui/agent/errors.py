@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from haiku_tui.text import printable_line
+from haiku_tui.text import one_line, terminal_safe
 
 if TYPE_CHECKING:
     from haiku_tui.agent.models import ModelChoice
@@ -44,9 +44,12 @@ def redact(text: str) -> str:
     return text
 
 
-def _short(text: object, limit: int) -> str:
-    """Untrusted text (an error body, an exception) sanitised and redacted, then cut to ``limit``."""
-    return printable_line(redact(str(text)), limit)
+def safe_line(text: object, limit: int | None = None) -> str:
+    """Untrusted text (an error body, an exception) sanitised and redacted, on one line cut to ``limit``.
+
+    Redacted before and after sanitising, so a key split by control characters is caught too.
+    """
+    return one_line(redact(terminal_safe(redact(str(text)))), limit)
 
 
 def _timeout_advice(where: str) -> str:
@@ -101,7 +104,7 @@ def describe_error(exc: BaseException) -> str:
 
     Sanitised for the terminal, with the key values in use redacted.
     """
-    return printable_line(redact(_describe(exc)), MAX_CHARS)
+    return safe_line(_describe(exc), MAX_CHARS)
 
 
 def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
@@ -113,7 +116,7 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
     from haiku_tui.agent.models import ModelConfigError
 
     if isinstance(exc, ModelConfigError):
-        return _short(str(exc), MAX_CHARS)
+        return safe_line(str(exc), MAX_CHARS)
 
     if isinstance(exc, ex.RunCancelled) and not isinstance(exc, ex.RunTimedOut):
         return "the run was cancelled; nothing was saved"
@@ -122,7 +125,7 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
         where = _where(exc)
         status = getattr(exc, "status_code", None)
         detail = _body_message(getattr(exc, "body", None))
-        detail_text = f": {_short(detail, 160)}" if detail else ""
+        detail_text = f": {safe_line(detail, 160)}" if detail else ""
         if isinstance(exc, ex.ModelAuthenticationError) or status in (401, 403):
             return (
                 f"the model provider rejected the credentials{where} (HTTP {status or 401}){detail_text}; "
@@ -149,34 +152,34 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
             return f"the model provider failed{where} (HTTP {status or 'error'}){detail_text}; try again later"
         if status:
             return f"the model provider refused the request{where} (HTTP {status}){detail_text}"
-        return f"model request failed{where}: {_short(exc.message if hasattr(exc, 'message') else str(exc), 200)}"
+        return f"model request failed{where}: {safe_line(exc.message if hasattr(exc, 'message') else str(exc), 200)}"
 
     if isinstance(exc, ex.ContentFilterError):
-        return f"the model provider's content filter blocked the answer: {_short(str(exc), 200)}"
+        return f"the model provider's content filter blocked the answer: {safe_line(str(exc), 200)}"
     if isinstance(exc, ex.UnexpectedModelBehavior):
         return (
-            f"the model misbehaved ({_short(getattr(exc, 'message', str(exc)), 200)}); try again, "
+            f"the model misbehaved ({safe_line(getattr(exc, 'message', str(exc)), 200)}); try again, "
             "or use a more capable model"
         )
     if isinstance(exc, ex.UsageLimitExceeded):
-        return f"stopped: {_short(str(exc), 200)}"
+        return f"stopped: {safe_line(str(exc), 200)}"
     if isinstance(exc, ex.RunTimedOut):
         return "the run timed out; nothing was saved"
     if isinstance(exc, ex.UserError):
-        return f"configuration error: {_short(str(exc), 250)}"
+        return f"configuration error: {safe_line(str(exc), 250)}"
 
     try:
         from haiku_tui.capabilities.errors import CapabilityError
     except ImportError:  # pragma: no cover
         CapabilityError = ()  # type: ignore[assignment,misc]  # noqa: N806
     if isinstance(exc, CapabilityError):
-        return _short(str(exc), MAX_CHARS)
+        return safe_line(str(exc), MAX_CHARS)
     try:
         from haiku_tui.store.errors import StoreError
     except ImportError:  # pragma: no cover - the store is optional for this module
         StoreError = ()  # type: ignore[assignment,misc]  # noqa: N806
     if isinstance(exc, StoreError):
-        return _short(str(exc), MAX_CHARS)
+        return safe_line(str(exc), MAX_CHARS)
 
     # Transport errors that escaped the provider SDK unwrapped.
     for link in _cause_chain(exc):
@@ -187,7 +190,7 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
             return _timeout_advice("")
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted; nothing was saved"
-    text = _short(str(exc), 250)
+    text = safe_line(str(exc), 250)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -200,5 +203,5 @@ def _connection_reason(exc: BaseException) -> str:
             return "connection refused"
         if re.search(r"Name or service not known|nodename nor servname|getaddrinfo", text, re.I):
             return "host not found"
-    first = _short(getattr(exc, "message", None) or str(exc), 120)
+    first = safe_line(getattr(exc, "message", None) or str(exc), 120)
     return first or "connection failed"

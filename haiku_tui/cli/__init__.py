@@ -17,8 +17,6 @@ import re
 import sys
 from collections.abc import Sequence
 
-from haiku_tui.text import printable_line
-
 PROG = "haiku-tui"
 
 # Modules under haiku_tui.cli that register subcommands, in help order.
@@ -101,9 +99,9 @@ _API_HINT = re.compile(r"\s*\(or [A-Z]\w*(?:\.\w+)+(?:\(\))?\)")  # "(or Knowled
 
 def error(message: str) -> None:
     """Print ``haiku-tui: error: …`` on one line: sanitised, keys in use redacted, no Python API hints."""
-    from haiku_tui.agent.errors import redact
+    from haiku_tui.agent.errors import safe_line
 
-    text = printable_line(_API_HINT.sub("", redact(str(message)))) or "unknown error"
+    text = safe_line(_API_HINT.sub("", str(message))) or "unknown error"
     print(f"{PROG}: error: {text}", file=sys.stderr)
 
 

@@ -89,3 +89,11 @@ def test_model_errors_are_sanitised_and_redacted(monkeypatch):
     error = ex.ModelHTTPError(500, "m", body={"error": {"message": "\x1b]2;PWN\x07 key sk-short-1 \x9b2J"}})
     message = describe_error(error)
     assert message == "the model provider failed (m) (HTTP 500): key [redacted]; try again later"
+
+
+def test_a_key_split_by_control_characters_is_still_redacted(monkeypatch):
+    from haiku_tui.agent.errors import safe_line
+
+    monkeypatch.setenv("HAIKU_TUI_API_KEY", "sk-split-42")
+    build_agent(AgentConfig(model="m", base_url="http://127.0.0.1:9/v1"))
+    assert safe_line("echo sk-spl\x1b[0mit-42 \x1b]2;t\x07done") == "echo [redacted] done"
