@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from haiku_tui.agent.config import AgentConfig, build_agent, run_limits
-from haiku_tui.agent.errors import describe_error
+from haiku_tui.agent.errors import describe_error, safe_line, secrets_in_use
 from haiku_tui.agent.models import (
     EXTRACTIVE,
     ModelChoice,
@@ -28,4 +28,6 @@ __all__ = [
     "model_label",
     "resolve_model",
     "run_limits",
+    "safe_line",
+    "secrets_in_use",
 ]

@@ -17,11 +17,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AgentConfig:
-    """What the agent is built from. ``api_key`` is used, never persisted (it is kept out of repr)."""
+    """What the agent is built from. ``api_key`` is used, never persisted (it is kept out of repr).
+
+    Unset fields are resolved by :func:`haiku_tui.agent.models.choose_model` (flags, environment,
+    config file), the same for the app and the CLI; ``timeout`` is seconds to wait for the model.
+    """
 
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False, compare=False)
+    timeout: float | None = None
     db: str | None = None
     defer_loading: bool = True
     compaction: bool = True
@@ -44,14 +49,17 @@ def build_agent(
     """
     from pydantic_ai import Agent
 
-    from haiku_tui.agent.models import resolve_model
+    from haiku_tui.agent.errors import use_settings
+    from haiku_tui.agent.models import choose_model, resolve_model
     from haiku_tui.capabilities import Deps
     from haiku_tui.capabilities import compaction as compaction_capability
     from haiku_tui.capabilities import policy as policy_capability
     from haiku_tui.capabilities import rag
 
     config = config or AgentConfig()
-    resolved = model if model is not None else resolve_model(config.model, config.base_url, config.api_key)
+    choice = choose_model(config.model, config.base_url, config.api_key, config.timeout)
+    resolved = model if model is not None else resolve_model(choice.name, choice.base_url, choice.api_key)
+    use_settings(choice)
     defer = config.defer_loading or config.analysis
     capabilities: list[Any] = [rag.create_capability(config.db, defer_loading=defer, kb=kb)]
     if config.analysis:
@@ -69,6 +77,9 @@ def build_agent(
         instructions=config.preamble or None,
         capabilities=capabilities,
         name="haiku-tui",
+        # A server that accepts and never answers ends the run after ``timeout`` (each attempt, and
+        # a stream's first output across attempts); a long answer that keeps streaming is not cut.
+        model_settings={"timeout": choice.timeout, "first_event_timeout": choice.timeout},
     )
 
 

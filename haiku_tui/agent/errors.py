@@ -1,12 +1,73 @@
-"""One clear line for whatever ended a run: the CLI prints it, the TUI shows it."""
+"""One clear line for whatever ended a run: the CLI prints it, the TUI shows it.
+
+Every line is sanitised (a server's error body cannot send escape codes to the terminal) and has
+the key values in use redacted (a server that echoes the Authorization header cannot put the key
+on screen): :func:`build_agent` registers the settings it used with :func:`use_settings`.
+"""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from haiku_tui.text import one_line
+from haiku_tui.text import one_line, terminal_safe
+
+if TYPE_CHECKING:
+    from haiku_tui.agent.models import ModelChoice
 
 MAX_CHARS = 300
+REDACTED = "[redacted]"
+
+_in_use: dict[str, object] = {"secrets": set(), "key_source": None, "base_url": None, "timeout": None}
+
+
+def use_settings(choice: ModelChoice) -> None:
+    """Remember the settings a built agent uses: its key values (redacted from every message from
+    now on) and where its key came from (named in the credentials advice)."""
+    secrets = _in_use["secrets"]
+    assert isinstance(secrets, set)
+    secrets.update(s for s in choice.secrets if len(s) >= 4)
+    _in_use["key_source"] = choice.key_source
+    _in_use["base_url"] = choice.base_url
+    _in_use["timeout"] = choice.timeout
+
+
+def secrets_in_use() -> list[str]:
+    """The key values sent to model providers in this process (for scrubbing what we sent)."""
+    return sorted(_in_use["secrets"], key=len, reverse=True)  # type: ignore[arg-type]
+
+
+def redact(text: str) -> str:
+    """``text`` with every key value in use replaced by ``[redacted]``."""
+    for secret in secrets_in_use():
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def safe_line(text: object, limit: int | None = None) -> str:
+    """Untrusted text (an error body, an exception) sanitised and redacted, on one line cut to ``limit``.
+
+    Redacted before and after sanitising, so a key split by control characters is caught too.
+    """
+    return one_line(redact(terminal_safe(redact(str(text)))), limit)
+
+
+def _timeout_advice(where: str) -> str:
+    seconds = _in_use["timeout"]
+    within = f" within {seconds:g} s" if isinstance(seconds, float) else " in time"
+    return (
+        f"the model did not answer{within}{where}; check the server, or allow longer "
+        "with --timeout SECONDS or HAIKU_TUI_TIMEOUT"
+    )
+
+
+def _key_advice() -> str:
+    source, base_url = _in_use["key_source"], _in_use["base_url"]
+    if source:
+        return f"check the API key ({source}) and its access to this model"
+    if base_url:
+        return "no API key was sent to the server: set HAIKU_TUI_API_KEY"
+    return "check the provider's API key (e.g. OPENAI_API_KEY / ANTHROPIC_API_KEY) and its access to this model"
 
 
 def _cause_chain(exc: BaseException) -> list[BaseException]:
@@ -38,17 +99,24 @@ def _where(exc: BaseException) -> str:
     return f" ({model})" if model else ""
 
 
-def describe_error(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
-    """A one-line, user-facing description of an exception that ended a run, naming the fix."""
+def describe_error(exc: BaseException) -> str:
+    """A one-line, user-facing description of an exception that ended a run, naming the fix.
+
+    Sanitised for the terminal, with the key values in use redacted.
+    """
+    return safe_line(_describe(exc), MAX_CHARS)
+
+
+def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
     from pydantic_ai import exceptions as ex
 
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        return describe_error(exc.exceptions[-1])
+        return _describe(exc.exceptions[-1])
 
     from haiku_tui.agent.models import ModelConfigError
 
     if isinstance(exc, ModelConfigError):
-        return one_line(str(exc), MAX_CHARS)
+        return safe_line(str(exc), MAX_CHARS)
 
     if isinstance(exc, ex.RunCancelled) and not isinstance(exc, ex.RunTimedOut):
         return "the run was cancelled; nothing was saved"
@@ -57,11 +125,11 @@ def describe_error(exc: BaseException) -> str:  # noqa: C901 - a flat table of c
         where = _where(exc)
         status = getattr(exc, "status_code", None)
         detail = _body_message(getattr(exc, "body", None))
-        detail_text = f": {one_line(detail, 160)}" if detail else ""
+        detail_text = f": {safe_line(detail, 160)}" if detail else ""
         if isinstance(exc, ex.ModelAuthenticationError) or status in (401, 403):
             return (
                 f"the model provider rejected the credentials{where} (HTTP {status or 401}){detail_text}; "
-                "check the API key (e.g. OPENAI_API_KEY / ANTHROPIC_API_KEY) and its access to this model"
+                + _key_advice()
             )
         if isinstance(exc, ex.ModelQuotaExceededError) or status == 402:
             return f"the account's quota or credits are exhausted{where}{detail_text}; top up or switch model"
@@ -77,40 +145,40 @@ def describe_error(exc: BaseException) -> str:  # noqa: C901 - a flat table of c
         if isinstance(exc, ex.ModelContextWindowExceededError):
             return f"the conversation is too long for the model's context window{where}; start a new session"
         if isinstance(exc, ex.ModelRequestTimeout) or isinstance(exc, ex.ModelTimeoutError):
-            return f"the model did not answer in time{where}; try again, or check the server"
+            return _timeout_advice(where)
         if isinstance(exc, ex.ModelConnectionError):
             return f"could not reach the model{where}: {_connection_reason(exc)}; is the server running and the URL right?"
         if isinstance(exc, (ex.ModelUnavailableError, ex.ModelServerError)) or (status and status >= 500):
             return f"the model provider failed{where} (HTTP {status or 'error'}){detail_text}; try again later"
         if status:
             return f"the model provider refused the request{where} (HTTP {status}){detail_text}"
-        return f"model request failed{where}: {one_line(exc.message if hasattr(exc, 'message') else str(exc), 200)}"
+        return f"model request failed{where}: {safe_line(exc.message if hasattr(exc, 'message') else str(exc), 200)}"
 
     if isinstance(exc, ex.ContentFilterError):
-        return f"the model provider's content filter blocked the answer: {one_line(str(exc), 200)}"
+        return f"the model provider's content filter blocked the answer: {safe_line(str(exc), 200)}"
     if isinstance(exc, ex.UnexpectedModelBehavior):
         return (
-            f"the model misbehaved ({one_line(getattr(exc, 'message', str(exc)), 200)}); try again, "
+            f"the model misbehaved ({safe_line(getattr(exc, 'message', str(exc)), 200)}); try again, "
             "or use a more capable model"
         )
     if isinstance(exc, ex.UsageLimitExceeded):
-        return f"stopped: {one_line(str(exc), 200)}"
+        return f"stopped: {safe_line(str(exc), 200)}"
     if isinstance(exc, ex.RunTimedOut):
         return "the run timed out; nothing was saved"
     if isinstance(exc, ex.UserError):
-        return f"configuration error: {one_line(str(exc), 250)}"
+        return f"configuration error: {safe_line(str(exc), 250)}"
 
     try:
         from haiku_tui.capabilities.errors import CapabilityError
     except ImportError:  # pragma: no cover
         CapabilityError = ()  # type: ignore[assignment,misc]  # noqa: N806
     if isinstance(exc, CapabilityError):
-        return one_line(str(exc), MAX_CHARS)
+        return safe_line(str(exc), MAX_CHARS)
     from haiku_tui.store.errors import StoreError, damaged
 
     exc = damaged(exc) or exc  # a missing LanceDB data file: point to `haiku-tui doctor`
     if isinstance(exc, StoreError):
-        return one_line(str(exc), MAX_CHARS)
+        return safe_line(str(exc), MAX_CHARS)
 
     # Transport errors that escaped the provider SDK unwrapped.
     for link in _cause_chain(exc):
@@ -118,10 +186,10 @@ def describe_error(exc: BaseException) -> str:  # noqa: C901 - a flat table of c
         if isinstance(link, ConnectionRefusedError) or name in {"ConnectError", "APIConnectionError"}:
             return f"could not reach the model: {_connection_reason(link)}; is the server running and the URL right?"
         if isinstance(link, TimeoutError) or name in {"TimeoutException", "ReadTimeout", "ConnectTimeout", "APITimeoutError"}:
-            return "the model did not answer in time; try again, or check the server"
+            return _timeout_advice("")
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted; nothing was saved"
-    text = one_line(str(exc), 250)
+    text = safe_line(str(exc), 250)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -134,5 +202,5 @@ def _connection_reason(exc: BaseException) -> str:
             return "connection refused"
         if re.search(r"Name or service not known|nodename nor servname|getaddrinfo", text, re.I):
             return "host not found"
-    first = one_line(getattr(exc, "message", None) or str(exc), 120)
+    first = safe_line(getattr(exc, "message", None) or str(exc), 120)
     return first or "connection failed"

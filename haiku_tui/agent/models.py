@@ -1,7 +1,11 @@
 """Model resolution: which model answers, from the command line, the environment or the config file.
 
 Source order for the model name: the ``--model`` argument, ``HAIKU_TUI_MODEL``, the ``model`` key
-of ``<data dir>/config.toml``, else ``extractive`` (the offline, retrieval-only default).
+of ``<data dir>/config.toml``, else ``extractive`` (the offline, retrieval-only default). The app and
+the CLI resolve everything else the same way, in :func:`choose_model`: the server URL
+(``--base-url``, ``HAIKU_TUI_BASE_URL``, config ``base_url``), the API key (given, else
+``HAIKU_TUI_API_KEY``, else the provider's own variable such as ``OPENAI_API_KEY``) and the request
+timeout (``--timeout``, ``HAIKU_TUI_TIMEOUT``, config ``timeout``, else 60 s).
 
 Any Pydantic AI model string works (``openai:…``, ``openai-chat:…``, ``anthropic:…``,
 ``ollama:…``, ``google-gla:…`` …), and ``base_url`` points any model name at an
@@ -13,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +27,10 @@ if TYPE_CHECKING:
 EXTRACTIVE = "extractive"
 MODEL_ENV = "HAIKU_TUI_MODEL"
 BASE_URL_ENV = "HAIKU_TUI_BASE_URL"
+API_KEY_ENV = "HAIKU_TUI_API_KEY"
+TIMEOUT_ENV = "HAIKU_TUI_TIMEOUT"
+DEFAULT_TIMEOUT = 60.0
+"""Seconds to wait for the model to start answering (and between streamed chunks)."""
 CONFIG_FILE = "config.toml"
 EXTRACTIVE_LABEL = "extractive (retrieval-only)"
 
@@ -35,6 +43,14 @@ PREFIX_ALIASES = {"google-gla": "google", "google-vertex": "google-cloud"}
 # Extras of haiku-tui itself (pyproject ``[project.optional-dependencies]``).
 PROJECT_EXTRAS = {"anthropic": "anthropic", "google": "google"}
 
+# The variable each provider reads its key from when none is given (named in advice).
+PROVIDER_KEY_ENV = {
+    "openai": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY", "openai-responses": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY", "google": "GOOGLE_API_KEY", "groq": "GROQ_API_KEY",
+    "mistral": "MISTRAL_API_KEY", "cohere": "CO_API_KEY", "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY", "ollama": "OLLAMA_API_KEY",
+}
+
 
 class ModelConfigError(ValueError):
     """The model cannot be built as configured; the message is one line naming the fix."""
@@ -42,11 +58,27 @@ class ModelConfigError(ValueError):
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """The model name (and server) that applies, and where it came from."""
+    """The model settings that apply: name, server, key and timeout, and where they came from.
+
+    ``api_key`` is the key haiku-tui passes itself (kept out of repr); ``key_source`` names where the
+    key that is actually sent comes from (``HAIKU_TUI_API_KEY``, ``OPENAI_API_KEY`` …), or is
+    ``None`` when no key is sent.
+    """
 
     name: str
     base_url: str | None
     source: str  # "argument", "environment", "config file" or "default"
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    key_source: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+    @property
+    def secrets(self) -> list[str]:
+        """The key values this choice sends (to redact from anything shown)."""
+        if self.api_key:
+            return [self.api_key]
+        sent = os.environ.get(self.key_source or "", "") if self.key_source else ""
+        return [sent] if sent else []
 
     @property
     def label(self) -> str:
@@ -74,28 +106,74 @@ def read_config(path: Path | None = None) -> dict[str, Any]:
         raise ModelConfigError(f"cannot read {path}: {error} (fix or delete the file)") from None
 
 
-def choose_model(name: str | None = None, base_url: str | None = None) -> ModelChoice:
+def choose_model(
+    name: str | None = None, base_url: str | None = None, api_key: str | None = None, timeout: float | None = None
+) -> ModelChoice:
     """Apply the source order: argument, ``HAIKU_TUI_MODEL``, config file ``model``, ``extractive``.
 
     The server URL comes from the argument, else ``HAIKU_TUI_BASE_URL``, else the config file's
-    ``base_url`` when the model name also came from the config file.
+    ``base_url`` when the model name also came from the config file. The key is ``api_key``, else
+    ``HAIKU_TUI_API_KEY``, else (no server URL) the provider's own variable. The timeout is
+    ``timeout``, else ``HAIKU_TUI_TIMEOUT``, else the config file's ``timeout``, else 60 s.
     """
     base_url = base_url or os.environ.get(BASE_URL_ENV) or None
-    if name:
-        return ModelChoice(name.strip(), base_url, "argument")
+    config: dict[str, Any] | None = None
     env = os.environ.get(MODEL_ENV, "").strip()
+    if name and name.strip():
+        chosen, source = name.strip(), "argument"
+    elif env:
+        chosen, source = env, "environment"
+    else:
+        config = read_config()
+        configured = config.get("model")
+        if configured is not None and not isinstance(configured, str):
+            raise ModelConfigError(f"{config_path()}: 'model' must be a string, e.g. model = \"openai:gpt-5\"")
+        if configured and configured.strip():
+            chosen, source = configured.strip(), "config file"
+            url = base_url or config.get("base_url") or None
+            if url is not None and not isinstance(url, str):
+                raise ModelConfigError(f"{config_path()}: 'base_url' must be a string")
+            base_url = url
+        else:
+            chosen, source = EXTRACTIVE, "default"
+    key, key_source = _choose_key(chosen, base_url, api_key)
+    return ModelChoice(chosen, base_url, source, key, key_source, _choose_timeout(timeout, config))
+
+
+def _choose_key(name: str, base_url: str | None, api_key: str | None) -> tuple[str | None, str | None]:
+    if api_key:
+        return api_key, "the given API key"
+    env = os.environ.get(API_KEY_ENV, "").strip()
     if env:
-        return ModelChoice(env, base_url, "environment")
-    config = read_config()
-    configured = config.get("model")
-    if configured is not None and not isinstance(configured, str):
-        raise ModelConfigError(f"{config_path()}: 'model' must be a string, e.g. model = \"openai:gpt-5\"")
-    if configured and configured.strip():
-        url = base_url or config.get("base_url") or None
-        if url is not None and not isinstance(url, str):
-            raise ModelConfigError(f"{config_path()}: 'base_url' must be a string")
-        return ModelChoice(configured.strip(), url, "config file")
-    return ModelChoice(EXTRACTIVE, base_url, "default")
+        return env, API_KEY_ENV
+    if base_url or is_extractive(name):
+        return None, None
+    prefix, _ = _split(name)
+    return None, PROVIDER_KEY_ENV.get(prefix or "")
+
+
+def _choose_timeout(timeout: float | None, config: dict[str, Any] | None) -> float:
+    if timeout is not None:
+        value, where = timeout, "--timeout"
+    elif os.environ.get(TIMEOUT_ENV, "").strip():
+        value, where = os.environ[TIMEOUT_ENV].strip(), TIMEOUT_ENV
+    else:
+        config = read_config() if config is None else config
+        if "timeout" not in config:
+            return DEFAULT_TIMEOUT
+        value, where = config["timeout"], f"{config_path()}: 'timeout'"
+    return parse_timeout(value, where)
+
+
+def parse_timeout(value: object, where: str = "--timeout") -> float:
+    """A timeout in seconds (a positive number up to a day); anything else is a ModelConfigError."""
+    try:
+        seconds = float(value) if not isinstance(value, bool) else float("nan")
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds <= 86400:
+        raise ModelConfigError(f"{where} must be a number of seconds between 0 and 86400 (e.g. 60), not {str(value)[:40]!r}")
+    return seconds
 
 
 def is_extractive(name: str | None) -> bool:
@@ -125,8 +203,8 @@ def resolve_model(name: str | None = None, base_url: str | None = None, api_key:
     ``base_url`` serves any model name from an OpenAI-compatible server; ``api_key`` is used for
     that server or the provider (and never stored).
     """
-    choice = choose_model(name, base_url)
-    return build_model(choice.name, choice.base_url, api_key)
+    choice = choose_model(name, base_url, api_key)
+    return build_model(choice.name, choice.base_url, choice.api_key)
 
 
 def build_model(name: str, base_url: str | None = None, api_key: str | None = None) -> Model:

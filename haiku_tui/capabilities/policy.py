@@ -3,6 +3,11 @@
 When an enforced question ends undeclared, the model is asked once to record what grounded the
 answer it already gave (not to change it). If the cite tool is gone by then, or the question
 finishes undeclared anyway, the question is recorded in ``deps.state["citation_policy"]``.
+
+Markers with nothing behind them: an answer that writes ``[n]`` for a number no cite call gave
+(e.g. quoting a document that contains ``[2]``) has those numbers recorded under
+``deps.state["citation_policy"]["unbacked"]`` (question → numbers), for the policy log, the
+answer's badge and ``ask --json``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.evidence import EvidenceCapability, discover, question_in_progress
+from haiku_tui.text import citation_markers
 
 POLICY_ID = "haiku-tui-citation-policy"
 REDIRECT_TAG = "[haiku-tui/citation-redirect]"
@@ -29,14 +35,38 @@ REDIRECT = (
 
 @dataclass
 class CitationPolicyState:
-    """The policy's namespace of ``deps.state``: questions that ended undeclared."""
+    """The policy's namespace of ``deps.state``: questions that ended undeclared, and the markers
+    of each question's answer that no cite call gave."""
 
     violations: list[int] = field(default_factory=list)
+    unbacked: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, state: dict[str, Any]) -> CitationPolicyState:
         """The policy state recorded in a state map (empty when the policy never ran)."""
-        return cls(violations=ledger.violations(state))
+        return cls(violations=ledger.violations(state), unbacked=recorded_unbacked(state))
+
+
+def given_numbers(state: dict[str, Any]) -> set[int]:
+    """Every citation number a cite call gave in this conversation (any evidence capability)."""
+    return {c["index"] for ns in ledger.evidence_namespaces(state).values() for c in ns["citation_index"].values()}
+
+
+def unbacked_markers(answer: str, state: dict[str, Any]) -> list[int]:
+    """The ``[n]`` markers of ``answer`` (outside code) whose number no cite call gave, in order."""
+    given = given_numbers(state)
+    return [n for n in citation_markers(answer) if n not in given]
+
+
+def recorded_unbacked(state: dict[str, Any]) -> dict[int, list[int]]:
+    """Question → unbacked marker numbers, as the policy recorded them (malformed entries skipped)."""
+    recorded = state.get(ledger.POLICY_KEY, {}).get("unbacked", {})
+    out: dict[int, list[int]] = {}
+    if isinstance(recorded, dict):
+        for question, numbers in recorded.items():
+            if str(question).isdigit() and isinstance(numbers, list):
+                out[int(question)] = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
+    return out
 
 
 def ends_question(response: ModelResponse, output_tools: list[Any]) -> bool:
@@ -119,13 +149,23 @@ class CitationPolicyCapability(AbstractCapability[Any]):
         if decision is not None:
             _, question, state = decision
             _record_violation(ctx, state, question)
+        evidence = discover(ctx)
+        question = question_in_progress(evidence)
+        if question is not None and isinstance(result.output, str):
+            unbacked = unbacked_markers(result.output, evidence[0].state)
+            if unbacked:
+                _policy_namespace(ctx, evidence[0].state).setdefault("unbacked", {})[str(question)] = unbacked
         return result
 
 
-def _record_violation(ctx: RunContext[Any], state: dict[str, Any], question: int) -> None:
+def _policy_namespace(ctx: RunContext[Any], state: dict[str, Any]) -> dict[str, Any]:
     outer = getattr(ctx.deps, "state", None)
     target = outer if isinstance(outer, dict) else state
-    violations = target.setdefault(ledger.POLICY_KEY, {"violations": []}).setdefault("violations", [])
+    return target.setdefault(ledger.POLICY_KEY, {"violations": []})
+
+
+def _record_violation(ctx: RunContext[Any], state: dict[str, Any], question: int) -> None:
+    violations = _policy_namespace(ctx, state).setdefault("violations", [])
     if question not in violations:
         violations.append(question)
 

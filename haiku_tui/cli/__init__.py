@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -45,7 +46,24 @@ def common_options() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER; none = full-text only)",
     )
+    common.add_argument(
+        "--timeout",
+        default=argparse.SUPPRESS,
+        type=_seconds,
+        metavar="SECONDS",
+        help="how long to wait for the model to start answering (default: $HAIKU_TUI_TIMEOUT, "
+        "'timeout' in the config file, else 60)",
+    )
     return common
+
+
+def _seconds(value: str) -> float:
+    from haiku_tui.agent.models import ModelConfigError, parse_timeout
+
+    try:
+        return parse_timeout(value)
+    except ModelConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,9 +94,46 @@ def embedder_arg(args: argparse.Namespace) -> str | None:
     return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or None
 
 
+_API_HINT = re.compile(r"\s*\(or [A-Z]\w*(?:\.\w+)+(?:\(\))?\)")  # "(or KnowledgeBase.add)"
+
+
 def error(message: str) -> None:
-    text = " ".join(str(message).split()) or "unknown error"
+    """Print ``haiku-tui: error: …`` on one line: sanitised, keys in use redacted, no Python API hints."""
+    from haiku_tui.agent.errors import safe_line
+
+    text = safe_line(_API_HINT.sub("", str(message))) or "unknown error"
     print(f"{PROG}: error: {text}", file=sys.stderr)
+
+
+def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
+    """The user-facing line for an exception that reached the command line, naming what to do."""
+    import errno
+    import sqlite3
+
+    from haiku_tui.agent.models import ModelConfigError
+    from haiku_tui.sessions.errors import SessionError
+    from haiku_tui.store.errors import StoreError, damaged
+
+    exc = damaged(exc) or exc  # a missing LanceDB data file: point to `haiku-tui doctor`
+    if isinstance(exc, (CommandError, ModelConfigError, SessionError, StoreError)):
+        return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    if isinstance(exc, OSError) and exc.errno is not None:
+        where = f" ({exc.filename})" if exc.filename else ""
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return f"the disk is full{where}; free some space and try again"
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return f"cannot write{where}: the location is read-only or not permitted; check its permissions"
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        if "full" in text:
+            return "the disk is full; free some space and try again"
+        if "readonly" in text or "read-only" in text:
+            return "the sessions database is read-only; check the permissions of the data directory"
+    if isinstance(exc, OverflowError):
+        return f"a number is too large ({exc}); use a smaller value"
+    from haiku_tui.agent.errors import describe_error
+
+    return describe_error(exc)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,11 +159,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback
         if os.environ.get("HAIKU_TUI_DEBUG"):
             raise
-        from ..store.errors import StoreError, damaged
-
-        exc = damaged(exc) or exc
-        if isinstance(exc, StoreError):
-            error(str(exc))
-        else:
-            error(f"{type(exc).__name__}: {exc}")
+        error(describe(exc))
         return 1

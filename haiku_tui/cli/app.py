@@ -65,6 +65,7 @@ def _config(args: argparse.Namespace, db: str | None) -> Any:
     return AgentConfig(
         model=getattr(args, "model", None) or os.environ.get("HAIKU_TUI_MODEL") or None,
         base_url=getattr(args, "base_url", None) or None,
+        timeout=getattr(args, "timeout", None),
         db=db,
         analysis=bool(getattr(args, "analysis", False)),
     )

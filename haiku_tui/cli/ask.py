@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from haiku_tui.text import printable_line, terminal_safe
+from haiku_tui.agent.models import API_KEY_ENV
+from haiku_tui.text import json_dumps, printable_line, terminal_safe
 from . import CommandError, db_arg, embedder_arg
-
-API_KEY_ENV = "HAIKU_TUI_API_KEY"
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -217,7 +215,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         config = AgentConfig(
             model=choice.name,
             base_url=choice.base_url,
-            api_key=os.environ.get(API_KEY_ENV) or None,
+            timeout=getattr(args, "timeout", None),
             db=db,
             compaction=not args.no_compaction,
             policy=not args.no_policy,
@@ -260,7 +258,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         if session is not None:
             data["session"] = session.id
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(json_dumps(data, indent=2))
         return 0
     if data["citations"]:
         print("\nSources:")
