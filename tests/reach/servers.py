@@ -1,0 +1,58 @@
+"""Helpers for the reach tests: free ports and ``haiku-tui`` servers in subprocesses."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30.0) -> None:
+    """Wait until something listens on ``port``; fail with the server's output if it died or never did."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            out = process.stdout.read() if process.stdout else ""
+            pytest.fail(f"server exited with {process.returncode}: {out}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    pytest.fail(f"nothing listened on port {port} within {timeout}s")
+
+
+def start(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start ``python -m haiku_tui.cli ARGS`` in the background (stopped by :func:`stop`)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "haiku_tui.cli", *args],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
