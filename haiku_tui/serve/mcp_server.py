@@ -36,6 +36,7 @@ def _chunk_json(chunk: Any) -> dict[str, Any]:
 def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
     """The MCP server over ``kb``; ``ask`` runs the agent built from ``config``."""
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
 
     from haiku_tui.agent import build_agent, describe_error, run_limits
     from haiku_tui.capabilities import Deps
@@ -52,11 +53,11 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
     def search(query: str, limit: int = 5) -> list[dict[str, Any]]:
         """Search the knowledge base. Each result has a chunk_id to cite, a label (title › headings), its source and text."""
         if not query.strip():
-            raise ValueError("the query is empty: pass the words to search for")
+            raise ToolError("the query is empty: pass the words to search for")
         try:
             hits = kb.search(query, limit=max(1, min(limit, MAX_LIMIT)))
         except StoreError as exc:
-            raise ValueError(str(exc)) from None
+            raise ToolError(str(exc)) from None
         return [{"rank": hit.rank, "score": round(float(hit.score), 6), **_chunk_json(hit)} for hit in hits]
 
     @server.tool()
@@ -64,7 +65,7 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
         """Fetch one document by its id or path: its title, path and every chunk in order."""
         record = kb.document(document)
         if record is None:
-            raise ValueError(f"no document {document!r}: pass a document_id or path from search results")
+            raise ToolError(f"no document {document!r}: pass a document_id or path from search results")
         return {
             "document_id": record.id,
             "title": terminal_safe(record.title),
@@ -76,12 +77,12 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
     async def ask(question: str) -> dict[str, Any]:
         """Ask a question: a grounded answer with [n] markers and the numbered citations behind them."""
         if not question.strip():
-            raise ValueError("the question is empty")
+            raise ToolError("the question is empty")
         deps = Deps()
         try:
             result = await agent.run(question, deps=deps, usage_limits=run_limits())
         except Exception as exc:  # noqa: BLE001 - the client gets one line, never a traceback
-            raise ValueError(describe_error(exc)) from None
+            raise ToolError(describe_error(exc)) from None
         data = report(deps.state, result.all_messages(), compaction=config.compaction, answer=terminal_safe(result.output))
         for citation in data["citations"]:
             for key in ("title", "path"):
