@@ -30,6 +30,7 @@ from .embedding import aembed_query, as_embedder, embed_documents, embed_query, 
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, ParseError, StoreError
 from .parsing import SUPPORTED_SUFFIXES, parse_bytes
 from .records import ChunkRecord, DocumentRecord, IngestFailure, IngestProgress, IngestReport, SearchHit
+from .remote import explain as explain_remote
 
 SCHEMA_VERSION = "1"
 DOCUMENTS = "documents"
@@ -141,7 +142,8 @@ class KnowledgeBase:
         try:
             db = lancedb.connect(resolved, read_consistency_interval=READ_CONSISTENCY)
         except Exception as exc:
-            raise StoreError(f"cannot open knowledge base at {resolved}: {_one_line(exc)}") from None
+            explained = None if local else explain_remote(resolved, exc)
+            raise StoreError(explained or f"cannot open knowledge base at {resolved}: {_one_line(exc)}") from None
         kb = cls(resolved, db, as_embedder(embedder))
         kb._check_embedder()
         return kb
