@@ -34,14 +34,19 @@ def screen_text(frames: list) -> str:
     return ANSI.sub("", raw)
 
 
-def wait_until(page, frames: list, *needles: str, timeout: float = 60.0) -> None:
+def shown(page, frames: list, *needles: str, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for the terminal output to contain every needle."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        text = screen_text(frames)
-        if all(n in text for n in needles):
-            return
+        if all(n in screen_text(frames) for n in needles):
+            return True
         page.wait_for_timeout(250)
-    pytest.fail(f"the browser never showed {needles}; last output: {screen_text(frames)[-600:]!r}")
+    return False
+
+
+def wait_until(page, frames: list, *needles: str, timeout: float = 60.0) -> None:
+    if not shown(page, frames, *needles, timeout=timeout):
+        pytest.fail(f"the browser never showed {needles}; last output: {screen_text(frames)[-600:]!r}")
 
 
 def test_browser_asks_and_sees_the_cited_answer(kb_path, tmp_path):
@@ -60,10 +65,14 @@ def test_browser_asks_and_sees_the_cited_answer(kb_path, tmp_path):
                 frames: list = []
                 page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: frames.append(frame)))
                 page.goto(f"http://127.0.0.1:{port}/")
-                wait_until(page, frames, "Ask a question about your documents")
+                wait_until(page, frames, "Ask a question about your documents", "filter none")
                 page.click(".xterm-screen", position={"x": 300, "y": 800})  # focus the terminal
                 page.keyboard.type("how do solar panels work in winter")
-                page.keyboard.press("Enter")
+                wait_until(page, frames, "solar panels work in winter")  # echoed in the prompt
+                for _ in range(20):  # Enter before the knowledge base is open says "Still opening…"; press again
+                    page.keyboard.press("Enter")
+                    if shown(page, frames, "Q1", timeout=3):
+                        break
                 wait_until(page, frames, "need light, not heat", "[1]", "grounded")
                 page.wait_for_timeout(500)
                 shot = tmp_path / "browser-answer.png"
