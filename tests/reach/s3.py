@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from tests.reach.servers import free_port, stop, wait_for_port
+from tests.reach.servers import free_port, launch, stop, wait_for_port
 
 REGION = "us-east-1"
 SETUP_ACTIONS = 3
@@ -51,13 +50,9 @@ def moto_server() -> Iterator[S3Server]:
     import boto3
 
     port = free_port()
-    process = subprocess.Popen(
+    process = launch(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        env={"INITIAL_NO_AUTH_ACTION_COUNT": str(SETUP_ACTIONS), "PATH": "/usr/bin:/bin"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
+        {"INITIAL_NO_AUTH_ACTION_COUNT": str(SETUP_ACTIONS), "PATH": "/usr/bin:/bin"},
     )
     try:
         wait_for_port(port, process)
