@@ -52,9 +52,11 @@ def _open_kb(args: argparse.Namespace) -> Any:
     return KnowledgeBase.open(db_arg(args), embedder=embedder_arg(args), create=False)
 
 
-def _checked_config(args: argparse.Namespace) -> Any:
+def _checked_config(args: argparse.Namespace, *, sessions: bool = False) -> Any:
     from haiku_tui.agent import ModelConfigError, choose_model
 
+    if getattr(args, "session", None) and not sessions:
+        raise CommandError("--session opens a saved session in the app: use it with `haiku-tui serve` (no --ag-ui)")
     try:
         choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
     except ModelConfigError as exc:
@@ -77,17 +79,19 @@ def _app_args(args: argparse.Namespace) -> list[str]:
 def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise CommandError(f"--port {args.port} is not a port number (1-65535)")
-    config = _checked_config(args)
+    config = _checked_config(args, sessions=not args.ag_ui)
     if args.ag_ui:
         _require("ag-ui")
         from haiku_tui.serve import agui
 
-        kb = _open_kb(args)
+        app = _built(agui.create_app, config, kb=_open_kb(args))
+        _check_port(args.host, args.port)
         print(f"AG-UI endpoint: POST http://{args.host}:{args.port}/ (Ctrl+C stops)", file=sys.stderr)
-        agui.serve(config, host=args.host, port=args.port, kb=kb)
+        agui.serve(app, host=args.host, port=args.port)
         return 0
     _require("serve")
     _open_kb(args).close()  # one clear line now, rather than in every browser tab
+    _check_port(args.host, args.port)
     from haiku_tui.serve import browser
 
     print(f"Open http://{args.host}:{args.port}/ in a browser (Ctrl+C stops)", file=sys.stderr)
@@ -100,5 +104,28 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     config = _checked_config(args)
     from haiku_tui.serve import mcp_server
 
-    mcp_server.serve(config, _open_kb(args))
+    mcp_server.serve(_built(mcp_server.create_server, config, kb=_open_kb(args)))
     return 0
+
+
+def _built(factory: Any, config: Any, **kwargs: Any) -> Any:
+    """``factory(config, **kwargs)``, a model that cannot be built as configured as one line."""
+    from haiku_tui.agent import ModelConfigError
+
+    try:
+        return factory(config, **kwargs)
+    except ModelConfigError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _check_port(host: str, port: int) -> None:
+    """Fail with one line when the address cannot be listened on (in use, not local)."""
+    import errno
+    import socket
+
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        why = "the port is in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+        raise CommandError(f"cannot listen on {host}:{port}: {why}; pick another --port or --host") from None

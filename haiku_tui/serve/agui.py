@@ -48,8 +48,8 @@ def create_app(config: AgentConfig, *, kb: KnowledgeBase | None = None, model: A
     return Starlette(routes=[Route("/", run, methods=["POST"]), Route("/health", health)])
 
 
-def serve(config: AgentConfig, *, host: str, port: int, kb: KnowledgeBase | None = None) -> None:
+def serve(app: Starlette, *, host: str, port: int) -> None:
     """Serve the AG-UI app until interrupted."""
     import uvicorn
 
-    uvicorn.run(create_app(config, kb=kb), host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

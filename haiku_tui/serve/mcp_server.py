@@ -92,8 +92,8 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
     return server
 
 
-def serve(config: AgentConfig, kb: KnowledgeBase) -> None:
+def serve(server: MCPServer) -> None:
     """Serve MCP over stdin/stdout until the client closes the pipe."""
     import anyio
 
-    anyio.run(create_server(config, kb).run_stdio_async)
+    anyio.run(server.run_stdio_async)

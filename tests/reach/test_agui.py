@@ -48,6 +48,23 @@ async def test_first_question_through_the_adapter_is_a_new_question(kb_path):
     assert ledger.citation_status(deps.state, 0) == "grounded"
 
 
+async def test_a_retried_question_continues_its_record(kb_path):
+    """The same question sent again after a run that never finished continues that question's record."""
+    from pydantic_ai.ui.ag_ui import AGUIAdapter
+
+    agent = build_agent(AgentConfig(), kb=KnowledgeBase.open(kb_path, create=False))
+    namespace = ledger.new_namespace()
+    ledger.begin_question(namespace, 0, "Do solar panels work in winter?")
+    namespace["in_progress"] = True
+    deps = Deps()
+    state = {"rag": namespace}
+    adapter = AGUIAdapter(agent=agent, run_input=run_input([user("Do solar panels work in winter?")], state))
+    events = [event async for event in adapter.run_stream(deps=deps)]
+    assert EventType.RUN_ERROR not in [e.type for e in events]
+    assert [q["question"] for q in deps.state["rag"]["questions"]] == [0]
+    assert ledger.citation_status(deps.state, 0) == "grounded" and deps.state["rag"]["in_progress"] is False
+
+
 async def test_resumption_without_state_is_still_refused(kb_path):
     """A history that ends in the model's unanswered tool call still needs the question in progress."""
     from ag_ui.core import FunctionCall, ToolCall
