@@ -85,8 +85,11 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
             raise ToolError(describe_error(exc)) from None
         data = report(deps.state, result.all_messages(), compaction=config.compaction, answer=terminal_safe(result.output))
         for citation in data["citations"]:
-            for key in ("title", "path"):
-                citation[key] = terminal_safe(citation[key] or "")
+            citation.update(
+                title=terminal_safe(citation["title"] or ""),
+                path=terminal_safe(citation["path"] or ""),
+                headings=[terminal_safe(h) for h in citation["headings"]],
+            )
         return data
 
     return server
