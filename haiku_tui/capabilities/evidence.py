@@ -16,9 +16,13 @@ from pydantic_ai import ModelRetry, RunContext, Tool, ToolFailed
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelRequest,
     ModelResponse,
+    RetryPromptPart,
     SystemPromptPart,
     ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
 )
 
 from haiku_tui.capabilities import ledger
@@ -60,6 +64,21 @@ def awaits_model(messages: list[ModelMessage]) -> bool:
     if isinstance(last, ModelResponse):
         return any(isinstance(part, ToolCallPart) for part in last.parts)
     return True
+
+
+def asked_in_history(messages: list[ModelMessage]) -> str | None:
+    """The text of a new question that ends the history, as UI adapters (AG-UI) hand it over.
+
+    That is a last request carrying a user prompt and no tool results or retry prompts; a
+    request with those continues the question its tool calls belong to.
+    """
+    last = messages[-1] if messages else None
+    if not isinstance(last, ModelRequest):
+        return None
+    if any(isinstance(part, ToolReturnPart | RetryPromptPart) for part in last.parts):
+        return None
+    prompts = [prompt_text(part.content) for part in last.parts if isinstance(part, UserPromptPart)]
+    return " ".join(prompts) if prompts else None
 
 
 def hit_to_json(hit: SearchHit) -> dict[str, Any]:
@@ -179,7 +198,12 @@ class EvidenceCapability(AbstractCapability[Any]):
         run._namespace_state = namespace
         run.state_carried = namespace["question"] is not None
         messages = ctx.messages
-        if ctx.prompt is None and awaits_model(messages):
+        asked = asked_in_history(messages) if ctx.prompt is None else None
+        if asked is not None and not (namespace["in_progress"] and namespace["question"] == len(messages) - 1):
+            # a new question at the end of the history (its identity: the messages before it)
+            run.question = len(messages) - 1
+            ledger.begin_question(namespace, run.question, asked)
+        elif ctx.prompt is None and awaits_model(messages):
             if not (namespace["in_progress"] and namespace["question"] is not None):
                 raise QuestionStateMissing(
                     f"This run resumes a question, but deps.state[{self.namespace!r}] carries no question in "

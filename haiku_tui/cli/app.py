@@ -89,7 +89,8 @@ def resolve_session(store: Any, name_or_id: str) -> str:
 
 def run_app(args: argparse.Namespace, db: str | None) -> int:
     """Open the app (the work of a bare ``haiku-tui`` and of ``haiku-tui demo``)."""
-    if not sys.stdin.isatty() or not sys.stdout.isatty():
+    served = "WebDriver" in os.environ.get("TEXTUAL_DRIVER", "")  # `haiku-tui serve` runs it for a browser
+    if not served and (not sys.stdin.isatty() or not sys.stdout.isatty()):
         raise CommandError("the app needs an interactive terminal (use `haiku-tui ask` in scripts)")
     from haiku_tui.agent import ModelConfigError, choose_model
     from haiku_tui.sessions import SessionError, SessionStore

@@ -32,6 +32,7 @@ from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, 
 
 if TYPE_CHECKING:
     from .doctor import RebuildReport
+from .remote import explain as explain_remote
 
 SCHEMA_VERSION = "1"
 DOCUMENTS = "documents"
@@ -117,7 +118,8 @@ class KnowledgeBase:
         try:
             db = lancedb.connect(resolved, read_consistency_interval=READ_CONSISTENCY)
         except Exception as exc:
-            raise StoreError(f"cannot open knowledge base at {resolved}: {_one_line(exc)}") from None
+            explained = None if local else explain_remote(resolved, exc)
+            raise StoreError(explained or f"cannot open knowledge base at {resolved}: {_one_line(exc)}") from None
         kb = cls(resolved, db, as_embedder(embedder))
         kb._check_embedder()
         kb._build_missing_indexes()

@@ -1,0 +1,102 @@
+"""``haiku-tui mcp``: the knowledge base as an MCP server over stdio.
+
+Tools: ``search`` (cite-ready results: chunk ids, labels, sources), ``fetch_document`` (a
+document's text, chunk by chunk) and ``ask`` (a grounded answer with its numbered citations,
+from the same agent as the app). Text from documents and models is sanitised before it leaves.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from haiku_tui.text import terminal_safe
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from haiku_tui.agent import AgentConfig
+    from haiku_tui.store import KnowledgeBase
+
+MAX_LIMIT = 20
+
+
+def _chunk_json(chunk: Any) -> dict[str, Any]:
+    return {
+        "chunk_id": chunk.chunk_id,
+        "document_id": chunk.document_id,
+        "label": terminal_safe(chunk.label()),
+        "title": terminal_safe(chunk.title),
+        "path": terminal_safe(chunk.path),
+        "headings": [terminal_safe(h) for h in chunk.headings],
+        "pages": list(chunk.pages),
+        "text": terminal_safe(chunk.text),
+    }
+
+
+def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
+    """The MCP server over ``kb``; ``ask`` runs the agent built from ``config``."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from haiku_tui.agent import build_agent, describe_error, run_limits
+    from haiku_tui.capabilities import Deps
+    from haiku_tui.cli.ask import report
+    from haiku_tui.store.errors import StoreError
+
+    server = MCPServer(
+        "haiku-tui",
+        instructions="Search a local document knowledge base; cite results by chunk id, or ask for a grounded answer.",
+    )
+    agent = build_agent(config, kb=kb)
+
+    @server.tool()
+    def search(query: str, limit: int = 5) -> list[dict[str, Any]]:
+        """Search the knowledge base. Each result has a chunk_id to cite, a label (title › headings), its source and text."""
+        if not query.strip():
+            raise ToolError("the query is empty: pass the words to search for")
+        try:
+            hits = kb.search(query, limit=max(1, min(limit, MAX_LIMIT)))
+        except StoreError as exc:
+            raise ToolError(str(exc)) from None
+        return [{"rank": hit.rank, "score": round(float(hit.score), 6), **_chunk_json(hit)} for hit in hits]
+
+    @server.tool()
+    def fetch_document(document: str) -> dict[str, Any]:
+        """Fetch one document by its id or path: its title, path and every chunk in order."""
+        record = kb.document(document)
+        if record is None:
+            raise ToolError(f"no document {document!r}: pass a document_id or path from search results")
+        return {
+            "document_id": record.id,
+            "title": terminal_safe(record.title),
+            "path": terminal_safe(record.path),
+            "chunks": [_chunk_json(chunk) for chunk in kb.document_chunks(record.id)],
+        }
+
+    @server.tool()
+    async def ask(question: str) -> dict[str, Any]:
+        """Ask a question: a grounded answer with [n] markers and the numbered citations behind them."""
+        if not question.strip():
+            raise ToolError("the question is empty")
+        deps = Deps()
+        try:
+            result = await agent.run(question, deps=deps, usage_limits=run_limits())
+        except Exception as exc:  # noqa: BLE001 - the client gets one line, never a traceback
+            raise ToolError(describe_error(exc)) from None
+        data = report(deps.state, result.all_messages(), compaction=config.compaction, answer=terminal_safe(result.output))
+        for citation in data["citations"]:
+            citation.update(
+                title=terminal_safe(citation["title"] or ""),
+                path=terminal_safe(citation["path"] or ""),
+                headings=[terminal_safe(h) for h in citation["headings"]],
+            )
+        return data
+
+    return server
+
+
+def serve(server: MCPServer) -> None:
+    """Serve MCP over stdin/stdout until the client closes the pipe."""
+    import anyio
+
+    anyio.run(server.run_stdio_async)
