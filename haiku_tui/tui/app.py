@@ -149,10 +149,9 @@ class HaikuApp(App[None]):
         self.views: list[QuestionView] = []
         self.kb_error: str | None = None
         self.last_error: str | None = None
-        self._events: Any = None
+        self._question_run: Any = None
         self._cancel_requested = False
         self._kb_ready = False
-        self._run_worker: Any = None
 
     # -- layout ----------------------------------------------------------------------------------------------
 
@@ -420,84 +419,48 @@ class HaikuApp(App[None]):
         self.running = True
         self._cancel_requested = False
         turn = await self.conversation.add_turn(prompt)
-        self._run_worker = self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
+        self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
     async def _run(self, prompt: str, turn: Turn) -> None:
-        from pydantic_ai import AgentRunResultEvent, RunCancelled
-        from pydantic_ai.messages import (
-            EnqueuedMessagesEvent,
-            FunctionToolCallEvent,
-            FunctionToolResultEvent,
-            PartDeltaEvent,
-            PartEndEvent,
-            PartStartEvent,
-            TextPart,
-            TextPartDelta,
-        )
-
-        from haiku_tui.agent import describe_error, run_limits
+        from haiku_tui.sessions.run import Finished, QuestionRun, StepFinished, StepStarted, TextDelta, TextStarted
 
         session = self.session
         assert session is not None
-        deps = session.deps()
-        turn.question = len(session.messages)
-        citations = CitationStream(lambda n: n in self.citation_ids(deps.state))
+        run = self._question_run = QuestionRun(
+            self.agent, session, prompt, store=self.store, model=self.agent_config.model or "extractive", db=self._db_label()
+        )
+        if self._cancel_requested:
+            run.cancel()
+        turn.question = run.question
+        citations = CitationStream(lambda n: n in self.citation_ids(run.deps.state))
         rows: dict[str, Any] = {}
-        result = None
-        outcome = "failed"
+        finished = Finished("cancelled")
         try:
-            conversation = session.conversation
-            async with self.agent.run_stream_events(
-                prompt, deps=deps, conversation=conversation, usage_limits=run_limits(conversation)
-            ) as events:
-                self._events = events
-                if self._cancel_requested:
-                    events.cancel()
-                async for event in events:
-                    if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+            async for event in run:
+                match event:
+                    case TextStarted(text):
                         await turn.begin_text()
-                        await turn.write(citations.feed(event.part.content))
-                    elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
-                        await turn.write(citations.feed(event.delta.content_delta))
-                    elif isinstance(event, PartEndEvent) and isinstance(event.part, TextPart):
+                        await turn.write(citations.feed(text))
+                    case TextDelta(text):
+                        await turn.write(citations.feed(text))
+                    case StepStarted(call_id, step):
                         await turn.write(citations.flush())
-                    elif isinstance(event, FunctionToolCallEvent):
-                        kind, text = _call_row(event.part)
-                        rows[event.part.tool_call_id] = await turn.add_step(kind, text, running=True)
-                    elif isinstance(event, FunctionToolResultEvent):
-                        row = rows.pop(event.tool_call_id, None)
-                        kind, text, failed = _result_row(event.part, deps.state)
-                        if row is None:
-                            row = await turn.add_step(kind, text)
-                        row.set_text(text, failed=failed)
-                        self.refresh_panes(self.compute_views(deps.state))
-                    elif isinstance(event, EnqueuedMessagesEvent) and _is_redirect(event):
-                        await turn.add_step("redirect", "citation policy: asked to declare what grounded the answer")
-                    elif isinstance(event, AgentRunResultEvent):
-                        result = event.result
-            outcome = "completed"
-        except (RunCancelled, _Cancelled):
-            outcome = "cancelled"
-        except BaseException as exc:  # noqa: BLE001 - asyncio.CancelledError included: nothing is committed
-            if isinstance(exc, asyncio.CancelledError):
-                outcome = "cancelled"
-            else:
-                outcome = "failed"
-                self.last_error = describe_error(exc)
+                        rows[call_id] = await turn.add_step(step.kind, step.text, running=True)
+                    case StepFinished(call_id, step, state):
+                        row = rows.pop(call_id, None) or await turn.add_step(step.kind, step.text)
+                        row.set_text(step.text, kind=step.kind, failed=step.failed)
+                        if call_id:
+                            self.refresh_panes(self.compute_views(state))
+                    case Finished():
+                        finished = event
         finally:
-            self._events = None
+            self._question_run = None
+            await turn.write(citations.flush())
             await turn.end_stream()
             for row in rows.values():
                 row.set_text(f"{row.text} (interrupted)", failed=True)
-        if outcome == "completed" and result is not None:
-            try:
-                session.commit_run(result, deps.state)
-                await asyncio.to_thread(self.store.save, session)  # type: ignore[union-attr]  # big sessions take a while
-            except Exception as exc:  # noqa: BLE001
-                outcome = "failed"
-                self.last_error = f"could not save the session: {one_line(str(exc), 200)}"
-        self.running = False
-        if outcome == "completed":
+            self.running = False
+        if finished.outcome == "completed":
             state = session.state
             self.views = self.compute_views(state)
             view = next((v for v in self.views if v.question == turn.question), None)
@@ -508,7 +471,8 @@ class HaikuApp(App[None]):
             self.sub_title = session.title
             self.refresh_panes(self.views)
         else:
-            badge = "cancelled" if outcome == "cancelled" else "failed"
+            self.last_error = finished.error or self.last_error
+            badge = finished.outcome
             detail = "cancelled: nothing was saved" if badge == "cancelled" else f"{self.last_error} · nothing was saved"
             if not turn.has_answer:
                 await turn.answer.update("*(no answer)*")
@@ -529,10 +493,8 @@ class HaikuApp(App[None]):
         """Esc: cancel a running answer; otherwise restore a maximised pane, or go back to the question box."""
         if self.running:
             self._cancel_requested = True
-            if self._events is not None:
-                self._events.cancel()
-            elif self._run_worker is not None:
-                self._run_worker.cancel()
+            if self._question_run is not None:
+                self._question_run.cancel()
             return
         if self.screen.maximized is not None:
             self.screen.minimize()
@@ -867,10 +829,6 @@ class HaikuApp(App[None]):
         return list(self.PALETTE)
 
 
-class _Cancelled(Exception):
-    """Placeholder so the except clause reads clearly when RunCancelled is unavailable."""
-
-
 def _binding_rows(cls: type) -> list[tuple[str, str]]:
     """(keys, description) for the bindings a class declares itself."""
     rows = []
@@ -893,58 +851,3 @@ def _key_label(key: str) -> str:
     parts = key.split("+")
     modifier = len(parts) > 1
     return "+".join(names.get(p, p.capitalize() if len(p) > 1 or (modifier and i) else p) for i, p in enumerate(parts))
-
-
-def _call_row(part: Any) -> tuple[str, str]:
-    args = part.args_as_dict() if hasattr(part, "args_as_dict") else {}
-    name = part.tool_name
-    if name == "load_capability":
-        return "load", f"loading {args.get('id', 'capability')}"
-    if name.endswith("_search"):
-        return "search", f"searching “{one_line(args.get('query', ''), 120)}”"
-    if name.endswith("_cite"):
-        ids = args.get("chunk_ids") or []
-        return "cite", f"citing {len(ids)} chunk(s)" if ids else "declaring the answer ungrounded"
-    return "tool", f"calling {name}"
-
-
-def _result_row(part: Any, state: dict[str, Any]) -> tuple[str, str, bool]:
-    """The finished tool row: what it searched / cited, from the result and the working state."""
-    name = getattr(part, "tool_name", "") or ""
-    content = getattr(part, "content", "")
-    failed = getattr(part, "part_kind", "") == "retry-prompt" or getattr(part, "outcome", "success") != "success"
-    text_content = content if isinstance(content, str) else str(content)
-    if failed:
-        return "notice", f"{name} failed: {one_line(text_content, 160)}", True
-    if name == "load_capability":
-        return "load", "loaded the knowledge-base tools", False
-    if name.endswith("_search"):
-        query = ""
-        hits = 0
-        from haiku_tui.capabilities import ledger
-
-        for namespace in ledger.evidence_namespaces(state).values():
-            record = ledger.current_record(namespace)
-            if record and record["searches"]:
-                query = record["searches"][-1]["query"]
-                hits = len(record["searches"][-1]["hits"])
-        if text_content.strip() == "No results found.":
-            hits = 0
-        return "search", f"searched “{one_line(query, 120)}” → {hits} result(s)", False
-    if name.endswith("_cite"):
-        import re
-
-        numbers = re.findall(r"\[(\d+)\] = ", text_content)
-        if numbers:
-            return "cite", "cited " + " ".join(f"[{n}]" for n in numbers), False
-        return "cite", "declared the answer ungrounded (cited nothing)", False
-    return "tool", f"called {name}", False
-
-
-def _is_redirect(event: Any) -> bool:
-    from haiku_tui.capabilities.policy import REDIRECT_TAG
-
-    parts = list(getattr(event, "parts", ()) or ())
-    for message in getattr(event, "messages", ()) or ():
-        parts.extend(getattr(message, "parts", ()))
-    return any(REDIRECT_TAG in str(getattr(p, "content", "")) for p in parts)

@@ -7,7 +7,6 @@ Turns are mounted one at a time (never rebuilt as a whole), answers stream throu
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,7 @@ from haiku_tui.tui.text import clean, link_citations, one_line, parse_cite_href
 if TYPE_CHECKING:
     from textual.widgets._markdown import MarkdownStream
 
-    from haiku_tui.capabilities.views import QuestionView, Step
+    from haiku_tui.capabilities.views import QuestionView
 
 STEP_ICONS = {
     "load": "⚙",
@@ -69,8 +68,9 @@ class ToolRow:
     failed: bool = False
     turn: Turn | None = field(default=None, repr=False, compare=False)
 
-    def set_text(self, text: str, *, running: bool = False, failed: bool = False) -> None:
+    def set_text(self, text: str, *, kind: str | None = None, running: bool = False, failed: bool = False) -> None:
         self.text, self.running, self.failed = text, running, failed
+        self.kind = kind or self.kind
         if self.turn is not None:
             self.turn.draw_steps()
 
@@ -231,7 +231,7 @@ class Turn(Vertical):
         self.citations = view.citations
         self.citation_ids = citation_ids
         if steps:
-            self.rows = [ToolRow(step.kind, step.text, turn=self) for step in view.steps]
+            self.rows = [ToolRow(step.kind, step.text, failed=step.failed, turn=self) for step in view.steps]
             self.draw_steps()
         valid = citation_ids.__contains__
         source = link_citations(view.answer, valid) if view.answer.strip() else "*(no answer text)*"
@@ -485,11 +485,3 @@ WELCOME = Content.assemble(
     ("Ctrl+P", "bold $accent"),
     " every command",
 )
-
-
-def step_rows(steps: tuple[Step, ...]) -> list[tuple[str, str]]:
-    """(kind, text) of each step, for tests and reuse."""
-    return [(s.kind, s.text) for s in steps]
-
-
-CitationResolver = Callable[[int], "str | None"]
