@@ -12,7 +12,7 @@ def rendering(app) -> list[tuple]:
     """What each turn shows: question, tool rows (kind, text, failed), badge and citation numbers."""
     return [
         (turn.prompt, [(row.kind, row.text, row.failed) for row in turn.rows], turn.state, turn.citations)
-        for turn in app.turn_log.turns
+        for turn in app.main.turn_log.turns
     ]
 
 

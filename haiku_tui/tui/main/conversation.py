@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 
 from haiku_tui.tui.main.prompt import PromptArea
-from haiku_tui.tui.text import clean, link_citations, one_line, parse_cite_href
+from haiku_tui.tui.text import clean, link_citations, clean_line, parse_cite_href
 
 if TYPE_CHECKING:
     from textual.widgets._markdown import MarkdownStream
@@ -56,6 +56,7 @@ BADGE_STYLES = {
 }
 
 MARK_SYMBOLS = {"supports": ("✓", "$success"), "does_not_support": ("✗", "$error"), "unsure": ("?", "$warning")}
+"""How each review mark (``haiku_tui.sessions.model.ReviewMark``) is drawn: symbol and colour."""
 
 
 @dataclass
@@ -77,7 +78,7 @@ class ToolRow:
     def content(self) -> Content:
         icon = STEP_ICONS.get(self.kind, "⚙")
         style = "$error" if self.failed else "$warning" if self.running else "bold $accent" if self.kind == "redirect" else ""
-        return Content.assemble((f"{icon} ", "bold"), (one_line(self.text, 300) + (" …" if self.running else ""), style))
+        return Content.assemble((f"{icon} ", "bold"), (clean_line(self.text, 300) + (" …" if self.running else ""), style))
 
 
 class AnswerMarkdown(Markdown):
@@ -180,7 +181,7 @@ class Turn(Vertical):
         footer = self.query_one(".turn-footer", Static)
         footer.tooltip = tooltip
         if detail:
-            self._info = Content.styled(one_line(detail, 400), "$text-muted")
+            self._info = Content.styled(clean_line(detail, 400), "$text-muted")
         self._draw_footer()
 
     def set_info(self, content: Content) -> None:
@@ -342,9 +343,9 @@ class AnswerCursor(Static):
         Binding("down,j", "select(1)", "Next answer", id="conversation.next"),
         Binding("home", "select_first", "First answer", id="conversation.first", show=False),
         Binding("end", "select_last", "Last answer", id="conversation.last", show=False),
-        Binding("r", "app.review", "Review citations", id="conversation.review"),
+        Binding("r", "screen.review", "Review citations", id="conversation.review"),
         *[
-            Binding(str(n), f"app.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
+            Binding(str(n), f"screen.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
             for n in range(1, 10)
         ],
     ]
@@ -434,6 +435,15 @@ class ConversationPane(Vertical):
             self.styles.border_title_color = variables.get("accent", "white")
         else:
             self.styles.clear_rule("border_title_color")
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """F1 help: the question box's and the answers' keys."""
+        from haiku_tui.tui.main.actions import binding_rows
+
+        return [
+            ("Question box", binding_rows(PromptArea)),
+            ("Answers (Shift+Tab from the question box, or click)", binding_rows(AnswerCursor)),
+        ]
 
     def compose(self):
         with TurnLog(id="turns"):

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, local_time, one_line
+from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, local_time, error_line
 
 if TYPE_CHECKING:
     from haiku_tui.store import DocumentRecord, IngestProgress, IngestReport, KnowledgeBase, SearchHit
@@ -162,7 +162,7 @@ class KnowledgeScreen(Screen[None]):
             kb = self.kb if self.kb is not None else KnowledgeBase.open(self.kb_uri, create=True)
             docs = kb.documents()
         except Exception as exc:
-            self._call(self._open_failed, one_line(exc))
+            self._call(self._open_failed, error_line(exc))
             return
         self._call(self._opened, kb, docs)
 
@@ -253,7 +253,7 @@ class KnowledgeScreen(Screen[None]):
             report = kb.add([path], on_progress=lambda p: self._call(self._progress, p))
             docs = kb.documents()
         except Exception as exc:
-            self._call(self._ingest_failed, name, one_line(exc))
+            self._call(self._ingest_failed, name, error_line(exc))
             return
         self._call(self._ingested, name, report, docs)
 
@@ -327,7 +327,7 @@ class KnowledgeScreen(Screen[None]):
             kb.delete(doc.id)
             docs = kb.documents()
         except Exception as exc:
-            self._call(self._notify_error, f"Cannot delete {display_path(doc.path)}: {one_line(exc)}")
+            self._call(self._notify_error, f"Cannot delete {display_path(doc.path)}: {error_line(exc)}")
             return
         self._call(self._deleted, doc, docs)
 
@@ -364,7 +364,7 @@ class KnowledgeScreen(Screen[None]):
         try:
             hits = kb.search(query, limit=SEARCH_LIMIT, filter=flt)
         except Exception as exc:
-            self._call(self._search_failed, one_line(exc))
+            self._call(self._search_failed, error_line(exc))
             return
         self._call(self._show_hits, query, hits)
 

@@ -28,7 +28,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from .dialogs import ConfirmDialog, TextInputDialog, display_path, local_time, one_line
+from .dialogs import ConfirmDialog, TextInputDialog, display_path, local_time, error_line
 
 if TYPE_CHECKING:
     from haiku_tui.sessions import SessionStore, SessionSummary
@@ -161,7 +161,7 @@ class SessionsScreen(Screen[str | None]):
         try:
             summaries = self._fetch()
         except Exception as exc:  # a damaged database must not crash the app
-            self.notify(f"Cannot read sessions: {one_line(exc)}", severity="error", markup=False)
+            self.notify(f"Cannot read sessions: {error_line(exc)}", severity="error", markup=False)
             summaries = []
         self._rows = {s.id: s for s in summaries}
         searching = bool(self._query.strip())
@@ -293,7 +293,7 @@ class SessionsScreen(Screen[str | None]):
         try:
             self.store.load(summary.id)  # refuse a damaged row here, with one line, rather than in the app
         except Exception as exc:
-            self.notify(f"Cannot open “{summary.title}”: {one_line(exc)}", severity="error", markup=False)
+            self.notify(f"Cannot open “{summary.title}”: {error_line(exc)}", severity="error", markup=False)
             return
         self.dismiss(summary.id)
 
@@ -327,7 +327,7 @@ class SessionsScreen(Screen[str | None]):
             try:
                 stored = self.store.rename(summary.id, title)
             except Exception as exc:
-                self.notify(f"Cannot rename “{summary.title}”: {one_line(exc)}", severity="error", markup=False)
+                self.notify(f"Cannot rename “{summary.title}”: {error_line(exc)}", severity="error", markup=False)
                 return
             self.renamed[summary.id] = stored
             self.post_message(self.Renamed(summary.id, stored))
@@ -354,7 +354,7 @@ class SessionsScreen(Screen[str | None]):
             try:
                 existed = self.store.delete(summary.id)
             except Exception as exc:
-                self.notify(f"Cannot delete “{summary.title}”: {one_line(exc)}", severity="error", markup=False)
+                self.notify(f"Cannot delete “{summary.title}”: {error_line(exc)}", severity="error", markup=False)
                 return
             self.deleted.add(summary.id)
             self.post_message(self.Deleted(summary.id))
@@ -415,6 +415,6 @@ class SessionsScreen(Screen[str | None]):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         except Exception as exc:
-            self.notify(f"Export failed: {one_line(exc)}", severity="error", markup=False)
+            self.notify(f"Export failed: {error_line(exc)}", severity="error", markup=False)
             return
         self.notify(f"Exported to {target}", title="Export", markup=False)
