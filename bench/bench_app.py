@@ -61,7 +61,7 @@ def launch_times(db: str, runs: int, env: dict[str, str]) -> list[float]:
 async def first_token_times(db: str) -> list[float]:
     from haiku_tui.agent import AgentConfig
     from haiku_tui.tui.app import HaikuApp
-    from haiku_tui.tui.main.conversation import Turn
+    from haiku_tui.tui.main.conversation import QuestionTurn
 
     times = []
     app = HaikuApp(AgentConfig(model="extractive", db=db))
@@ -69,11 +69,11 @@ async def first_token_times(db: str) -> list[float]:
         await pilot.pause()
         for question in QUESTIONS:
             app.query_one("#prompt").text = question
-            before = len(app.query(Turn))
+            before = len(app.query(QuestionTurn))
             t0 = time.perf_counter()
             await pilot.press("enter")
             while True:
-                turns = app.query(Turn)
+                turns = app.query(QuestionTurn)
                 if len(turns) > before and turns.last().has_answer:
                     break
                 await asyncio.sleep(0.002)
@@ -89,7 +89,7 @@ async def long_session(db: str, questions: int) -> dict[str, float]:
     from haiku_tui.sessions import SessionStore
     from haiku_tui.store import KnowledgeBase
     from haiku_tui.tui.app import HaikuApp
-    from haiku_tui.tui.main.conversation import Turn
+    from haiku_tui.tui.main.conversation import QuestionTurn
 
     kb = KnowledgeBase.open(db)
     agent = build_agent(AgentConfig(db=db), kb=kb)
@@ -104,7 +104,7 @@ async def long_session(db: str, questions: int) -> dict[str, float]:
     app = HaikuApp(AgentConfig(model="extractive", db=db), store=store, session_id=session.id, kb=kb)
     t0 = time.perf_counter()
     async with app.run_test(size=(140, 40)) as pilot:
-        while not (len(app.query(Turn)) == questions and app.query(Turn).last().has_answer):
+        while not (len(app.query(QuestionTurn)) == questions and app.query(QuestionTurn).last().has_answer):
             await pilot.pause(0.01)
         last = time.perf_counter() - t0
         await app.workers.wait_for_complete()

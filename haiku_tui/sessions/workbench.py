@@ -8,6 +8,7 @@ touch a database in worker threads. What the panes draw is :attr:`Workbench.view
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,7 @@ class Workbench:
         self.view = ConversationView()
         self.kb_error: str | None = None
         self.model_error: str | None = None
+        self._save_lock = threading.Lock()
 
     # -- start-up -----------------------------------------------------------------------------------------
 
@@ -226,7 +228,8 @@ class Workbench:
         """Save the open session; the error line (naming ``what`` was not saved) when that fails."""
         assert self.session is not None and self.store is not None
         try:
-            self.store.save(self.session)
+            with self._save_lock:  # saves run in worker threads: one at a time
+                self.store.save(self.session)
         except Exception as exc:  # noqa: BLE001 - stale, corrupt or a full disk: nothing lost in memory
             return f"could not save {what}: {one_line(str(exc), 200)}"
         return None

@@ -67,7 +67,7 @@ class ToolRow:
     text: str
     running: bool = False
     failed: bool = False
-    turn: Turn | None = field(default=None, repr=False, compare=False)
+    turn: QuestionTurn | None = field(default=None, repr=False, compare=False)
 
     def set_text(self, text: str, *, kind: str | None = None, running: bool = False, failed: bool = False) -> None:
         self.text, self.running, self.failed = text, running, failed
@@ -88,7 +88,7 @@ class AnswerMarkdown(Markdown):
         super().__init__(markdown, open_links=False, **kwargs)
 
 
-class Turn(Vertical):
+class QuestionTurn(Vertical):
     """One question with its tool rows, answer and footer (badge, citations, review marks)."""
 
     selected: reactive[bool] = reactive(False)
@@ -96,14 +96,14 @@ class Turn(Vertical):
     class Selected(Message):
         """The turn was clicked."""
 
-        def __init__(self, turn: Turn) -> None:
+        def __init__(self, turn: QuestionTurn) -> None:
             super().__init__()
             self.turn = turn
 
     class CitationClicked(Message):
         """A ``[n]`` link in this turn's answer was clicked."""
 
-        def __init__(self, turn: Turn, number: int) -> None:
+        def __init__(self, turn: QuestionTurn, number: int) -> None:
             super().__init__()
             self.turn = turn
             self.number = number
@@ -283,11 +283,11 @@ class TurnLog(VerticalScroll):
         return self.screen.query_one(AnswerCursor)
 
     @property
-    def turns(self) -> list[Turn]:
-        return list(self.query_children(Turn))
+    def turns(self) -> list[QuestionTurn]:
+        return list(self.query_children(QuestionTurn))
 
     @property
-    def selected_turn(self) -> Turn | None:
+    def selected_turn(self) -> QuestionTurn | None:
         turns = self.turns
         if not turns:
             return None
@@ -303,7 +303,7 @@ class TurnLog(VerticalScroll):
             self.scroll_to_widget(turns[new], animate=False, top=True)
             self.cursor.show(turns[new], len(turns))
 
-    def select_turn(self, turn: Turn) -> None:
+    def select_turn(self, turn: QuestionTurn) -> None:
         turns = self.turns
         if turn in turns:
             self.selected_index = turns.index(turn)
@@ -323,8 +323,8 @@ class TurnLog(VerticalScroll):
         if self.turns:
             self.selected_index = len(self.turns) - 1
 
-    @on(Turn.Selected)
-    def _clicked(self, event: Turn.Selected) -> None:
+    @on(QuestionTurn.Selected)
+    def _clicked(self, event: QuestionTurn.Selected) -> None:
         self.select_turn(event.turn)
         self.call_after_refresh(self.focus_selected)
 
@@ -353,13 +353,13 @@ class AnswerCursor(Static):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.can_focus = True
-        self._turn: Turn | None = None
+        self._turn: QuestionTurn | None = None
 
     @property
     def log(self) -> TurnLog:
         return self.screen.query_one(TurnLog)
 
-    def show(self, turn: Turn, total: int, *, active: bool | None = None) -> None:
+    def show(self, turn: QuestionTurn, total: int, *, active: bool | None = None) -> None:
         """Name the selected answer; while the cursor is focused, that answer is marked active."""
         if self._turn is not None and self._turn is not turn:
             self._turn.remove_class("-active")
@@ -455,12 +455,12 @@ class ConversationPane(Vertical):
     def log(self) -> TurnLog:
         return self.query_one(TurnLog)
 
-    async def add_turn(self, prompt: str, *, question: int | None = None, scroll: bool = True) -> Turn:
+    async def add_turn(self, prompt: str, *, question: int | None = None, scroll: bool = True) -> QuestionTurn:
         log = self.log
         welcome = log.query("#welcome")
         if welcome:
             await welcome.remove()
-        turn = Turn(prompt, number=len(log.turns) + 1, question=question)
+        turn = QuestionTurn(prompt, number=len(log.turns) + 1, question=question)
         await log.mount(turn)
         log.selected_index = len(log.turns) - 1
         if scroll:
@@ -473,7 +473,7 @@ class ConversationPane(Vertical):
         log.selected_index = -1
         await log.mount(Static(WELCOME, id="welcome"))
 
-    def turn_for(self, question: int) -> Turn | None:
+    def turn_for(self, question: int) -> QuestionTurn | None:
         for turn in self.log.turns:
             if turn.question == question:
                 return turn

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from haiku_tui.tui.main import actions
-from haiku_tui.tui.main.conversation import ConversationPane, Turn, TurnLog
+from haiku_tui.tui.main.conversation import ConversationPane, QuestionTurn, TurnLog
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
 from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
 from haiku_tui.tui.main.prompt import PromptArea
@@ -125,7 +125,7 @@ class MainScreen(Screen[None]):
             welcome = log.query("#welcome")
             if welcome:
                 await welcome.remove()
-            turns = [Turn(q.prompt, number=q.number, question=q.question) for q in view.questions]
+            turns = [QuestionTurn(q.prompt, number=q.number, question=q.question) for q in view.questions]
             await log.mount_all(turns)
             pairs = list(zip(turns, view.questions, strict=True))
             for turn, question in pairs[-DRAWN_AT_ONCE:]:
@@ -140,7 +140,7 @@ class MainScreen(Screen[None]):
         self.update_status()
 
     @work(exclusive=True, group="draw-turns", name="draw older turns")
-    async def draw_older_turns(self, pairs: list[tuple[Turn, QuestionView]]) -> None:
+    async def draw_older_turns(self, pairs: list[tuple[QuestionTurn, QuestionView]]) -> None:
         """Draw a reopened session's older turns, newest first, a few at a time (the app stays responsive)."""
         view = self.workbench.view
         for turn, question in reversed(pairs):
@@ -198,7 +198,7 @@ class MainScreen(Screen[None]):
         turn = await self.conversation.add_turn(prompt)
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
-    async def _run(self, prompt: str, turn: Turn) -> None:
+    async def _run(self, prompt: str, turn: QuestionTurn) -> None:
         from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
 
         bench = self.workbench
@@ -237,7 +237,7 @@ class MainScreen(Screen[None]):
                 self.running = False
         await self._show_outcome(turn, finished)
 
-    async def _show_outcome(self, turn: Turn, finished: Any) -> None:
+    async def _show_outcome(self, turn: QuestionTurn, finished: Any) -> None:
         bench = self.workbench
         if finished.outcome == "completed":
             self.notify_line(bench.refresh())
@@ -356,8 +356,8 @@ class MainScreen(Screen[None]):
         """The chunk and its neighbours (the chunk and review screens call it in a worker thread)."""
         return self.workbench.neighbours(chunk_id)
 
-    @on(Turn.CitationClicked)
-    def _citation_clicked(self, event: Turn.CitationClicked) -> None:
+    @on(QuestionTurn.CitationClicked)
+    def _citation_clicked(self, event: QuestionTurn.CitationClicked) -> None:
         self.turn_log.select_turn(event.turn)
         self.jump_to_citation(event.number, event.turn)
 
@@ -365,7 +365,7 @@ class MainScreen(Screen[None]):
         """Jump to citation ``[number]`` of the selected answer in the evidence pane."""
         self.jump_to_citation(number, self.turn_log.selected_turn)
 
-    def jump_to_citation(self, number: int, turn: Turn | None) -> bool:
+    def jump_to_citation(self, number: int, turn: QuestionTurn | None) -> bool:
         chunk_id = self.workbench.view.citation_ids.get(number)
         if chunk_id is None:
             self.app.notify(f"There is no citation [{number}] in this conversation.", severity="warning")
