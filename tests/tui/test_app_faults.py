@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 from tests.tui.conftest import SIZE, make_app, settle, stalling_model, wait_for
@@ -43,3 +44,42 @@ async def test_a_session_with_malformed_review_marks_opens_with_a_notice(small_k
         assert again.session.id == session.id
         assert len(again.main.turn_log.turns) == 1 and again.main.turn_log.turns[0].state == "grounded"
         assert any("malformed review mark" in n.message for n in again._notifications)
+
+
+async def test_quitting_during_an_ingest_stops_it(tmp_path, monkeypatch):
+    """Quitting cancels the ingest worker; the ingest stops at the next file instead of running to the end."""
+    from tests.tui.test_screens import Host, write_docs
+
+    from haiku_tui.store import KnowledgeBase
+    from haiku_tui.tui.screens.knowledge import KnowledgeScreen
+
+    monkeypatch.chdir(tmp_path)
+    returned = threading.Event()
+    add = KnowledgeBase.add
+
+    def add_and_tell(self, *args, **kwargs):
+        try:
+            return add(self, *args, **kwargs)
+        finally:
+            returned.set()
+
+    monkeypatch.setattr(KnowledgeBase, "add", add_and_tell)
+    body = "Some text about this item. " * 200
+    write_docs(tmp_path / "docs", {f"doc{i:03}.md": f"# Doc {i}\n\n{body}\n" for i in range(400)})
+    app = Host(KnowledgeScreen(str(tmp_path / "kb.lancedb")))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        screen = app.screen
+        screen.start_ingest(tmp_path / "docs")
+        label = screen.query_one("#kb-progress-label")
+        await wait_for(pilot, lambda: str(label.render())[:1] not in ("0", "I"), 60)  # a file is done
+        app.workers.cancel_group(screen, "kb-ingest")  # what quitting does to every worker
+        started = time.monotonic()
+        await asyncio.to_thread(returned.wait, 60)
+        stopped_after = time.monotonic() - started
+    kb = KnowledgeBase.open(str(tmp_path / "kb.lancedb"))
+    ingested = len(kb.documents())
+    kb.close()
+    assert ingested < 400, "the ingest ran to the end after its worker was cancelled"
+    assert stopped_after < 5

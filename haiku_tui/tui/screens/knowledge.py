@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, local_time, error_line
 
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
 
 SEARCH_LIMIT = 10
 SNIPPET_CHARS = 220
+
+
+class _IngestStopped(Exception):
+    """Raised from the progress callback to stop an ingest when its worker was cancelled (the app quits)."""
 
 
 def ingest_summary(report: IngestReport) -> str:
@@ -249,9 +254,18 @@ class KnowledgeScreen(Screen[None]):
     def _ingest(self, path: Path, name: str) -> None:
         kb = self.kb
         assert kb is not None
+        worker = get_current_worker()
+
+        def progress(p: IngestProgress) -> None:
+            if worker.is_cancelled:  # quitting: stop after this file (a half-written one stays invisible)
+                raise _IngestStopped
+            self._call(self._progress, p)
+
         try:
-            report = kb.add([path], on_progress=lambda p: self._call(self._progress, p))
+            report = kb.add([path], on_progress=progress)
             docs = kb.documents()
+        except _IngestStopped:
+            return
         except Exception as exc:
             self._call(self._ingest_failed, name, error_line(exc))
             return
