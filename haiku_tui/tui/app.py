@@ -109,13 +109,12 @@ class HaikuApp(App[None]):
             self.notify(notice, title="Session", severity="warning", timeout=10)
         await self.main.show_session()
 
-    def _backend_ready(self, kb_error: str | None, model_error: str | None) -> None:
-        self.main.ready = True
+    async def _backend_ready(self, kb_error: str | None, model_error: str | None) -> None:
         if kb_error:
             self.notify(kb_error, title="Knowledge base", severity="warning", timeout=8)
         if model_error:
             self.notify(model_error, title="Model", severity="error", timeout=10)
-        self.main.update_status()
+        await self.main.backend_ready()
 
     async def on_unmount(self) -> None:
         self.workbench.close()

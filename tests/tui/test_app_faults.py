@@ -83,3 +83,30 @@ async def test_quitting_during_an_ingest_stops_it(tmp_path, monkeypatch):
     kb.close()
     assert ingested < 400, "the ingest ran to the end after its worker was cancelled"
     assert stopped_after < 5
+
+
+async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small_kb, monkeypatch):
+    from haiku_tui.sessions.workbench import Workbench
+
+    release = threading.Event()
+    build = Workbench.build_agent
+
+    def slow_build(self):
+        release.wait(30)
+        return build(self)
+
+    monkeypatch.setattr(Workbench, "build_agent", slow_build)
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await pilot.pause()
+        turn = app.main.turn_log.turns[-1]
+        assert not app.main.ready and app.main.running
+        assert "waiting for the knowledge base" in turn.query_one(".turn-footer").render().plain
+        release.set()
+        await settle(pilot)
+        turn = app.main.turn_log.turns[-1]
+        assert turn.state == "grounded" and turn.has_answer
+        assert len(app.main.turn_log.turns) == 1 and len(app.session.messages) > 0

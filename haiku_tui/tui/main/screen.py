@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
 from haiku_tui.tui.main import actions
 from haiku_tui.tui.main.conversation import ConversationPane, QuestionTurn, TurnLog
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
@@ -63,6 +64,8 @@ class MainScreen(Screen[None]):
         """What the panes show now (the committed view, or a running question's working state)."""
         self._question_run: Any = None
         self._cancel_requested = False
+        self._waiting: tuple[str, QuestionTurn] | None = None
+        """A question sent before the agent was ready, and its turn."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -182,25 +185,40 @@ class MainScreen(Screen[None]):
         if self.running:
             self.app.notify("An answer is still being written: wait, or press Esc to cancel it.", severity="warning")
             return
-        if self.workbench.agent is None:
-            if not self.ready:
-                self.app.notify("Still opening the knowledge base…", severity="information")
-            else:
-                self.app.notify(self.workbench.model_error or "The model is not available.", severity="error")
+        if self.ready and self.workbench.agent is None:
+            self.app.notify(self.workbench.model_error or "The model is not available.", severity="error")
             return
         event.prompt.clear()
         await self.ask(event.text)
 
     async def ask(self, prompt: str) -> None:
-        """Ask a question (what Enter in the question box does)."""
+        """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
         self.running = True
         self._cancel_requested = False
         turn = await self.conversation.add_turn(prompt)
+        if not self.ready:
+            self._waiting = (prompt, turn)
+            turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
+            return
+        self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
+
+    async def backend_ready(self) -> None:
+        """The agent is built (or failed to build): send a question that was waiting for it."""
+        self.ready = True
+        self.update_status()
+        waiting, self._waiting = self._waiting, None
+        if waiting is None:
+            return
+        prompt, turn = waiting
+        if not turn.is_attached:  # the session was drawn after the question was typed
+            turn = await self.conversation.add_turn(prompt)
+        if self.workbench.agent is None:
+            self.running = False
+            await self._show_outcome(turn, Finished("failed", self.workbench.model_error or "the model is not available"))
+            return
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
     async def _run(self, prompt: str, turn: QuestionTurn) -> None:
-        from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
-
         bench = self.workbench
         run = self._question_run = bench.ask(prompt)
         if self._cancel_requested:
@@ -267,6 +285,11 @@ class MainScreen(Screen[None]):
             self._cancel_requested = True
             if self._question_run is not None:
                 self._question_run.cancel()
+            elif self._waiting is not None:
+                _, turn = self._waiting
+                self._waiting = None
+                self.running = False
+                turn.set_badge("cancelled", "cancelled: nothing was saved")
             return
         if self.maximized is not None:
             self.minimize()
