@@ -8,6 +8,7 @@ touch a database in worker threads. What the panes draw is :attr:`Workbench.view
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -150,8 +151,14 @@ class Workbench:
         return self.store
 
     def open_kb(self) -> str | None:
-        """Open the configured knowledge base (when none was given); the error line when it cannot be."""
+        """Open the knowledge base (when none was given): the open session's, else the configured one.
+
+        Returns the error line when it cannot be opened (or a notice that the session's is gone).
+        """
         if self.kb is None:
+            notice = self.session_kb()
+            if self.kb is not None:
+                return notice
             from haiku_tui.store import KnowledgeBase
 
             try:
@@ -159,7 +166,36 @@ class Workbench:
                 self._owns_kb = True
             except Exception as exc:  # noqa: BLE001 - missing, empty or another embedder: one line
                 self.kb_error = one_line(str(exc), 300)
+            return notice or self.kb_error
         return self.kb_error
+
+    def session_kb(self) -> str | None:
+        """Open the knowledge base the open session was made on, when it is not the open one.
+
+        The agent is rebuilt over it. When it cannot be opened the current one stays, and the
+        returned line says so.
+        """
+        db = self.session.db if self.session is not None else None
+        if not db or (self.kb is not None and locations.resolve_db(db) == locations.resolve_db(self.db_label())):
+            return None
+        from haiku_tui.store import KnowledgeBase
+
+        try:
+            kb = KnowledgeBase.open(db, create=False)
+        except Exception as exc:  # noqa: BLE001 - moved, deleted or another embedder
+            if self.kb is None:
+                return f"this session's knowledge base {db} cannot be opened ({one_line(str(exc), 200)})"
+            return (
+                f"this session was made on {db}, which cannot be opened ({one_line(str(exc), 200)}); "
+                f"answers come from {self.db_label()}"
+            )
+        had_kb = self.kb is not None
+        self.close()
+        self.kb, self._owns_kb, self.kb_error = kb, True, None
+        self.config = dataclasses.replace(self.config, db=db)
+        if had_kb:
+            self.build_agent()
+        return None
 
     def build_agent(self) -> str | None:
         """Build the agent over the knowledge base; the error line when the model cannot be used."""

@@ -110,3 +110,47 @@ async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small
         turn = app.main.turn_log.turns[-1]
         assert turn.state == "grounded" and turn.has_answer
         assert len(app.main.turn_log.turns) == 1 and len(app.session.messages) > 0
+
+
+async def test_reopening_a_session_answers_from_the_kb_it_was_made_on(small_kb, tmp_path):
+    """Issue 14: Ctrl+O on a session made on another knowledge base opens that one."""
+    from haiku_tui.store import KnowledgeBase
+
+    zebra_db = str(tmp_path / "zebra.lancedb")
+    doc = tmp_path / "zebra" / "zebras.md"
+    doc.parent.mkdir()
+    doc.write_text("# Zebras\n\n## Stripes\n\nZebra stripes confuse biting flies and help zebras stay cool.\n")
+    zebra = KnowledgeBase.open(zebra_db)
+    zebra.add([doc])
+    zebra.close()
+    store = SessionStore(tmp_path / "sessions.db")
+    app = make_app(None, store=store, db=zebra_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "why do zebras have stripes"
+        await pilot.press("enter")
+        await settle(pilot)
+        zebra_session = app.session.id
+        assert app.session.db == zebra_db and app.main.views[0].citations
+    other = make_app(small_kb, store=store)
+    async with other.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        other.main.switch_session(zebra_session)
+        await settle(pilot)
+        assert other.workbench.db_label() == zebra_db
+        other.main.prompt.text = "what do zebra stripes confuse"
+        await pilot.press("enter")
+        await settle(pilot)
+        cited = other.workbench.view.citations
+        assert cited and all(entry["title"] == "Zebras" for entry in cited.values())
+    # a session whose knowledge base is gone: said so, and the current one stays
+    import shutil
+
+    shutil.rmtree(zebra_db)
+    third = make_app(small_kb, store=store)
+    async with third.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        third.main.switch_session(zebra_session)
+        await settle(pilot)
+        assert third.session.id == zebra_session and third.workbench.db_label() == "small.lancedb"
+        assert any("cannot be opened" in n.message for n in third._notifications)

@@ -529,6 +529,7 @@ class MainScreen(Screen[None]):
             except Exception as exc:  # noqa: BLE001 - the open session stays
                 call(self.notify_line, clean_line(str(exc), 300), "Could not open the session", "error")
                 return
+            call(self.notify_line, bench.session_kb(), "Knowledge base")  # answer from the KB it was made on
             call(self._session_opened, notice, False)
         else:
             error = bench.reload()
