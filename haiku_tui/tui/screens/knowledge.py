@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, Header, Input, OptionList, Progre
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, local_time, error_line
+from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time
 
 if TYPE_CHECKING:
     from haiku_tui.store import DocumentRecord, IngestProgress, IngestReport, KnowledgeBase, SearchHit

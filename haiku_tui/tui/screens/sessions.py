@@ -26,7 +26,9 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from .dialogs import ConfirmDialog, TextInputDialog, display_path, local_time, error_line
+from haiku_tui.tui.text import clean_line
+
+from .dialogs import ConfirmDialog, TextInputDialog, display_path, error_line, local_time
 
 if TYPE_CHECKING:
     from haiku_tui.sessions import SessionStore, SessionSummary
@@ -160,6 +162,7 @@ class SessionsScreen(Screen[str | None]):
         table.add_column(" ", key="mark", width=1)
         table.add_column("Title", key="title")
         table.add_column("Model", key="model")
+        table.add_column("Knowledge base", key="kb")
         table.add_column("Updated", key="updated", width=16)
         table.add_column("Qs", key="questions")
         table.add_column("Cites", key="citations")
@@ -172,6 +175,7 @@ class SessionsScreen(Screen[str | None]):
                 mark,
                 title,
                 Text(s.model or "—", no_wrap=True, overflow="ellipsis"),
+                Text(clean_line(display_path(s.db), 30) if s.db else "—", no_wrap=True, overflow="ellipsis"),
                 Text(local_time(s.updated_at)),
                 Text(str(s.questions), justify="right"),
                 Text(str(s.citations), justify="right"),
