@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from haiku_tui import locations
@@ -101,14 +102,17 @@ class Workbench:
         store: SessionStore | None = None,
         kb: KnowledgeBase | None = None,
         model: Any = None,
+        prepare_kb: Callable[[], Any] | None = None,
     ) -> None:
         """``store`` defaults to ``SessionStore()``; ``kb`` an open knowledge base (else ``config.db`` is
-        opened by :meth:`open_kb`); ``model`` overrides the configured model (a test double or script)."""
+        opened by :meth:`open_kb`, after ``prepare_kb()`` when given, e.g. ingesting the demo guide);
+        ``model`` overrides the configured model (a test double or script)."""
         self.config = config
         self.store = store
         self.kb = kb
         self._owns_kb = kb is None
         self.model_override = model
+        self.prepare_kb = prepare_kb
         self.session: Session | None = None
         self.agent: Any = None
         self.view = ConversationView()
@@ -156,6 +160,11 @@ class Workbench:
         Returns the error line when it cannot be opened (or a notice that the session's is gone).
         """
         if self.kb is None:
+            if self.prepare_kb is not None:
+                try:
+                    self.prepare_kb()
+                except Exception as exc:  # noqa: BLE001 - then opening it says what is missing
+                    self.kb_error = one_line(str(exc), 300)
             notice = self.session_kb()
             if self.kb is not None:
                 return notice

@@ -9,6 +9,7 @@ agent open in a worker behind it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
@@ -52,11 +53,12 @@ class HaikuApp(App[None]):
         session_id: str | None = None,
         kb: KnowledgeBase | None = None,
         model: Model | None = None,
+        prepare_kb: Callable[[], Any] | None = None,
     ) -> None:
         """``store`` defaults to ``SessionStore()`` at ``<data dir>/sessions.db``; ``session_id`` (an id or
         unique prefix) opens a saved session, otherwise a new one starts; ``kb`` is an open knowledge base
-        (otherwise ``agent_config.db`` is opened in a worker); ``model`` overrides the configured model
-        (a test double or a script)."""
+        (otherwise ``agent_config.db`` is opened in a worker, after ``prepare_kb()`` when given);
+        ``model`` overrides the configured model (a test double or a script)."""
         super().__init__()
         from haiku_tui.sessions.workbench import Workbench
 
@@ -64,7 +66,7 @@ class HaikuApp(App[None]):
             from haiku_tui.agent import AgentConfig
 
             agent_config = AgentConfig()
-        self.workbench: Workbench = Workbench(agent_config, store=store, kb=kb, model=model)
+        self.workbench: Workbench = Workbench(agent_config, store=store, kb=kb, model=model, prepare_kb=prepare_kb)
         self.session_id = session_id
         self.main = MainScreen(self.workbench)
 

@@ -154,3 +154,28 @@ async def test_reopening_a_session_answers_from_the_kb_it_was_made_on(small_kb, 
         await settle(pilot)
         assert third.session.id == zebra_session and third.workbench.db_label() == "small.lancedb"
         assert any("cannot be opened" in n.message for n in third._notifications)
+
+
+async def test_the_knowledge_base_is_prepared_behind_the_first_frame(tmp_path):
+    """``haiku-tui demo``: the screen paints, then the guide is ingested, then questions are answered."""
+    from haiku_tui.agent import AgentConfig
+    from haiku_tui.cli.app import prepare_demo
+    from haiku_tui.tui.app import HaikuApp
+
+    release = threading.Event()
+    path = tmp_path / "demo.lancedb"
+
+    def prepare():
+        release.wait(30)
+        prepare_demo(path, quiet=True)
+
+    app = HaikuApp(AgentConfig(model="extractive", db=str(path)), prepare_kb=prepare)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        assert app.main.prompt.is_mounted and not app.main.ready  # painted while the guide is not ready
+        app.main.prompt.text = "how do I export a session"
+        await pilot.press("enter")
+        release.set()
+        await wait_for(pilot, lambda: app.main.ready, 60)
+        await settle(pilot)
+        assert app.main.turn_log.turns[-1].state == "grounded"
