@@ -198,13 +198,29 @@ class Workbench:
                 f"this session was made on {db}, which cannot be opened ({one_line(str(exc), 200)}); "
                 f"answers come from {self.db_label()}"
             )
-        had_kb = self.kb is not None
+        self._use_kb(kb, db, rebuild=self.kb is not None)
+        return None
+
+    def switch_kb(self, db: str) -> None:
+        """Open the knowledge base ``db`` and start a new session on it (the open one is already saved).
+
+        Raises ``ValueError`` with one line when it cannot be opened; then nothing changes.
+        """
+        from haiku_tui.store import KnowledgeBase
+
+        try:
+            kb = KnowledgeBase.open(db, create=False)
+        except Exception as exc:  # noqa: BLE001 - missing, empty or another embedder
+            raise ValueError(one_line(str(exc), 300)) from None
+        self._use_kb(kb, db, rebuild=True)
+        self.new()
+
+    def _use_kb(self, kb: KnowledgeBase, db: str, *, rebuild: bool) -> None:
         self.close()
         self.kb, self._owns_kb, self.kb_error = kb, True, None
         self.config = dataclasses.replace(self.config, db=db)
-        if had_kb:
+        if rebuild:
             self.build_agent()
-        return None
 
     def build_agent(self) -> str | None:
         """Build the agent over the knowledge base; the error line when the model cannot be used."""

@@ -112,17 +112,22 @@ async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small
         assert len(app.main.turn_log.turns) == 1 and len(app.session.messages) > 0
 
 
-async def test_reopening_a_session_answers_from_the_kb_it_was_made_on(small_kb, tmp_path):
-    """Issue 14: Ctrl+O on a session made on another knowledge base opens that one."""
+def zebra_kb(tmp_path) -> str:
+    """A one-document knowledge base about zebras (nothing in the small KB is about them)."""
     from haiku_tui.store import KnowledgeBase
 
     zebra_db = str(tmp_path / "zebra.lancedb")
     doc = tmp_path / "zebra" / "zebras.md"
     doc.parent.mkdir()
     doc.write_text("# Zebras\n\n## Stripes\n\nZebra stripes confuse biting flies and help zebras stay cool.\n")
-    zebra = KnowledgeBase.open(zebra_db)
-    zebra.add([doc])
-    zebra.close()
+    with KnowledgeBase.open(zebra_db) as zebra:
+        zebra.add([doc])
+    return zebra_db
+
+
+async def test_reopening_a_session_answers_from_the_kb_it_was_made_on(small_kb, tmp_path):
+    """Issue 14: Ctrl+O on a session made on another knowledge base opens that one."""
+    zebra_db = zebra_kb(tmp_path)
     store = SessionStore(tmp_path / "sessions.db")
     app = make_app(None, store=store, db=zebra_db)
     async with app.run_test(size=SIZE) as pilot:
@@ -179,3 +184,27 @@ async def test_the_knowledge_base_is_prepared_behind_the_first_frame(tmp_path):
         await wait_for(pilot, lambda: app.main.ready, 60)
         await settle(pilot)
         assert app.main.turn_log.turns[-1].state == "grounded"
+
+
+async def test_switching_the_knowledge_base_starts_a_new_session_on_it(small_kb, tmp_path):
+    zebra_db = zebra_kb(tmp_path)
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await settle(pilot)
+        first = app.session.id
+        app.main.switch_kb(str(tmp_path / "nowhere.lancedb"))
+        await settle(pilot)
+        assert app.session.id == first and app.workbench.db_label() == "small.lancedb"
+        assert any(n.title == "Knowledge base not switched" for n in app._notifications)
+        app.main.switch_kb(zebra_db)
+        await settle(pilot)
+        assert app.session.id != first and app.main.turn_log.turns == []
+        assert app.workbench.db_label() == zebra_db and "db /tmp/" in str(app.main.query_one("#status").render())
+        app.main.prompt.text = "what do zebra stripes confuse"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.session.db == zebra_db
+        assert [e["title"] for e in app.workbench.view.citations.values()] == ["Zebras"]

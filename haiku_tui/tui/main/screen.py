@@ -552,6 +552,36 @@ class MainScreen(Screen[None]):
         if not self._busy("starting a new session"):
             self.switch_session("new")
 
+    def action_switch_kb(self) -> None:
+        """Ask for another knowledge base; answers then come from it, in a new session."""
+        from haiku_tui.tui.screens.dialogs import TextInputDialog
+
+        if self._busy("switching the knowledge base"):
+            return
+        dialog = TextInputDialog(
+            "Switch knowledge base",
+            value=self.workbench.db_label(),
+            placeholder="~/notes.lancedb   ·   s3://bucket/kb",
+            detail="A knowledge base made with `haiku-tui kb add`. A new session starts on it.",
+            submit_label="Switch",
+        )
+        self.app.push_screen(dialog, self._kb_chosen)
+
+    def _kb_chosen(self, value: str | None) -> None:
+        if value and value.strip():
+            self.switch_kb(value.strip())
+
+    @work(thread=True, exclusive=True, group="session", name="switch the knowledge base")
+    def switch_kb(self, db: str) -> None:
+        """Off the UI thread: open ``db`` and start a new session on it (or say why not; nothing changes)."""
+        try:
+            self.workbench.switch_kb(db)
+        except ValueError as exc:
+            self.app.call_from_thread(self.notify_line, str(exc), "Knowledge base not switched", "error")
+            return
+        self.app.call_from_thread(self.notify_line, self.workbench.model_error, "Model", "error")
+        self.app.call_from_thread(self._session_opened, None, True)
+
     def action_knowledge(self) -> None:
         """Open the knowledge-base screen (documents, ingest, search playground)."""
         from haiku_tui.tui.screens.knowledge import KnowledgeScreen
