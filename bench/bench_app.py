@@ -61,19 +61,20 @@ def launch_times(db: str, runs: int, env: dict[str, str]) -> list[float]:
 async def first_token_times(db: str) -> list[float]:
     from haiku_tui.agent import AgentConfig
     from haiku_tui.tui.app import HaikuApp
-    from haiku_tui.tui.main.conversation import Turn
+    from haiku_tui.tui.main.conversation import QuestionTurn
 
     times = []
     app = HaikuApp(AgentConfig(model="extractive", db=db))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        while not app.main.ready:  # time the answers, not the start-up
+            await pilot.pause(0.05)
         for question in QUESTIONS:
             app.query_one("#prompt").text = question
-            before = len(app.query(Turn))
+            before = len(app.query(QuestionTurn))
             t0 = time.perf_counter()
             await pilot.press("enter")
             while True:
-                turns = app.query(Turn)
+                turns = app.query(QuestionTurn)
                 if len(turns) > before and turns.last().has_answer:
                     break
                 await asyncio.sleep(0.002)
@@ -89,7 +90,7 @@ async def long_session(db: str, questions: int) -> dict[str, float]:
     from haiku_tui.sessions import SessionStore
     from haiku_tui.store import KnowledgeBase
     from haiku_tui.tui.app import HaikuApp
-    from haiku_tui.tui.main.conversation import Turn
+    from haiku_tui.tui.main.conversation import QuestionTurn
 
     kb = KnowledgeBase.open(db)
     agent = build_agent(AgentConfig(db=db), kb=kb)
@@ -104,7 +105,7 @@ async def long_session(db: str, questions: int) -> dict[str, float]:
     app = HaikuApp(AgentConfig(model="extractive", db=db), store=store, session_id=session.id, kb=kb)
     t0 = time.perf_counter()
     async with app.run_test(size=(140, 40)) as pilot:
-        while not (len(app.query(Turn)) == questions and app.query(Turn).last().has_answer):
+        while not (len(app.query(QuestionTurn)) == questions and app.query(QuestionTurn).last().has_answer):
             await pilot.pause(0.01)
         last = time.perf_counter() - t0
         await app.workers.wait_for_complete()
@@ -112,10 +113,10 @@ async def long_session(db: str, questions: int) -> dict[str, float]:
         everything = time.perf_counter() - t0
         t1 = time.perf_counter()
         for _ in range(10):
-            app.turn_log.scroll_page_up(animate=False)
+            app.main.turn_log.scroll_page_up(animate=False)
             await pilot.pause()
         page = (time.perf_counter() - t1) / 10
-        app.turn_log.focus_selected()
+        app.main.turn_log.focus_selected()
         await pilot.pause()
         t2 = time.perf_counter()
         for _ in range(10):

@@ -15,6 +15,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    RetryPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -23,7 +24,10 @@ from pydantic_ai.messages import (
 
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.compaction import build_capsule, compact_history
+from haiku_tui.capabilities.evidence import NO_RESULTS, RESULT_SEPARATOR
 from haiku_tui.capabilities.policy import REDIRECT_TAG, enforcement
+from haiku_tui.store.records import chunk_label
+from haiku_tui.text import one_line
 
 ItemStatus = Literal["current", "cited", "retained", "receipted"]
 Outcome = Literal["not enforced", "grounded", "ungrounded", "missing", "redirected", "violation"]
@@ -50,17 +54,24 @@ class EvidenceItem:
 
     @property
     def label(self) -> str:
-        """``Title › Heading › Sub`` (a first heading that repeats the title is shown once)."""
-        headings = self.headings[1:] if self.headings[:1] == (self.title,) else self.headings
-        return " › ".join([self.title, *headings])
+        """``Title › Heading › Sub`` (:func:`haiku_tui.store.records.chunk_label`)."""
+        return chunk_label(self.title, self.headings)
+
+
+StepKind = Literal["load", "search", "code", "cite", "redirect", "notice", "tool"]
 
 
 @dataclass(frozen=True)
 class Step:
-    """One row of tool activity in the conversation pane."""
+    """One row of tool activity in the conversation pane (the same live and when a session is reopened)."""
 
-    kind: Literal["load", "search", "code", "cite", "redirect", "tool"]
+    kind: StepKind
     text: str
+    failed: bool = False
+
+
+REDIRECT_STEP = Step("redirect", "citation policy: asked to declare what grounded the answer")
+CAPABILITY_NAMES = {"haiku-tui-rag": "the knowledge-base tools", "haiku-tui-analysis": "the analysis tools"}
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,15 @@ class QuestionView:
     def badge(self) -> Badge:
         """The grounding badge on the answer."""
         return "violation" if self.policy.violation else self.policy.declaration
+
+
+def citations_by_number(state: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Citation number → citation entry (chunk id, title, headings, pages, path, text), every namespace."""
+    return {
+        entry["index"]: entry
+        for namespace in ledger.evidence_namespaces(state).values()
+        for entry in namespace["citation_index"].values()
+    }
 
 
 def question_ids(state: dict[str, Any]) -> list[int]:
@@ -170,30 +190,84 @@ def _spans(messages: list[ModelMessage], questions: list[int]) -> dict[int, list
     return {q: messages[q : bounds[i + 1]] for i, q in enumerate(questions)}
 
 
-def _steps(messages: list[ModelMessage]) -> list[Step]:
+def call_step(call: ToolCallPart) -> Step:
+    """The row of a tool call that is still running."""
+    args = call.args_as_dict()
+    name = call.tool_name
+    if name == "load_capability":
+        return Step("load", f"loading {CAPABILITY_NAMES.get(args.get('id', ''), args.get('id', 'a capability'))}")
+    if name.endswith("_search"):
+        return Step("search", f"searching “{one_line(args.get('query', ''), 120)}”")
+    if name.endswith("_execute_code"):
+        return Step("code", f"running a program: {_first_line(args.get('code', ''))}")
+    if name.endswith("_cite"):
+        ids = args.get("chunk_ids") or []
+        return Step("cite", f"citing {len(ids)} chunk(s)" if ids else "declaring the answer ungrounded")
+    return Step("tool", f"calling {name}")
+
+
+def result_step(call: ToolCallPart, result: ToolReturnPart | RetryPromptPart, state: dict[str, Any]) -> Step:
+    """The row of a finished tool call, from its call, its result and the state it left.
+
+    The app uses it live (with the run's working state) and :func:`question_views` when a session
+    is reopened (with the committed state), so both show the same rows.
+    """
+    args = call.args_as_dict()
+    name = call.tool_name
+    content = result.content if isinstance(result.content, str) else str(result.content)
+    if isinstance(result, RetryPromptPart) or getattr(result, "outcome", "success") != "success":
+        return Step("notice", f"{name} failed: {one_line(content, 160)}", failed=True)
+    if name == "load_capability":
+        return Step("load", f"loaded {CAPABILITY_NAMES.get(args.get('id', ''), args.get('id', 'a capability'))}")
+    if name.endswith("_search"):
+        hits = 0 if content.strip() == NO_RESULTS else content.count(RESULT_SEPARATOR) + 1
+        return Step("search", f"searched “{one_line(args.get('query', ''), 120)}” → {hits} result(s)")
+    if name.endswith("_execute_code"):
+        return Step("code", f"ran a program: {_first_line(args.get('code', ''))}")
+    if name.endswith("_cite"):
+        numbers = _cited_numbers(state, [str(c) for c in args.get("chunk_ids") or []])
+        if numbers:
+            return Step("cite", "cited " + " ".join(f"[{n}]" for n in numbers))
+        return Step("cite", "declared the answer ungrounded (cited nothing)")
+    return Step("tool", f"called {name}")
+
+
+def _first_line(code: Any) -> str:
+    return one_line(next((line for line in str(code).splitlines() if line.strip()), ""), 80)
+
+
+def _cited_numbers(state: dict[str, Any], chunk_ids: list[str]) -> list[int]:
+    """Citation numbers of the chunks a cite call named, from the state's citation index."""
+    numbers = []
+    for raw in chunk_ids:
+        entry = ledger.citation_for(state, raw.strip().strip("[]()<>`'\" ").lower())
+        if entry is not None and entry["index"] not in numbers:
+            numbers.append(entry["index"])
+    return numbers
+
+
+def is_redirect(part: Any) -> bool:
+    """True for the citation policy's request to declare what grounded the answer."""
+    return not isinstance(part, (ToolReturnPart, RetryPromptPart)) and REDIRECT_TAG in str(getattr(part, "content", ""))
+
+
+def _steps(messages: list[ModelMessage], state: dict[str, Any]) -> list[Step]:
+    results = {
+        part.tool_call_id: part
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, (ToolReturnPart, RetryPromptPart)) and part.tool_call_id
+    }
     steps: list[Step] = []
     for message in messages:
         if isinstance(message, ModelResponse):
             for part in message.parts:
-                if not isinstance(part, ToolCallPart):
-                    continue
-                args = part.args_as_dict()
-                if part.tool_name == "load_capability":
-                    steps.append(Step("load", f"loaded {args.get('id', '?')}"))
-                elif part.tool_name.endswith("_search"):
-                    steps.append(Step("search", f"searched “{args.get('query', '')}”"))
-                elif part.tool_name.endswith("_execute_code"):
-                    first = next((line for line in str(args.get("code", "")).splitlines() if line.strip()), "")
-                    steps.append(Step("code", f"ran a program: {first[:80]}"))
-                elif part.tool_name.endswith("_cite"):
-                    ids = args.get("chunk_ids") or []
-                    steps.append(Step("cite", f"cited {len(ids)} chunk(s)" if ids else "declared ungrounded (cited [])"))
-                else:
-                    steps.append(Step("tool", f"called {part.tool_name}"))
+                if isinstance(part, ToolCallPart):
+                    result = results.get(part.tool_call_id)
+                    steps.append(result_step(part, result, state) if result is not None else call_step(part))
         elif isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, UserPromptPart) and REDIRECT_TAG in str(part.content):
-                    steps.append(Step("redirect", "asked to declare what grounded the answer"))
+            steps.extend(REDIRECT_STEP for part in message.parts if is_redirect(part))
     return steps
 
 
@@ -215,7 +289,7 @@ def _policy(
     state: dict[str, Any], question: int, messages: list[ModelMessage], policy_active: bool, cited_before: bool
 ) -> PolicyView:
     enforced, reason = enforcement(state, question, cited_before=cited_before)
-    asked = any(s.kind == "redirect" for s in _steps(messages))
+    asked = any(is_redirect(p) for m in messages if isinstance(m, ModelRequest) for p in m.parts)
     declaration = ledger.citation_status(state, question)
     violation = question in ledger.violations(state)
     outcome: Outcome
@@ -258,7 +332,7 @@ def question_views(
                 number=number,
                 prompt=prompt,
                 answer=_answer(span),
-                steps=tuple(_steps(span)),
+                steps=tuple(_steps(span, state)),
                 items=tuple(_items(state, q, latest, retained, compaction)),
                 citations=_citations(state, q),
                 policy=_policy(state, q, span, policy_active, cited_so_far),

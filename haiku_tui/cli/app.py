@@ -87,8 +87,9 @@ def resolve_session(store: Any, name_or_id: str) -> str:
         raise
 
 
-def run_app(args: argparse.Namespace, db: str | None) -> int:
-    """Open the app (the work of a bare ``haiku-tui`` and of ``haiku-tui demo``)."""
+def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) -> int:
+    """Open the app (the work of a bare ``haiku-tui`` and of ``haiku-tui demo``); ``prepare_kb`` runs
+    behind the first frame, before the knowledge base is opened."""
     served = "WebDriver" in os.environ.get("TEXTUAL_DRIVER", "")  # `haiku-tui serve` runs it for a browser
     if not served and (not sys.stdin.isatty() or not sys.stdout.isatty()):
         raise CommandError("the app needs an interactive terminal (use `haiku-tui ask` in scripts)")
@@ -115,7 +116,7 @@ def run_app(args: argparse.Namespace, db: str | None) -> int:
         kb = KnowledgeBase.open(db, embedder=embedder, create=False)
     from haiku_tui.tui.app import HaikuApp
 
-    HaikuApp(config, store=store, session_id=session_id, kb=kb).run()
+    HaikuApp(config, store=store, session_id=session_id, kb=kb, prepare_kb=prepare_kb).run()
     store.close()
     return 0
 
@@ -155,6 +156,6 @@ def prepare_demo(path: Path | None = None, *, quiet: bool = False) -> Path:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """``haiku-tui demo``: the app on the bundled user guide."""
-    path = prepare_demo()
-    return run_app(args, str(path))
+    """``haiku-tui demo``: the app on the bundled user guide, ingested behind the first frame."""
+    path = demo_db_path()
+    return run_app(args, str(path), prepare_kb=lambda: prepare_demo(path, quiet=True))

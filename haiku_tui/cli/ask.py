@@ -88,64 +88,50 @@ class AnswerPrinter:
             self.out.flush()
 
 
-async def run_question(
-    agent: Any, question: str, *, deps: Any, conversation: Any = None, out: TextIO | None = None
-) -> Any:
-    """Run one question with ``run_stream_events``, streaming answer text to ``out``; returns the result."""
-    from pydantic_ai import AgentRunResultEvent
-    from pydantic_ai.messages import PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
+async def run_question(run: Any, out: TextIO | None = None) -> Any:
+    """Consume a :class:`~haiku_tui.sessions.run.QuestionRun`, streaming answer text to ``out``.
 
-    from haiku_tui.agent import run_limits
+    Returns the run's :class:`~haiku_tui.sessions.run.Finished` event.
+    """
+    from haiku_tui.sessions.run import Finished, TextDelta, TextStarted
 
     printer = AnswerPrinter(out)
-    result = None
-    limits = run_limits(conversation)
-    async with agent.run_stream_events(question, deps=deps, conversation=conversation, usage_limits=limits) as events:
-        async for event in events:
-            if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
-                printer.start(event.part.content)
-            elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
-                printer.write(event.delta.content_delta)
-            elif isinstance(event, AgentRunResultEvent):
-                result = event.result
+    finished = Finished("failed", "the run ended without a result")
+    async for event in run:
+        match event:
+            case TextStarted(text):
+                printer.start(text)
+            case TextDelta(text):
+                printer.write(text)
+            case Finished():
+                finished = event
     printer.finish()
-    if result is None:  # pragma: no cover - run_stream_events always ends with the result
-        raise RuntimeError("the run ended without a result")
-    return result
+    return finished
 
 
 # ---- reporting --------------------------------------------------------------------------------
 
 
-def source_line(entry: dict[str, Any]) -> str:
+def source_line(citation: dict[str, Any]) -> str:
     """``[n] Title › heading (p. x) — path``."""
-    title = entry.get("title") or entry.get("path") or entry.get("chunk_id", "")
-    headings = [h for h in entry.get("headings") or [] if h]
-    if headings and headings[0].strip().lower() == str(title).strip().lower():
-        headings = headings[1:]
-    label = " › ".join([str(title), *headings])
-    pages = entry.get("pages") or []
-    if pages:
-        label += f" (p. {pages[0]}–{pages[-1]})" if len(pages) > 1 and pages[0] != pages[-1] else f" (p. {pages[0]})"
-    path = entry.get("path")
-    text = f"[{entry['index']}] {label}" + (f" — {path}" if path else "")
+    from haiku_tui.store.records import chunk_label, page_range
+
+    label = chunk_label(str(citation.get("title") or citation.get("path") or citation["chunk_id"]), citation["headings"])
+    pages = page_range(citation["pages"])
+    path = citation.get("path")
+    text = f"[{citation['number']}] {label}" + (f" ({pages})" if pages else "") + (f" — {path}" if path else "")
     return printable_line(text)
 
 
 def report(state: dict[str, Any], messages: list[Any], *, compaction: bool, answer: str) -> dict[str, Any]:
     """``{"answer", "citations", "status", "policy"}`` for the latest question."""
-    from haiku_tui.capabilities import ledger
-    from haiku_tui.capabilities.views import question_views
+    from haiku_tui.capabilities.views import citations_by_number, question_views
 
     views = question_views(state, messages, compaction=compaction)
     view = views[-1] if views else None
     citations = []
     if view is not None:
-        by_number = {
-            entry["index"]: entry
-            for namespace in ledger.evidence_namespaces(state).values()
-            for entry in namespace["citation_index"].values()
-        }
+        by_number = citations_by_number(state)
         for number in view.citations:
             entry = by_number.get(number)
             if entry is None:
@@ -190,9 +176,8 @@ def open_session(store: Any, name: str) -> Any:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from haiku_tui.agent import AgentConfig, ModelConfigError, build_agent, describe_error
+    from haiku_tui.agent import AgentConfig, ModelConfigError, build_agent
     from haiku_tui.agent.models import choose_model
-    from haiku_tui.capabilities import Deps
 
     question = " ".join(args.question).strip()
     if not question:
@@ -227,48 +212,32 @@ def cmd_ask(args: argparse.Namespace) -> int:
     except ModelConfigError as error:
         raise CommandError(str(error)) from None
 
-    deps = session.deps() if session is not None else Deps(state={})
-    conversation = session.conversation if session is not None else None
+    from haiku_tui.locations import resolve_db
+    from haiku_tui.sessions.run import QuestionRun
+
+    if session is None:
+        from haiku_tui.sessions.model import Session
+
+        session = Session()  # kept in memory only
+    run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db))
     out = None if args.json else sys.stdout
-    try:
-        result = asyncio.run(run_question(agent, question, deps=deps, conversation=conversation, out=out))
-    except KeyboardInterrupt:
-        raise
-    except Exception as error:  # noqa: BLE001 - one clear line; nothing is saved
-        if os.environ.get("HAIKU_TUI_DEBUG"):
-            raise
-        raise CommandError(describe_error(error)) from None
+    finished = asyncio.run(run_question(run, out))
+    if finished.outcome != "completed":
+        raise CommandError(finished.error or "the run was cancelled; nothing was saved")
 
-    if session is not None and store is not None:
-        from haiku_tui.sessions import SessionError
-
-        try:
-            session.commit_run(result, deps.state)
-            if getattr(args, "model", None) or session.model is None:
-                session.model = choice.name
-            if session.db is None:
-                from haiku_tui.locations import resolve_db
-
-                session.db = resolve_db(db)
-            store.save(session)
-        except SessionError as error:
-            raise CommandError(f"the answer was not saved: {error}") from None
-
-    data = report(deps.state, result.all_messages(), compaction=config.compaction, answer=str(result.output))
+    result = finished.result
+    data = report(session.state, result.all_messages(), compaction=config.compaction, answer=str(result.output))
     if args.json:
-        if session is not None:
+        if store is not None:
             data["session"] = session.id
         print(json_dumps(data, indent=2))
         return 0
     if data["citations"]:
         print("\nSources:")
-        entries = {
-            c["number"]: {**c, "index": c["number"]} for c in data["citations"]
-        }
-        for number in sorted(entries):
-            print(source_line(entries[number]))
+        for citation in sorted(data["citations"], key=lambda c: c["number"]):
+            print(source_line(citation))
     if data["policy"] == "violation":
         print("haiku-tui: note: this answer did not declare what grounds it", file=sys.stderr)
-    if session is not None:
+    if store is not None:
         print(f"\n(session {session.id}: {terminal_safe(session.title)})", file=sys.stderr)
     return 0

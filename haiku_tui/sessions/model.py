@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import secrets as _random
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import pydantic
@@ -24,9 +25,26 @@ from .scrub import scrub_location, scrub_text
 if TYPE_CHECKING:
     from haiku_tui.capabilities import Deps
 
-REVIEW_MARKS = ("supports", "does_not_support", "unsure")
-"""Citation review marks kept in ``app_data["reviews"][str(question)][chunk_id]``."""
-REVIEW_LABELS = {"supports": "supports", "does_not_support": "does not support", "unsure": "unsure"}
+
+
+class ReviewMark(StrEnum):
+    """A citation review mark, kept in ``app_data["reviews"][str(question)][chunk_id]``."""
+
+    SUPPORTS = "supports"
+    DOES_NOT_SUPPORT = "does_not_support"
+    UNSURE = "unsure"
+
+    @property
+    def text(self) -> str:
+        """``"does not support"``."""
+        return self.value.replace("_", " ")
+
+    @property
+    def symbol(self) -> str:
+        return {"supports": "✓", "does_not_support": "✗", "unsure": "?"}[self.value]
+
+
+REVIEW_MARKS = tuple(mark.value for mark in ReviewMark)
 
 _KNOWN_METADATA = ("title", "title_manual", "model", "db", "created_at", "updated_at")
 _KNOWN_TOP = ("format", "schema_version", "id", "revision", "metadata", "conversation", "state", "app_data")
@@ -139,8 +157,9 @@ class Session:
 
     @property
     def state(self) -> dict[str, Any]:
-        """A deep copy of the committed state namespace map (changing it changes nothing)."""
-        return copy.deepcopy(self._state)
+        """The committed state namespace map. Treat it as read-only (it is not copied on each read):
+        a run works on :meth:`deps`, and only :meth:`commit_run` replaces it."""
+        return self._state
 
     def working_state(self) -> dict[str, Any]:
         """A deep copy of the committed state for a new run; hand it back to :meth:`commit_run` if the run completes."""
@@ -232,8 +251,12 @@ class Session:
         """Mark a citation ``supports`` / ``does_not_support`` / ``unsure`` (``None`` clears the mark)."""
         if mark is not None and mark not in REVIEW_MARKS:
             raise ValueError(f"unknown review mark {mark!r}; use one of {', '.join(REVIEW_MARKS)}")
+        if not isinstance(self.app_data.get("reviews"), dict):
+            self.app_data["reviews"] = {}
         reviews = self.app_data.setdefault("reviews", {})
-        marks = reviews.setdefault(str(question), {})
+        marks = reviews.get(str(question))
+        if not isinstance(marks, dict):
+            marks = reviews[str(question)] = {}
         if mark is None:
             marks.pop(chunk_id, None)
             if not marks:
@@ -241,6 +264,25 @@ class Session:
         else:
             marks[chunk_id] = mark
         self.dirty = True
+
+    def review_marks(self) -> tuple[dict[int, dict[str, ReviewMark]], str | None]:
+        """The review marks by question and chunk id, and a one-line notice when some were malformed
+        (those are ignored, never fatal: ``app_data`` may come from another version or a hand edit)."""
+        reviews = self.app_data.get("reviews", {})
+        marks: dict[int, dict[str, ReviewMark]] = {}
+        bad = 0
+        if not isinstance(reviews, dict):
+            return {}, "the session's review marks are malformed and were ignored"
+        for question, by_chunk in reviews.items():
+            if not (isinstance(question, str) and question.isdigit() and isinstance(by_chunk, dict)):
+                bad += 1
+                continue
+            for chunk_id, mark in by_chunk.items():
+                if isinstance(mark, str) and mark in REVIEW_MARKS:
+                    marks.setdefault(int(question), {})[str(chunk_id)] = ReviewMark(mark)
+                else:
+                    bad += 1
+        return marks, f"{bad} malformed review mark(s) in this session were ignored" if bad else None
 
     # -- payload ----------------------------------------------------------------------------------------------
 

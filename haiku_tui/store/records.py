@@ -10,13 +10,22 @@ from typing import Any
 LABEL_SEPARATOR = " › "
 
 
-def _label(title: str, headings: tuple[str, ...]) -> str:
+def chunk_label(title: str, headings: tuple[str, ...] | list[str]) -> str:
+    """``"Title › H1 › H2"``: the one label rule (a first heading repeating the title is dropped)."""
     parts = [title] if title else []
     heads = list(headings)
-    if heads and title and heads[0].strip().lower() == title.strip().lower():
+    if heads and title and str(heads[0]).strip().lower() == title.strip().lower():
         heads = heads[1:]  # the H1 usually repeats the title
     parts.extend(h for h in heads if h)
     return LABEL_SEPARATOR.join(parts)
+
+
+def page_range(pages: tuple[int, ...] | list[int]) -> str:
+    """``"p. 3"``, ``"p. 3–5"`` or ``""`` (no pages)."""
+    if not pages:
+        return ""
+    first, last = min(pages), max(pages)
+    return f"p. {first}" if first == last else f"p. {first}–{last}"
 
 
 @dataclass(frozen=True)
@@ -34,7 +43,7 @@ class ChunkRecord:
 
     def label(self) -> str:
         """``"Title › H1 › H2"`` (a leading heading equal to the title is not repeated)."""
-        return _label(self.title, self.headings)
+        return chunk_label(self.title, self.headings)
 
 
 @dataclass(frozen=True)

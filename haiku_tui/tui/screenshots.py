@@ -43,7 +43,7 @@ async def _settle(pilot: Any, rounds: int = 3) -> None:
 
 async def _ask(pilot: Any, question: str) -> None:
     await _settle(pilot)
-    await pilot.app.ask(question)
+    await pilot.app.main.ask(question)
     await _settle(pilot)
 
 
@@ -79,41 +79,42 @@ async def _capture(out: Path, work: Path) -> list[Path]:
         app = pilot.app
         # an earlier session, so the sessions screen lists more than one
         await _ask(pilot, SECOND_SESSION)
-        await app.action_new_session()
+        app.main.action_new_session()
+        await _settle(pilot)
         await _ask(pilot, FIRST_QUESTION)
         _save(app, out, "main-after-question", written)
 
         await _ask(pilot, FOLLOW_UP)
         _save(app, out, "main-follow-up", written)
 
-        app.action_toggle_cited()
+        app.main.action_toggle_cited()
         await _settle(pilot)
         _save(app, out, "evidence-cited-only", written)
-        app.action_toggle_cited()
+        app.main.action_toggle_cited()
         await _settle(pilot)
 
-        app.action_focus_pane("policy")
+        app.main.action_focus_pane("policy")
         await _settle(pilot)
-        app.action_maximize_pane()
+        app.main.action_maximize_pane()
         await _settle(pilot)
         _save(app, out, "policy-log", written)
-        app.action_maximize_pane()
+        app.main.action_maximize_pane()
         await _settle(pilot)
 
-        app.action_focus_pane("conversation")
-        app.action_help()
+        app.main.action_focus_pane("conversation")
+        app.main.action_help()
         await _settle(pilot)
         _save(app, out, "help", written)
         await pilot.press("escape")
         await _settle(pilot)
 
-        app.action_sessions()
+        app.main.action_sessions()
         await _settle(pilot)
         _save(app, out, "sessions", written)
         await pilot.press("escape")
         await _settle(pilot)
 
-        app.action_knowledge()
+        app.main.action_knowledge()
         await _settle(pilot)
         await pilot.press("slash", *PLAYGROUND_QUERY, "enter")
         await _settle(pilot)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from haiku_tui.text import one_line as plain_one_line
+from haiku_tui.text import one_line
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 _CITE = re.compile(r"(?<!\\)\[(\d{1,4})\](?![(:])")
@@ -39,9 +39,9 @@ def clean(text: object) -> str:
     return _CONTROL.sub(_picture, value)
 
 
-def one_line(text: object, limit: int | None = None) -> str:
-    """:func:`clean` text on one line (whitespace collapsed), cut to ``limit`` characters with ``…``."""
-    return plain_one_line(clean(text), limit)
+def clean_line(text: object, limit: int | None = None) -> str:
+    """:func:`clean` text through :func:`haiku_tui.text.one_line` (for a screen: controls made visible)."""
+    return one_line(clean(text), limit)
 
 
 def cite_href(number: int) -> str:

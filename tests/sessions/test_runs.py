@@ -192,11 +192,12 @@ async def test_commit_run_takes_conversation_and_state_together_or_neither(store
     assert session.messages == [] and not session.dirty
     session.commit_run(result, deps.state)
     assert session.messages and session.state["rag"]["questions"]
-    # the committed state is isolated from the run's dict and from callers
+    # the committed state is isolated from the run's dict and from the next run's copy
+    # (session.state itself is the committed map, read-only by contract: it is not copied on each read)
     deps.state["rag"]["questions"].clear()
-    session.state["rag"]["questions"].clear()
     session.working_state()["rag"]["questions"].clear()
     assert session.state["rag"]["questions"]
+    assert session.state is session.state
 
 
 async def test_title_from_first_question_until_renamed(store, kb):

@@ -64,7 +64,7 @@ async def settle(pilot) -> None:
         await app.workers.wait_for_complete()
     await pilot.pause()
     try:
-        app.query_one("#prompt").cursor_blink = False
+        app.main.query_one("#prompt").cursor_blink = False
     except Exception:
         pass
 
@@ -72,8 +72,8 @@ async def settle(pilot) -> None:
 async def ask(pilot, question: str) -> None:
     """Type a question in the prompt, send it, and wait for the answer."""
     await settle(pilot)
-    pilot.app.prompt.focus()
-    pilot.app.prompt.text = question
+    pilot.app.main.prompt.focus()
+    pilot.app.main.prompt.text = question
     await pilot.press("enter")
     await settle(pilot)
 

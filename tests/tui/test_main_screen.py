@@ -6,6 +6,7 @@ All offline: the extractive model (or a FunctionModel script) over a small real 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import os
 import subprocess
@@ -17,7 +18,7 @@ from textual.binding import Binding
 from textual.widgets import Markdown
 
 from haiku_tui import locations
-from haiku_tui.tui.text import CitationStream, clean, link_citations, one_line, parse_cite_href
+from haiku_tui.tui.text import CitationStream, clean, link_citations, clean_line, parse_cite_href
 
 # ---- pure helpers ------------------------------------------------------------------------------------------
 
@@ -31,8 +32,8 @@ def test_clean_makes_control_characters_visible():
 
 
 def test_one_line_collapses_and_cuts():
-    assert one_line("a\n  b\tc") == "a b c"
-    assert one_line("abcdefghij", 5) == "abcd…"
+    assert clean_line("a\n  b\tc") == "a b c"
+    assert clean_line("abcdefghij", 5) == "abcd…"
 
 
 def test_link_citations_only_valid_numbers_outside_code():
@@ -64,14 +65,14 @@ async def test_empty_session_has_three_panes_and_prompt_focus(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.focused is app.prompt
-        assert app.conversation.display and app.evidence.display and app.policy_log.display
-        status = str(app.query_one("#status").render())
+        assert app.focused is app.main.prompt
+        assert app.main.conversation.display and app.main.evidence.display and app.main.policy_log.display
+        status = str(app.main.query_one("#status").render())
         assert "extractive (retrieval-only)" in status
         assert "small.lancedb" in status
         assert "filter none" in status
         assert app.session is not None and app.session.messages == []
-        assert app.agent is not None
+        assert app.workbench.agent is not None
 
 
 async def test_prompt_enter_sends_and_shift_enter_adds_a_line(small_kb):
@@ -79,13 +80,13 @@ async def test_prompt_enter_sends_and_shift_enter_adds_a_line(small_kb):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("a", "shift+enter", "b")
-        assert app.prompt.text == "a\nb"
+        assert app.main.prompt.text == "a\nb"
         await pilot.press("ctrl+j", "c")
-        assert app.prompt.text == "a\nb\nc"
-        app.prompt.clear()
+        assert app.main.prompt.text == "a\nb\nc"
+        app.main.prompt.clear()
         await pilot.press("enter")  # blank input: nothing is asked
         await settle(pilot)
-        assert app.turn_log.turns == []
+        assert app.main.turn_log.turns == []
 
 
 # ---- asking ---------------------------------------------------------------------------------------------------
@@ -95,7 +96,7 @@ async def test_answer_streams_with_tool_rows_badge_and_is_saved(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
-        turn = app.turn_log.turns[0]
+        turn = app.main.turn_log.turns[0]
         assert turn.state == "grounded"
         rows = [(row.kind, row.text) for row in turn.rows]
         assert rows[0] == ("load", "loaded the knowledge-base tools")
@@ -105,15 +106,15 @@ async def test_answer_streams_with_tool_rows_badge_and_is_saved(small_kb):
         assert "need light, not heat" in turn.answer.source
         assert turn.citations == (1,)
         # committed and saved: conversation and state together
-        saved = app.store.load(app.session.id)
+        saved = app.workbench.store.load(app.session.id)
         assert len(saved.messages) == len(app.session.messages) > 0
         assert saved.state == app.session.state
         assert app.sub_title == app.session.title
         # evidence and policy panes drawn from the views
-        statuses = {item.status for _, item in app.evidence.items.values()}
+        statuses = {item.status for _, item in app.main.evidence.items.values()}
         assert "cited" in statuses and "current" in statuses
-        assert app.policy_log.option_count == 1
-        status = str(app.query_one("#status").render())
+        assert app.main.policy_log.option_count == 1
+        status = str(app.main.query_one("#status").render())
         assert "last request" in status and "chars" in status
 
 
@@ -135,26 +136,26 @@ async def test_evidence_updates_while_tools_run(small_kb):
     app = make_app(small_kb, model=FunctionModel(stream_function=stream))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.prompt.text = "green tea"
+        app.main.prompt.text = "green tea"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: len(app.evidence.items) > 0)
-        assert app.running
+        await wait_for(pilot, lambda: len(app.main.evidence.items) > 0)
+        assert app.main.running
         assert app.session.messages == []  # nothing committed mid-run
-        assert "answering" in str(app.query_one("#status").render())
+        assert "answering" in str(app.main.query_one("#status").render())
         release.set()
         await settle(pilot)
-        assert not app.running
+        assert not app.main.running
 
 
 async def test_citation_link_click_focuses_evidence_item(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
-        turn = app.turn_log.turns[0]
+        turn = app.main.turn_log.turns[0]
         turn.answer.post_message(Markdown.LinkClicked(turn.answer, "cite:1"))
         await settle(pilot)
-        assert app.focused is app.evidence
-        question, item = app.evidence.highlighted_item
+        assert app.focused is app.main.evidence
+        question, item = app.main.evidence.highlighted_item
         assert item.citation == 1 and question == turn.question
 
 
@@ -162,31 +163,31 @@ async def test_number_key_on_selected_answer_jumps_to_citation(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
-        app.turn_log.focus_selected()
+        app.main.turn_log.focus_selected()
         await pilot.press("1")
         await settle(pilot)
-        assert app.focused is app.evidence
-        assert app.evidence.highlighted_item[1].citation == 1
-        app.turn_log.focus_selected()
+        assert app.focused is app.main.evidence
+        assert app.main.evidence.highlighted_item[1].citation == 1
+        app.main.turn_log.focus_selected()
         await pilot.press("7")  # no such citation: a warning, focus stays
         await settle(pilot)
-        assert app.focused is app.turn_log.cursor and app.turn_log.selected_turn.has_class("-active")
+        assert app.focused is app.main.turn_log.cursor and app.main.turn_log.selected_turn.has_class("-active")
 
 
 async def test_toggle_cited_only(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
-        everything = len(app.evidence.items)
-        app.evidence.focus()
+        everything = len(app.main.evidence.items)
+        app.main.evidence.focus()
         await pilot.press("c")
         await settle(pilot)
-        assert app.evidence.cited_only
-        assert 0 < len(app.evidence.items) < everything
-        assert all(item.citation is not None for _, item in app.evidence.items.values())
-        assert "cited only" in str(app.evidence.border_title)
+        assert app.main.evidence.cited_only
+        assert 0 < len(app.main.evidence.items) < everything
+        assert all(item.citation is not None for _, item in app.main.evidence.items.values())
+        assert "cited only" in str(app.main.evidence.border_title)
         await pilot.press("c")
-        assert len(app.evidence.items) == everything
+        assert len(app.main.evidence.items) == everything
 
 
 async def test_enter_opens_chunk_with_neighbours(small_kb):
@@ -195,8 +196,8 @@ async def test_enter_opens_chunk_with_neighbours(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
-        app.evidence.focus()
-        _, item = app.evidence.highlighted_item
+        app.main.evidence.focus()
+        _, item = app.main.evidence.highlighted_item
         await pilot.press("enter")
         await settle(pilot)
         screen = app.screen
@@ -214,16 +215,16 @@ async def test_second_question_marks_earlier_evidence_retained_or_receipted(smal
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
         await ask(pilot, "how long should green tea steep")
-        first, second = app.views
+        first, second = app.main.views
         assert {i.status for i in first.items} <= {"retained", "receipted"}
         assert "retained" in {i.status for i in first.items}
         assert "receipted" in {i.status for i in first.items}
         assert {i.status for i in second.items} <= {"cited", "current"}
         assert second.citations == (2,)
         # newest question first in the evidence pane
-        first_option = app.evidence.get_option_at_index(0)
+        first_option = app.main.evidence.get_option_at_index(0)
         assert first_option.id == f"q{second.question}"
-        assert [t.number for t in app.turn_log.turns] == [1, 2]
+        assert [t.number for t in app.main.turn_log.turns] == [1, 2]
 
 
 # ---- cancel and failure ------------------------------------------------------------------------------------------
@@ -234,24 +235,24 @@ async def test_escape_cancels_and_leaves_the_session_unchanged(small_kb):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
         before_messages = len(app.session.messages)
-        before_state = app.session.state
+        before_state = copy.deepcopy(app.session.state)
         revision = app.session.revision
-        app.model_override = stalling_model()
-        app.agent = app.make_agent()
-        app.prompt.text = "a question that stalls"
+        app.workbench.model_override = stalling_model()
+        app.workbench.build_agent()
+        app.main.prompt.text = "a question that stalls"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.turn_log.turns[-1].has_answer)
+        await wait_for(pilot, lambda: app.main.turn_log.turns[-1].has_answer)
         await pilot.press("escape")
         await settle(pilot)
-        turn = app.turn_log.turns[-1]
+        turn = app.main.turn_log.turns[-1]
         assert turn.state == "cancelled"
         assert "starts streaming" in turn.answer.source
-        assert not app.running
+        assert not app.main.running
         assert len(app.session.messages) == before_messages
         assert app.session.state == before_state
-        saved = app.store.load(app.session.id)
+        saved = app.workbench.store.load(app.session.id)
         assert saved.revision == revision and len(saved.messages) == before_messages
-        assert len(app.views) == 1
+        assert len(app.main.views) == 1
 
 
 async def test_failed_run_is_shown_and_not_committed(small_kb):
@@ -264,10 +265,10 @@ async def test_failed_run_is_shown_and_not_committed(small_kb):
     app = make_app(small_kb, model=FunctionModel(stream_function=broken))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await ask(pilot, "anything")
-        turn = app.turn_log.turns[0]
+        turn = app.main.turn_log.turns[0]
         assert turn.state == "failed"
         assert app.session.messages == []
-        assert app.last_error
+        assert "went away" in turn.query_one(".turn-footer").render().plain
 
 
 # ---- policy ---------------------------------------------------------------------------------------------------------
@@ -277,12 +278,12 @@ async def test_redirect_is_shown_as_such(small_kb):
     app = make_app(small_kb, model=policy_model(obey_redirect=True))
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "do solar panels work in winter")
-        view = app.views[0]
+        view = app.main.views[0]
         assert view.policy.redirect_asked and view.policy.outcome == "redirected"
-        turn = app.turn_log.turns[0]
+        turn = app.main.turn_log.turns[0]
         assert "redirect" in [row.kind for row in turn.rows]
         assert turn.state == "grounded"
-        line = str(app.policy_log.get_option_at_index(0).prompt)
+        line = str(app.main.policy_log.get_option_at_index(0).prompt)
         assert "redirect: asked" in line and "outcome: redirected" in line
 
 
@@ -290,10 +291,10 @@ async def test_violation_is_shown_as_such(small_kb):
     app = make_app(small_kb, model=policy_model(obey_redirect=False))
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "do solar panels work in winter")
-        view = app.views[0]
+        view = app.main.views[0]
         assert view.policy.violation and view.badge == "violation"
-        assert app.turn_log.turns[0].state == "violation"
-        line = str(app.policy_log.get_option_at_index(0).prompt)
+        assert app.main.turn_log.turns[0].state == "violation"
+        line = str(app.main.policy_log.get_option_at_index(0).prompt)
         assert "VIOLATION" in line and "outcome: violation" in line
 
 
@@ -306,9 +307,9 @@ async def test_review_marks_are_saved_with_the_session(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "what flour and starter make sourdough bread")
-        view = app.views[0]
+        view = app.main.views[0]
         assert len(view.citations) >= 2
-        app.turn_log.focus_selected()
+        app.main.turn_log.focus_selected()
         await pilot.press("r")
         await settle(pilot)
         assert isinstance(app.screen, ReviewScreen)
@@ -318,29 +319,29 @@ async def test_review_marks_are_saved_with_the_session(small_kb):
         await pilot.press("x")
         await pilot.press("escape")
         await settle(pilot)
-        ids = app.citation_ids(app.session.state)
+        ids = app.workbench.view.citation_ids
         first, second = (ids[n] for n in view.citations[:2])
-        saved = app.store.load(app.session.id)
+        saved = app.workbench.store.load(app.session.id)
         marks = saved.app_data["reviews"][str(view.question)]
         assert marks == {first: "supports", second: "does_not_support"}
-        info = str(app.turn_log.turns[0].query_one(".turn-footer").render())
+        info = str(app.main.turn_log.turns[0].query_one(".turn-footer").render())
         assert "✓" in info and "✗" in info
-        exported = app.store.export_markdown(app.session.id)
+        exported = app.workbench.store.export_markdown(app.session.id)
         assert "review: supports" in exported and "review: does not support" in exported
         # clearing a mark
-        app.turn_log.focus_selected()
+        app.main.turn_log.focus_selected()
         await pilot.press("r")
         await settle(pilot)
         await pilot.press("0", "escape")
         await settle(pilot)
-        assert first not in app.store.load(app.session.id).app_data["reviews"][str(view.question)]
+        assert first not in app.workbench.store.load(app.session.id).app_data["reviews"][str(view.question)]
 
 
 async def test_review_of_an_answer_without_citations_warns(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "hello")
-        app.turn_log.focus_selected()
+        app.main.turn_log.focus_selected()
         await pilot.press("r")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
@@ -355,23 +356,23 @@ async def test_reopened_session_shows_its_whole_history(small_kb):
         await ask(pilot, "how do solar panels work in winter")
         await ask(pilot, "how long should green tea steep")
         session_id = app.session.id
-        answers = [t.answer.source for t in app.turn_log.turns]
-        rows = [[r.text for r in t.rows] for t in app.turn_log.turns]
-        evidence = list(app.evidence.items)
+        answers = [t.answer.source for t in app.main.turn_log.turns]
+        rows = [[r.text for r in t.rows] for t in app.main.turn_log.turns]
+        evidence = list(app.main.evidence.items)
     again = make_app(small_kb, session_id=session_id)
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        turns = again.turn_log.turns
+        turns = again.main.turn_log.turns
         assert [t.answer.source for t in turns] == answers
         assert [t.state for t in turns] == ["grounded", "grounded"]
         reopened_rows = [[r.text for r in t.rows] for t in turns]
         assert [len(r) for r in reopened_rows] == [len(r) for r in rows]
         assert reopened_rows[0][1].startswith("searched “")
-        assert list(again.evidence.items) == evidence
-        assert again.policy_log.option_count == 2
+        assert list(again.main.evidence.items) == evidence
+        assert again.main.policy_log.option_count == 2
         # and the conversation continues from there
         await ask(pilot, "how often should I oil a bicycle chain")
-        assert len(again.turn_log.turns) == 3 and again.views[-1].citations == (3,)
+        assert len(again.main.turn_log.turns) == 3 and again.main.views[-1].citations == (3,)
 
 
 async def test_new_session_action_starts_empty(small_kb):
@@ -381,8 +382,8 @@ async def test_new_session_action_starts_empty(small_kb):
         old = app.session.id
         await pilot.press("ctrl+n")
         await settle(pilot)
-        assert app.session.id != old and app.turn_log.turns == []
-        assert app.evidence.items == {}
+        assert app.session.id != old and app.main.turn_log.turns == []
+        assert app.main.evidence.items == {}
 
 
 async def test_sessions_screen_opens_a_session(small_kb):
@@ -397,7 +398,7 @@ async def test_sessions_screen_opens_a_session(small_kb):
         assert type(app.screen).__name__ == "SessionsScreen"
         app.screen.dismiss(first)
         await settle(pilot)
-        assert app.session.id == first and len(app.turn_log.turns) == 1
+        assert app.session.id == first and len(app.main.turn_log.turns) == 1
 
 
 async def test_session_option_resolves_a_title(small_kb):
@@ -407,8 +408,8 @@ async def test_session_option_resolves_a_title(small_kb):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
         session = app.session
-        assert resolve_session(app.store, session.id[:6]) == session.id
-        assert resolve_session(app.store, session.title.upper()) == session.id
+        assert resolve_session(app.workbench.store, session.id[:6]) == session.id
+        assert resolve_session(app.workbench.store, session.title.upper()) == session.id
 
 
 # ---- panes, keys, palette, help, themes -------------------------------------------------------------------------------
@@ -419,21 +420,21 @@ async def test_panes_toggle_and_maximise(small_kb):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+t")
-        assert not app.evidence.display
+        assert not app.main.evidence.display
         await pilot.press("ctrl+l")
-        assert not app.query_one("#side").display
+        assert not app.main.query_one("#side").display
         await pilot.press("f3")  # focusing a hidden pane shows it
-        assert app.evidence.display and app.focused is app.evidence
+        assert app.main.evidence.display and app.focused is app.main.evidence
         await pilot.press("ctrl+f")
-        assert app.screen.maximized is app.evidence
+        assert app.screen.maximized is app.main.evidence
         await pilot.press("escape")
         assert app.screen.maximized is None
         await pilot.press("f2", "ctrl+f")
-        assert app.screen.maximized is app.conversation
+        assert app.screen.maximized is app.main.conversation
         await pilot.press("ctrl+f")
         assert app.screen.maximized is None
         await pilot.press("f4")
-        assert app.focused is app.policy_log and app.policy_log.display
+        assert app.focused is app.main.policy_log and app.main.policy_log.display
 
 
 async def test_policy_log_enter_selects_that_answer(small_kb):
@@ -441,11 +442,11 @@ async def test_policy_log_enter_selects_that_answer(small_kb):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
         await ask(pilot, "how long should green tea steep")
-        app.policy_log.focus()
-        app.policy_log.highlighted = 0
+        app.main.policy_log.focus()
+        app.main.policy_log.highlighted = 0
         await pilot.press("enter")
         await settle(pilot)
-        assert app.focused is app.turn_log.cursor and app.turn_log.selected_turn.number == 1
+        assert app.focused is app.main.turn_log.cursor and app.main.turn_log.selected_turn.number == 1
 
 
 async def test_help_lists_the_focused_panes_keys(small_kb):
@@ -476,10 +477,10 @@ async def test_command_palette_runs_app_actions(small_kb):
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(pilot)
-        assert not app.evidence.display
+        assert not app.main.evidence.display
         actions = {action for _, _, action in app.palette_commands()}
-        for binding in app.BINDINGS:
-            assert binding.action in actions or binding.action == "command_palette"
+        for binding in [*app.main.BINDINGS, *app.BINDINGS]:
+            assert binding.action in actions or binding.action in ("command_palette", "quit")
 
 
 def test_every_binding_has_an_id_and_a_description():
@@ -488,9 +489,10 @@ def test_every_binding_has_an_id_and_a_description():
     from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
     from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
     from haiku_tui.tui.main.prompt import PromptArea
+    from haiku_tui.tui.main.screen import MainScreen
 
     ids = set()
-    for cls in (HaikuApp, AnswerCursor, EvidencePane, PolicyLog, PromptArea, ChunkScreen, ReviewScreen, HelpScreen):
+    for cls in (HaikuApp, MainScreen, AnswerCursor, EvidencePane, PolicyLog, PromptArea, ChunkScreen, ReviewScreen, HelpScreen):
         for binding in cls.__dict__["BINDINGS"]:
             assert isinstance(binding, Binding), (cls, binding)
             assert binding.id and binding.description, (cls, binding)
@@ -504,7 +506,11 @@ async def test_theme_choice_is_remembered(small_kb):
         await settle(pilot)
         app.theme = "nord"
         await settle(pilot)
-    assert json.loads(locations.settings_path().read_text())["theme"] == "nord"
+    import tomllib
+
+    from haiku_tui.agent.models import config_path
+
+    assert tomllib.loads(config_path().read_text())["theme"] == "nord"  # the one user config file
     again = make_app(small_kb)
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -516,12 +522,12 @@ async def test_markup_and_escapes_in_documents_are_shown_literally(injection_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "what do hostile chunks write")
         assert app.is_running  # the [@click=app.quit] text did not act
-        prompts = [str(app.evidence.get_option_at_index(i).prompt) for i in range(app.evidence.option_count)]
+        prompts = [str(app.main.evidence.get_option_at_index(i).prompt) for i in range(app.main.evidence.option_count)]
         joined = "\n".join(prompts)
         assert "[bold]loud[/bold]" in joined
         assert "[@click=app.quit]" in joined
         assert "\x1b" not in joined
-        answer = app.turn_log.turns[0].answer.source
+        answer = app.main.turn_log.turns[0].answer.source
         assert "\x1b" not in answer and "[bold]loud[/bold]" in answer
 
 
@@ -531,21 +537,21 @@ async def test_many_turns_mount_incrementally(small_kb):
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(25):
             await ask(pilot, "hello")
-        turns = app.turn_log.turns
+        turns = app.main.turn_log.turns
         first = turns[0]
         await ask(pilot, "how do solar panels work in winter")
-        assert app.turn_log.turns[0] is first  # earlier turns were not rebuilt
-        assert len(app.turn_log.turns) == 26
+        assert app.main.turn_log.turns[0] is first  # earlier turns were not rebuilt
+        assert len(app.main.turn_log.turns) == 26
         session_id = app.session.id
     again = make_app(small_kb, session_id=session_id)
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert len(again.turn_log.turns) == 26
-        again.turn_log.focus_selected()
+        assert len(again.main.turn_log.turns) == 26
+        again.main.turn_log.focus_selected()
         await pilot.press("home")
-        assert again.turn_log.selected_turn.number == 1
+        assert again.main.turn_log.selected_turn.number == 1
         await pilot.press("end")
-        assert again.turn_log.selected_turn.number == 26
+        assert again.main.turn_log.selected_turn.number == 26
 
 
 # ---- command line ------------------------------------------------------------------------------------------------------
@@ -593,11 +599,11 @@ async def test_document_filter_restricts_searches_and_is_saved(small_kb):
         app.screen.dismiss("path LIKE '%tea%'")
         await settle(pilot)
         assert app.session.document_filter == "path LIKE '%tea%'"
-        assert "path LIKE '%tea%'" in str(app.query_one("StatusBar").render())
+        assert "path LIKE '%tea%'" in str(app.main.query_one("StatusBar").render())
         await ask(pilot, "how do solar panels work in winter")
-        latest = app.views[-1]
+        latest = app.main.views[-1]
         assert latest.items and all("tea" in item.path for item in latest.items)
-        assert app.store.load(app.session.id).document_filter == "path LIKE '%tea%'"
+        assert app.workbench.store.load(app.session.id).document_filter == "path LIKE '%tea%'"
         await pilot.press("ctrl+g")
         await settle(pilot)
         app.screen.dismiss("no_such_column = 1")
@@ -613,12 +619,12 @@ async def test_deleting_the_open_session_starts_a_new_one(small_kb):
         doomed = app.session.id
         await pilot.press("ctrl+o")
         await settle(pilot)
-        app.store.delete(doomed)
+        app.workbench.store.delete(doomed)
         app.screen.dismiss(None)
         await settle(pilot)
-        assert app.session.id != doomed and not app.turn_log.turns
+        assert app.session.id != doomed and not app.main.turn_log.turns
         await ask(pilot, "how do I brew green tea")
-        assert app.store.load(app.session.id).question_count == 1
+        assert app.workbench.store.load(app.session.id).question_count == 1
 
 
 def analysis_model():
@@ -657,10 +663,10 @@ async def test_programs_the_analysis_capability_ran_show_in_the_evidence_pane(sm
     app = make_app(small_kb, model=analysis_model(), analysis=True)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how many documents are there?")
-        (view,) = app.views
+        (view,) = app.main.views
         assert view.badge == "grounded" and view.citations == (1,)
         assert [p.success for p in view.programs] == [True] and "4 documents" in view.programs[0].stdout
-        shown = "\n".join(str(app.evidence.get_option_at_index(i).prompt) for i in range(app.evidence.option_count))
+        shown = "\n".join(str(app.main.evidence.get_option_at_index(i).prompt) for i in range(app.main.evidence.option_count))
         assert "▶ program" in shown and "print(len(docs), 'documents')" in shown and "4 documents" in shown
 
 
@@ -670,10 +676,10 @@ async def test_typing_on_the_answers_starts_a_new_question(small_kb):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
         await ask(pilot, "how do I brew green tea")
-        app.turn_log.focus_selected()
+        app.main.turn_log.focus_selected()
         await pilot.press("k")  # an answer key: selects the previous answer
         await settle(pilot)
-        assert app.focused is app.turn_log.cursor and app.turn_log.selected_turn.number == 1
+        assert app.focused is app.main.turn_log.cursor and app.main.turn_log.selected_turn.number == 1
         await pilot.press(*"What about black tea")
         await settle(pilot)
-        assert app.focused is app.prompt and app.prompt.text == "What about black tea"
+        assert app.focused is app.main.prompt and app.main.prompt.text == "What about black tea"

@@ -60,7 +60,7 @@ def test_cited_only(snap_compare, small_kb):
 
     async def run(pilot):
         await ask(pilot, SOLAR)
-        pilot.app.evidence.focus()
+        pilot.app.main.evidence.focus()
         await pilot.press("c")
 
     assert snap(snap_compare, make_app(small_kb), run)
@@ -85,7 +85,7 @@ def test_policy_redirect(snap_compare, small_kb):
 
     async def run(pilot):
         await ask(pilot, "do solar panels work in winter")
-        pilot.app.policy_log.focus()
+        pilot.app.main.policy_log.focus()
 
     assert snap(snap_compare, make_app(small_kb, model=policy_model(obey_redirect=True)), run)
 
@@ -96,7 +96,7 @@ def test_policy_violation(snap_compare, small_kb):
 
     async def run(pilot):
         await ask(pilot, "do solar panels work in winter")
-        pilot.app.policy_log.focus()
+        pilot.app.main.policy_log.focus()
 
     assert snap(snap_compare, make_app(small_kb, model=policy_model(obey_redirect=False)), run)
 
@@ -138,7 +138,7 @@ def test_chunk_modal(snap_compare, small_kb):
 
     async def run(pilot):
         await ask(pilot, SOLAR)
-        pilot.app.evidence.focus()
+        pilot.app.main.evidence.focus()
         await pilot.press("enter")
         await settle(pilot)
 
@@ -152,7 +152,7 @@ def test_review_with_marks(snap_compare, small_kb):
 
     async def run(pilot):
         await ask(pilot, "what flour and starter make sourdough bread")
-        pilot.app.turn_log.focus_selected()
+        pilot.app.main.turn_log.focus_selected()
         await pilot.press("r")
         await settle(pilot)
         await pilot.press("s", "n")
@@ -168,7 +168,7 @@ def test_review_marks_in_conversation(snap_compare, small_kb):
 
     async def run(pilot):
         await ask(pilot, "what flour and starter make sourdough bread")
-        pilot.app.turn_log.focus_selected()
+        pilot.app.main.turn_log.focus_selected()
         await pilot.press("r")
         await settle(pilot)
         await pilot.press("s", "n")
@@ -215,9 +215,9 @@ def test_cancelled_run(snap_compare, small_kb):
 
     async def run(pilot):
         app = pilot.app
-        app.prompt.text = "a question that stalls"
+        app.main.prompt.text = "a question that stalls"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.turn_log.turns and app.turn_log.turns[-1].has_answer)
+        await wait_for(pilot, lambda: app.main.turn_log.turns and app.main.turn_log.turns[-1].has_answer)
         await pilot.press("escape")
         await settle(pilot)
 
@@ -249,7 +249,7 @@ def test_citation_jump(snap_compare, small_kb):
 
     async def run(pilot):
         await ask(pilot, SOLAR)
-        turn = pilot.app.turn_log.turns[0]
+        turn = pilot.app.main.turn_log.turns[0]
         turn.answer.post_message(Markdown.LinkClicked(turn.answer, "cite:1"))
 
     assert snap(snap_compare, make_app(small_kb), run)

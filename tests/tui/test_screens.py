@@ -258,8 +258,8 @@ async def test_sessions_listed_newest_first_with_counts(store):
         table = app.screen.query_one("#sessions-table", DataTable)
         rows = cell_texts(table)
         assert [r[1] for r in rows] == ["Solar panels in winter", "Sourdough starter feeding", "Bike chain oil"]
-        assert rows[1] == ["●", "Sourdough starter feeding", "openai:gpt-5", "2026-03-12 18:05", "2", "2"]
-        assert rows[0][4:] == ["1", "1"]
+        assert rows[1] == ["●", "Sourdough starter feeding", "openai:gpt-5", "kb.lancedb", "2026-03-12 18:05", "2", "2"]
+        assert rows[0][5:] == ["1", "1"]
         assert rows[0][0].strip() == ""
 
 

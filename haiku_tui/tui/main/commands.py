@@ -8,14 +8,15 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 
 class HaikuCommands(Provider):
-    """Lists the app's actions (``app.palette_commands()``): title, help (with the key), action."""
+    """Lists the commands of ``app.palette_commands()``: title, help (with the key), action."""
 
     def _commands(self) -> list[tuple[str, str, str]]:
         commands = getattr(self.app, "palette_commands", None)
         return list(commands()) if commands else []
 
     def _callback(self, action: str):
-        return partial(self.app.run_action, action)
+        """Actions are the main screen's (``app.`` ones the app's)."""
+        return partial(getattr(self.app, "main", self.app).run_action, action)
 
     async def discover(self) -> Hits:
         for title, help_text, action in self._commands():

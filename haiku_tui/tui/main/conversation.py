@@ -7,7 +7,6 @@ Turns are mounted one at a time (never rebuilt as a whole), answers stream throu
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,12 +19,12 @@ from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 
 from haiku_tui.tui.main.prompt import PromptArea
-from haiku_tui.tui.text import clean, link_citations, one_line, parse_cite_href
+from haiku_tui.tui.text import clean, link_citations, clean_line, parse_cite_href
 
 if TYPE_CHECKING:
     from textual.widgets._markdown import MarkdownStream
 
-    from haiku_tui.capabilities.views import QuestionView, Step
+    from haiku_tui.capabilities.views import QuestionView
 
 STEP_ICONS = {
     "load": "⚙",
@@ -57,6 +56,7 @@ BADGE_STYLES = {
 }
 
 MARK_SYMBOLS = {"supports": ("✓", "$success"), "does_not_support": ("✗", "$error"), "unsure": ("?", "$warning")}
+"""How each review mark (``haiku_tui.sessions.model.ReviewMark``) is drawn: symbol and colour."""
 
 
 @dataclass
@@ -67,17 +67,18 @@ class ToolRow:
     text: str
     running: bool = False
     failed: bool = False
-    turn: Turn | None = field(default=None, repr=False, compare=False)
+    turn: QuestionTurn | None = field(default=None, repr=False, compare=False)
 
-    def set_text(self, text: str, *, running: bool = False, failed: bool = False) -> None:
+    def set_text(self, text: str, *, kind: str | None = None, running: bool = False, failed: bool = False) -> None:
         self.text, self.running, self.failed = text, running, failed
+        self.kind = kind or self.kind
         if self.turn is not None:
             self.turn.draw_steps()
 
     def content(self) -> Content:
         icon = STEP_ICONS.get(self.kind, "⚙")
         style = "$error" if self.failed else "$warning" if self.running else "bold $accent" if self.kind == "redirect" else ""
-        return Content.assemble((f"{icon} ", "bold"), (one_line(self.text, 300) + (" …" if self.running else ""), style))
+        return Content.assemble((f"{icon} ", "bold"), (clean_line(self.text, 300) + (" …" if self.running else ""), style))
 
 
 class AnswerMarkdown(Markdown):
@@ -87,7 +88,7 @@ class AnswerMarkdown(Markdown):
         super().__init__(markdown, open_links=False, **kwargs)
 
 
-class Turn(Vertical):
+class QuestionTurn(Vertical):
     """One question with its tool rows, answer and footer (badge, citations, review marks)."""
 
     selected: reactive[bool] = reactive(False)
@@ -95,14 +96,14 @@ class Turn(Vertical):
     class Selected(Message):
         """The turn was clicked."""
 
-        def __init__(self, turn: Turn) -> None:
+        def __init__(self, turn: QuestionTurn) -> None:
             super().__init__()
             self.turn = turn
 
     class CitationClicked(Message):
         """A ``[n]`` link in this turn's answer was clicked."""
 
-        def __init__(self, turn: Turn, number: int) -> None:
+        def __init__(self, turn: QuestionTurn, number: int) -> None:
             super().__init__()
             self.turn = turn
             self.number = number
@@ -180,7 +181,7 @@ class Turn(Vertical):
         footer = self.query_one(".turn-footer", Static)
         footer.tooltip = tooltip
         if detail:
-            self._info = Content.styled(one_line(detail, 400), "$text-muted")
+            self._info = Content.styled(clean_line(detail, 400), "$text-muted")
         self._draw_footer()
 
     def set_info(self, content: Content) -> None:
@@ -231,7 +232,7 @@ class Turn(Vertical):
         self.citations = view.citations
         self.citation_ids = citation_ids
         if steps:
-            self.rows = [ToolRow(step.kind, step.text, turn=self) for step in view.steps]
+            self.rows = [ToolRow(step.kind, step.text, failed=step.failed, turn=self) for step in view.steps]
             self.draw_steps()
         valid = citation_ids.__contains__
         source = link_citations(view.answer, valid) if view.answer.strip() else "*(no answer text)*"
@@ -282,11 +283,11 @@ class TurnLog(VerticalScroll):
         return self.screen.query_one(AnswerCursor)
 
     @property
-    def turns(self) -> list[Turn]:
-        return list(self.query_children(Turn))
+    def turns(self) -> list[QuestionTurn]:
+        return list(self.query_children(QuestionTurn))
 
     @property
-    def selected_turn(self) -> Turn | None:
+    def selected_turn(self) -> QuestionTurn | None:
         turns = self.turns
         if not turns:
             return None
@@ -302,7 +303,7 @@ class TurnLog(VerticalScroll):
             self.scroll_to_widget(turns[new], animate=False, top=True)
             self.cursor.show(turns[new], len(turns))
 
-    def select_turn(self, turn: Turn) -> None:
+    def select_turn(self, turn: QuestionTurn) -> None:
         turns = self.turns
         if turn in turns:
             self.selected_index = turns.index(turn)
@@ -322,8 +323,8 @@ class TurnLog(VerticalScroll):
         if self.turns:
             self.selected_index = len(self.turns) - 1
 
-    @on(Turn.Selected)
-    def _clicked(self, event: Turn.Selected) -> None:
+    @on(QuestionTurn.Selected)
+    def _clicked(self, event: QuestionTurn.Selected) -> None:
         self.select_turn(event.turn)
         self.call_after_refresh(self.focus_selected)
 
@@ -342,9 +343,9 @@ class AnswerCursor(Static):
         Binding("down,j", "select(1)", "Next answer", id="conversation.next"),
         Binding("home", "select_first", "First answer", id="conversation.first", show=False),
         Binding("end", "select_last", "Last answer", id="conversation.last", show=False),
-        Binding("r", "app.review", "Review citations", id="conversation.review"),
+        Binding("r", "screen.review", "Review citations", id="conversation.review"),
         *[
-            Binding(str(n), f"app.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
+            Binding(str(n), f"screen.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
             for n in range(1, 10)
         ],
     ]
@@ -352,13 +353,13 @@ class AnswerCursor(Static):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.can_focus = True
-        self._turn: Turn | None = None
+        self._turn: QuestionTurn | None = None
 
     @property
     def log(self) -> TurnLog:
         return self.screen.query_one(TurnLog)
 
-    def show(self, turn: Turn, total: int, *, active: bool | None = None) -> None:
+    def show(self, turn: QuestionTurn, total: int, *, active: bool | None = None) -> None:
         """Name the selected answer; while the cursor is focused, that answer is marked active."""
         if self._turn is not None and self._turn is not turn:
             self._turn.remove_class("-active")
@@ -435,6 +436,15 @@ class ConversationPane(Vertical):
         else:
             self.styles.clear_rule("border_title_color")
 
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """F1 help: the question box's and the answers' keys."""
+        from haiku_tui.tui.main.actions import binding_rows
+
+        return [
+            ("Question box", binding_rows(PromptArea)),
+            ("Answers (Shift+Tab from the question box, or click)", binding_rows(AnswerCursor)),
+        ]
+
     def compose(self):
         with TurnLog(id="turns"):
             yield Static(WELCOME, id="welcome")
@@ -445,12 +455,12 @@ class ConversationPane(Vertical):
     def log(self) -> TurnLog:
         return self.query_one(TurnLog)
 
-    async def add_turn(self, prompt: str, *, question: int | None = None, scroll: bool = True) -> Turn:
+    async def add_turn(self, prompt: str, *, question: int | None = None, scroll: bool = True) -> QuestionTurn:
         log = self.log
         welcome = log.query("#welcome")
         if welcome:
             await welcome.remove()
-        turn = Turn(prompt, number=len(log.turns) + 1, question=question)
+        turn = QuestionTurn(prompt, number=len(log.turns) + 1, question=question)
         await log.mount(turn)
         log.selected_index = len(log.turns) - 1
         if scroll:
@@ -463,7 +473,7 @@ class ConversationPane(Vertical):
         log.selected_index = -1
         await log.mount(Static(WELCOME, id="welcome"))
 
-    def turn_for(self, question: int) -> Turn | None:
+    def turn_for(self, question: int) -> QuestionTurn | None:
         for turn in self.log.turns:
             if turn.question == question:
                 return turn
@@ -485,11 +495,3 @@ WELCOME = Content.assemble(
     ("Ctrl+P", "bold $accent"),
     " every command",
 )
-
-
-def step_rows(steps: tuple[Step, ...]) -> list[tuple[str, str]]:
-    """(kind, text) of each step, for tests and reuse."""
-    return [(s.kind, s.text) for s in steps]
-
-
-CitationResolver = Callable[[int], "str | None"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
@@ -12,7 +12,8 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from haiku_tui.tui.text import one_line
+from haiku_tui.store.records import page_range
+from haiku_tui.tui.text import clean_line
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import EvidenceItem, Program, QuestionView
@@ -24,11 +25,12 @@ STATUS_STYLE = {
     "receipted": ("receipt", "italic $text-muted", "$text-muted"),
 }
 STATUS_HELP = {
-    "current": "retrieved for this question, not cited",
     "cited": "cited by this question's answer",
     "retained": "cited earlier: later requests still carry it in full",
     "receipted": "earlier and uncited: later requests carry only a receipt",
+    "current": "retrieved for this question, not cited",
 }
+"""What each status means (F1 help of the evidence pane)."""
 SNIPPET_CHARS = 180
 PROGRAM_LINES = 4
 MAX_QUESTIONS = 40
@@ -48,10 +50,9 @@ def item_prompt(item: EvidenceItem, mark: str | None = None) -> Content:
         head.append((f"[{item.citation}] ", f"bold {accent or '$text'}"))
     head.append((f"#{item.rank} ", "bold"))
     head.append((f"{item.score:.3f}  ", "$text-muted"))
-    label = one_line(item.label, 120)
+    label = clean_line(item.label, 120)
     if item.pages:
-        pages = f"p. {item.pages[0]}" + (f"–{item.pages[-1]}" if len(item.pages) > 1 else "")
-        label += f" ({pages})"
+        label += f" ({page_range(item.pages)})"
     head.append((label, "italic $text-muted" if dim else "bold"))
     head.append("  ")
     head.append((f" {tag} ", tag_style))
@@ -60,13 +61,13 @@ def item_prompt(item: EvidenceItem, mark: str | None = None) -> Content:
 
         symbol, style = MARK_SYMBOLS.get(mark, ("", ""))
         head.append((f" {symbol} {mark.replace('_', ' ')}", f"bold {style}"))
-    snippet = one_line(item.snippet, SNIPPET_CHARS)
+    snippet = clean_line(item.snippet, SNIPPET_CHARS)
     return Content.assemble(*head, "\n", ("  " + snippet, "$text-muted" if dim else ""))
 
 
 def program_prompt(program: Program) -> Content:
     """One program the analysis capability ran: its code, then what it printed or its error."""
-    code = "\n".join("  " + one_line(line, 100) for line in program.code.strip().splitlines()[:PROGRAM_LINES])
+    code = "\n".join("  " + clean_line(line, 100) for line in program.code.strip().splitlines()[:PROGRAM_LINES])
     result = program.stdout.strip() if program.success else program.error.strip()
     return Content.assemble(
         ("▶ program ", "bold $accent"),
@@ -74,7 +75,7 @@ def program_prompt(program: Program) -> Content:
         "\n",
         (code, "$text-muted"),
         "\n",
-        ("  → " + one_line(result or "no output", SNIPPET_CHARS), "" if program.success else "$error"),
+        ("  → " + clean_line(result or "no output", SNIPPET_CHARS), "" if program.success else "$error"),
     )
 
 
@@ -84,7 +85,7 @@ def question_header(view: QuestionView, shown: int) -> Content:
     return Content.assemble(
         (f"Q{view.number} ", "bold $accent"),
         ("❯ ", "$accent"),
-        (one_line(view.prompt, 90), "bold"),
+        (clean_line(view.prompt, 90), "bold"),
         (f"  {retrieved} retrieved · {cited} cited", "$text-muted"),
         ("" if shown == retrieved else f" · {shown} shown", "$text-muted"),
     )
@@ -99,7 +100,7 @@ class EvidencePane(OptionList):
     BINDINGS = [
         Binding("c", "toggle_cited", "All / cited only", id="evidence.toggle-cited"),
         Binding("enter", "select", "Open chunk", id="evidence.open"),
-        Binding("r", "app.review", "Review citations", id="evidence.review", show=False),
+        Binding("r", "screen.review", "Review citations", id="evidence.review", show=False),
     ]
 
     cited_only: reactive[bool] = reactive(False, init=False)
@@ -114,7 +115,7 @@ class EvidencePane(OptionList):
         super().__init__(**kwargs)
         self.items: dict[str, tuple[int, EvidenceItem]] = {}
         self._views: Sequence[QuestionView] = ()
-        self._reviews: dict[str, dict[str, str]] = {}
+        self._reviews: Mapping[int, Mapping[str, str]] = {}
 
     def on_mount(self) -> None:
         self._update_title()
@@ -132,7 +133,14 @@ class EvidencePane(OptionList):
         """Show every retrieved chunk or only the cited ones."""
         self.cited_only = not self.cited_only
 
-    def show_views(self, views: Sequence[QuestionView], reviews: dict[str, dict[str, str]] | None = None) -> None:
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """F1 help: this pane's keys and what each status means."""
+        from haiku_tui.tui.main.actions import binding_rows
+
+        statuses = [(STATUS_STYLE[status][0], text) for status, text in STATUS_HELP.items()]
+        return [("Evidence pane", [("↑ ↓", "Move between chunks"), *binding_rows(EvidencePane)]), ("Statuses", statuses)]
+
+    def show_views(self, views: Sequence[QuestionView], reviews: Mapping[int, Mapping[str, str]] | None = None) -> None:
         """Redraw from views (oldest first, as ``question_views`` returns them); keeps the highlight."""
         same_questions = [v.question for v in views] == [v.question for v in self._views]
         self._views = tuple(views)
@@ -149,14 +157,14 @@ class EvidencePane(OptionList):
                 options.append(None)
             options.append(Option(question_header(view, len(shown)), id=f"q{view.question}", disabled=True))
             options.extend(Option(program_prompt(program), disabled=True) for program in view.programs)
-            marks = self._reviews.get(str(view.question), {})
+            marks = self._reviews.get(view.question, {})
             query = None
             for item in shown:
                 if item.query != query:
                     query = item.query
                     options.append(
                         Option(
-                            Content.assemble(("⌕ ", "$accent"), (f"“{one_line(query, 100)}”", "italic $text-muted")),
+                            Content.assemble(("⌕ ", "$accent"), (f"“{clean_line(query, 100)}”", "italic $text-muted")),
                             disabled=True,
                         )
                     )
@@ -261,6 +269,12 @@ class PolicyLog(OptionList):
         def __init__(self, question: int) -> None:
             super().__init__()
             self.question = question
+
+    def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """F1 help: this pane's keys."""
+        from haiku_tui.tui.main.actions import binding_rows
+
+        return [("Policy log", [("↑ ↓", "Move between questions"), *binding_rows(PolicyLog)])]
 
     def on_mount(self) -> None:
         self.border_title = "Policy log"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from textual import work
@@ -14,17 +13,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from haiku_tui.tui.text import clean, one_line
-
-
-@dataclass(frozen=True)
-class ChunkText:
-    """A chunk as the viewer shows it (built from a ``ChunkRecord`` or a ledger entry)."""
-
-    chunk_id: str
-    label: str
-    text: str
-    order: int | None = None
+from haiku_tui.sessions.workbench import ChunkText, ReviewItem
+from haiku_tui.tui.main.conversation import MARK_SYMBOLS
+from haiku_tui.tui.text import clean, clean_line
 
 
 NeighbourLoader = Callable[[str], Sequence[ChunkText]]
@@ -44,7 +35,7 @@ class ChunkView(VerticalScroll):
             is_target = chunk.chunk_id == target
             head = Content.assemble(
                 ("▶ cited chunk  " if is_target else "  neighbour  ", "bold $accent" if is_target else "$text-muted"),
-                (one_line(chunk.label, 160), "bold" if is_target else "$text-muted"),
+                (clean_line(chunk.label, 160), "bold" if is_target else "$text-muted"),
                 (f"  · chunk {chunk.order + 1}" if chunk.order is not None else "", "$text-muted"),
             )
             widgets.append(Static(head, classes="chunk-head"))
@@ -75,9 +66,9 @@ class ChunkScreen(ModalScreen[None]):
         with Vertical(classes="modal-body chunk-modal") as body:
             body.border_title = "Source"
             body.border_subtitle = "Esc close · ↑↓ scroll"
-            yield Static(Content.styled(one_line(self.title_text, 200), "bold"), classes="modal-title")
+            yield Static(Content.styled(clean_line(self.title_text, 200), "bold"), classes="modal-title")
             if self.subtitle:
-                yield Static(Content.styled(one_line(self.subtitle, 200), "$text-muted"))
+                yield Static(Content.styled(clean_line(self.subtitle, 200), "$text-muted"))
             yield ChunkView(classes="chunk-view")
 
     def on_mount(self) -> None:
@@ -99,18 +90,8 @@ class ChunkScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-@dataclass(frozen=True)
-class ReviewItem:
-    number: int
-    chunk_id: str
-    label: str
-
-
-MARK_KEYS = {"supports": "s", "does_not_support": "x", "unsure": "u"}
 MARK_TEXT = {
-    "supports": ("✓ supports", "bold $success"),
-    "does_not_support": ("✗ does not support", "bold $error"),
-    "unsure": ("? unsure", "bold $warning"),
+    mark: (f"{symbol} {mark.replace('_', ' ')}", f"bold {style}") for mark, (symbol, style) in MARK_SYMBOLS.items()
 }
 
 
@@ -152,7 +133,7 @@ class ReviewScreen(ModalScreen[None]):
             body.border_title = f"Review Q{self.question_number}"
             body.border_subtitle = "s supports · x does not · u unsure · 0 clear · n/p next/prev · Esc done"
             yield Static(
-                Content.assemble(("❯ ", "$accent"), (one_line(self.prompt, 200), "bold")), classes="modal-title"
+                Content.assemble(("❯ ", "$accent"), (clean_line(self.prompt, 200), "bold")), classes="modal-title"
             )
             yield Static(id="review-status")
             yield ChunkView(classes="chunk-view")
@@ -176,7 +157,7 @@ class ReviewScreen(ModalScreen[None]):
         return Content.assemble(
             (f"Citation [{item.number}] ", "bold $accent"),
             (f"({self.index + 1} of {len(self.items)})  ", "$text-muted"),
-            (one_line(item.label, 120), "bold"),
+            (clean_line(item.label, 120), "bold"),
             "\nmark: ",
             (text, style),
             ("   all: " + summary, "$text-muted"),

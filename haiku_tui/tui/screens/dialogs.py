@@ -18,6 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from haiku_tui.tui.text import clean_line
+
 DIALOG_CSS = """
 .dialog {
     width: 70;
@@ -244,7 +246,6 @@ def local_time(value: datetime | str | None) -> str:
     return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def one_line(exc: BaseException | str) -> str:
-    """An error (or message) collapsed onto one line."""
-    text = str(exc).strip() or (type(exc).__name__ if isinstance(exc, BaseException) else "")
-    return " ".join(text.split())
+def error_line(exc: BaseException | str) -> str:
+    """An error (or message) on one line, controls made visible; its type when it says nothing."""
+    return clean_line(str(exc).strip() or (type(exc).__name__ if isinstance(exc, BaseException) else ""))

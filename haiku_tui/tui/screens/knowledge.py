@@ -21,14 +21,19 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
-from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, local_time, one_line
+from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time
 
 if TYPE_CHECKING:
     from haiku_tui.store import DocumentRecord, IngestProgress, IngestReport, KnowledgeBase, SearchHit
 
 SEARCH_LIMIT = 10
 SNIPPET_CHARS = 220
+
+
+class _IngestStopped(Exception):
+    """Raised from the progress callback to stop an ingest when its worker was cancelled (the app quits)."""
 
 
 def ingest_summary(report: IngestReport) -> str:
@@ -162,7 +167,7 @@ class KnowledgeScreen(Screen[None]):
             kb = self.kb if self.kb is not None else KnowledgeBase.open(self.kb_uri, create=True)
             docs = kb.documents()
         except Exception as exc:
-            self._call(self._open_failed, one_line(exc))
+            self._call(self._open_failed, error_line(exc))
             return
         self._call(self._opened, kb, docs)
 
@@ -249,11 +254,20 @@ class KnowledgeScreen(Screen[None]):
     def _ingest(self, path: Path, name: str) -> None:
         kb = self.kb
         assert kb is not None
+        worker = get_current_worker()
+
+        def progress(p: IngestProgress) -> None:
+            if worker.is_cancelled:  # quitting: stop after this file (a half-written one stays invisible)
+                raise _IngestStopped
+            self._call(self._progress, p)
+
         try:
-            report = kb.add([path], on_progress=lambda p: self._call(self._progress, p))
+            report = kb.add([path], on_progress=progress)
             docs = kb.documents()
+        except _IngestStopped:
+            return
         except Exception as exc:
-            self._call(self._ingest_failed, name, one_line(exc))
+            self._call(self._ingest_failed, name, error_line(exc))
             return
         self._call(self._ingested, name, report, docs)
 
@@ -327,7 +341,7 @@ class KnowledgeScreen(Screen[None]):
             kb.delete(doc.id)
             docs = kb.documents()
         except Exception as exc:
-            self._call(self._notify_error, f"Cannot delete {display_path(doc.path)}: {one_line(exc)}")
+            self._call(self._notify_error, f"Cannot delete {display_path(doc.path)}: {error_line(exc)}")
             return
         self._call(self._deleted, doc, docs)
 
@@ -364,7 +378,7 @@ class KnowledgeScreen(Screen[None]):
         try:
             hits = kb.search(query, limit=SEARCH_LIMIT, filter=flt)
         except Exception as exc:
-            self._call(self._search_failed, one_line(exc))
+            self._call(self._search_failed, error_line(exc))
             return
         self._call(self._show_hits, query, hits)
 

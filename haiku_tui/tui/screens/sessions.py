@@ -6,9 +6,8 @@
 * the string ``"new"`` to start a new session (``n``),
 * ``None`` to go back (Esc).
 
-Rename, delete and export happen in place. Because a rename or delete changes the stored row, the screen
-posts :class:`SessionsScreen.Renamed` / :class:`SessionsScreen.Deleted` (they bubble to the app), so a host
-holding the current session in memory can reload it (its copy would otherwise be stale).
+Rename, delete and export happen in place; the host reloads its open session when the screen is dismissed
+(it may have been renamed or deleted here). The list and the search are read from the store in a worker.
 
 Titles, models and snippets are stored text; they are rendered as ``rich.text.Text``, never as markup.
 """
@@ -20,15 +19,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from .dialogs import ConfirmDialog, TextInputDialog, display_path, local_time, one_line
+from haiku_tui.tui.text import clean_line
+
+from .dialogs import ConfirmDialog, TextInputDialog, display_path, error_line, local_time
 
 if TYPE_CHECKING:
     from haiku_tui.sessions import SessionStore, SessionSummary
@@ -93,21 +93,6 @@ class SessionsScreen(Screen[str | None]):
     ]
     _OWN_KEYS = frozenset({"enter", "n", "r", "d", "e", "j", "slash", "escape"})
 
-    class Renamed(Message):
-        """A session was renamed from this screen (the host should reload it if it is the open one)."""
-
-        def __init__(self, session_id: str, title: str) -> None:
-            super().__init__()
-            self.session_id = session_id
-            self.title = title
-
-    class Deleted(Message):
-        """A session was deleted from this screen (if it was the open one, the host should start anew)."""
-
-        def __init__(self, session_id: str) -> None:
-            super().__init__()
-            self.session_id = session_id
-
     def __init__(self, store: SessionStore, current_id: str | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.store = store
@@ -146,23 +131,30 @@ class SessionsScreen(Screen[str | None]):
     def search_input(self) -> Input:
         return self.query_one("#sessions-search", Input)
 
-    def _fetch(self) -> list[SessionSummary]:
-        self._snippets = {}
-        if not self._query.strip():
-            return self.store.list()
-        hits = self.store.search(self._query, limit=_SEARCH_LIMIT, mark=_MARK)
-        self._snippets = {hit.session.id: hit.snippet for hit in hits}
-        return [hit.session for hit in hits]
+    def refresh_rows(self, *, keep: str | None = None, first: bool = False) -> None:
+        """Reload the list (or the search results) in a worker, keeping the cursor on ``keep`` (or the first row)."""
+        self._load_rows(self._query, self.highlighted_id if keep is None else keep, first)
 
-    def refresh_rows(self, *, keep: str | None = None) -> None:
-        """Reload the list (or the search results) from the store, keeping the cursor on ``keep`` if given."""
-        if keep is None:
-            keep = self.highlighted_id
+    @work(thread=True, exclusive=True, group="sessions-rows", name="read sessions")
+    def _load_rows(self, query: str, keep: str | None, first: bool) -> None:
+        snippets: dict[str, str] = {}
         try:
-            summaries = self._fetch()
+            if not query.strip():
+                summaries = self.store.list()
+            else:
+                hits = self.store.search(query, limit=_SEARCH_LIMIT, mark=_MARK)
+                snippets = {hit.session.id: hit.snippet for hit in hits}
+                summaries = [hit.session for hit in hits]
         except Exception as exc:  # a damaged database must not crash the app
-            self.notify(f"Cannot read sessions: {one_line(exc)}", severity="error", markup=False)
+            self.app.call_from_thread(
+                self.notify, f"Cannot read sessions: {error_line(exc)}", severity="error", markup=False
+            )
             summaries = []
+        if query == self._query:  # a newer search replaces this one
+            self.app.call_from_thread(self._show_rows, summaries, snippets, keep, first)
+
+    def _show_rows(self, summaries: list[SessionSummary], snippets: dict[str, str], keep: str | None, first: bool) -> None:
+        self._snippets = snippets
         self._rows = {s.id: s for s in summaries}
         searching = bool(self._query.strip())
         table = self.table
@@ -170,6 +162,7 @@ class SessionsScreen(Screen[str | None]):
         table.add_column(" ", key="mark", width=1)
         table.add_column("Title", key="title")
         table.add_column("Model", key="model")
+        table.add_column("Knowledge base", key="kb")
         table.add_column("Updated", key="updated", width=16)
         table.add_column("Qs", key="questions")
         table.add_column("Cites", key="citations")
@@ -182,6 +175,7 @@ class SessionsScreen(Screen[str | None]):
                 mark,
                 title,
                 Text(s.model or "—", no_wrap=True, overflow="ellipsis"),
+                Text(clean_line(display_path(s.db), 30) if s.db else "—", no_wrap=True, overflow="ellipsis"),
                 Text(local_time(s.updated_at)),
                 Text(str(s.questions), justify="right"),
                 Text(str(s.citations), justify="right"),
@@ -195,8 +189,12 @@ class SessionsScreen(Screen[str | None]):
             else:
                 empty.update(Text("No saved sessions yet.\nPress n to start a new session; it is saved after its first answer."))
         empty.set_class(bool(summaries), "hidden")
+        if not summaries and self.focused is table:
+            self.set_focus(None)  # the screen's keys (n: new session) keep working; typing does not search
         table.set_class(not summaries, "hidden")
-        if keep and keep in self._rows:
+        if first and table.row_count:
+            table.move_cursor(row=0, animate=False)
+        elif keep and keep in self._rows:
             table.move_cursor(row=table.get_row_index(keep), animate=False)
         self._show_match()
 
@@ -249,9 +247,7 @@ class SessionsScreen(Screen[str | None]):
     @on(Input.Changed, "#sessions-search")
     def _on_search_changed(self, event: Input.Changed) -> None:
         self._query = event.value
-        self.refresh_rows()
-        if self.table.row_count:
-            self.table.move_cursor(row=0, animate=False)
+        self.refresh_rows(first=True)
 
     def on_key(self, event: Any) -> None:
         """Type-to-search: a printable key on the list that is not a binding starts a search;
@@ -293,7 +289,7 @@ class SessionsScreen(Screen[str | None]):
         try:
             self.store.load(summary.id)  # refuse a damaged row here, with one line, rather than in the app
         except Exception as exc:
-            self.notify(f"Cannot open “{summary.title}”: {one_line(exc)}", severity="error", markup=False)
+            self.notify(f"Cannot open “{summary.title}”: {error_line(exc)}", severity="error", markup=False)
             return
         self.dismiss(summary.id)
 
@@ -327,10 +323,9 @@ class SessionsScreen(Screen[str | None]):
             try:
                 stored = self.store.rename(summary.id, title)
             except Exception as exc:
-                self.notify(f"Cannot rename “{summary.title}”: {one_line(exc)}", severity="error", markup=False)
+                self.notify(f"Cannot rename “{summary.title}”: {error_line(exc)}", severity="error", markup=False)
                 return
             self.renamed[summary.id] = stored
-            self.post_message(self.Renamed(summary.id, stored))
             self.refresh_rows(keep=summary.id)
             self.notify(f"Renamed to “{stored}”.", markup=False)
 
@@ -354,10 +349,9 @@ class SessionsScreen(Screen[str | None]):
             try:
                 existed = self.store.delete(summary.id)
             except Exception as exc:
-                self.notify(f"Cannot delete “{summary.title}”: {one_line(exc)}", severity="error", markup=False)
+                self.notify(f"Cannot delete “{summary.title}”: {error_line(exc)}", severity="error", markup=False)
                 return
             self.deleted.add(summary.id)
-            self.post_message(self.Deleted(summary.id))
             self.refresh_rows()
             if self.table.row_count:
                 self.table.move_cursor(row=min(index, self.table.row_count - 1), animate=False)
@@ -415,6 +409,6 @@ class SessionsScreen(Screen[str | None]):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         except Exception as exc:
-            self.notify(f"Export failed: {one_line(exc)}", severity="error", markup=False)
+            self.notify(f"Export failed: {error_line(exc)}", severity="error", markup=False)
             return
         self.notify(f"Exported to {target}", title="Export", markup=False)

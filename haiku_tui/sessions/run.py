@@ -1,0 +1,185 @@
+"""One question's run, as an async iterator of typed events: the app and ``haiku-tui ask`` both consume it.
+
+The run owns the rule every host follows: copy the committed state, stream the run, and only when it
+completed commit conversation + state together, record the session's model and knowledge base, and
+save. A cancelled or failed run commits nothing (its :class:`Finished` says why)::
+
+    run = QuestionRun(agent, session, "How do I …?", store=store, model="extractive", db="/data/kb")
+    async for event in run:
+        match event:
+            case TextStarted(text) | TextDelta(text): ...
+            case StepStarted(call_id, step) | StepFinished(call_id, step): ...
+            case Finished(outcome, error): ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from haiku_tui.text import one_line
+
+if TYPE_CHECKING:
+    from haiku_tui.capabilities.views import Step
+
+    from .model import Session
+    from .store import SessionStore
+
+Outcome = Literal["completed", "cancelled", "failed"]
+
+
+@dataclass(frozen=True)
+class TextStarted:
+    """A new text part of the answer starts (text written before later tool calls is superseded)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """More answer text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    """A tool call started (``call_id`` pairs it with its :class:`StepFinished`)."""
+
+    call_id: str
+    step: Step
+
+
+@dataclass(frozen=True)
+class StepFinished:
+    """A tool call finished (or the citation policy redirected the run: ``call_id`` is ``""``)."""
+
+    call_id: str
+    step: Step
+    state: dict[str, Any]
+    """The run's working state after the step (draw live panes from it; never change it)."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The run ended; only ``"completed"`` was committed (and saved when the run has a store)."""
+
+    outcome: Outcome
+    error: str | None = None
+    result: Any = None
+
+
+RunEvent = TextStarted | TextDelta | StepStarted | StepFinished | Finished
+
+
+class QuestionRun:
+    """Ask ``prompt`` in ``session``: iterate it once for its events; :meth:`cancel` stops it (nothing saved)."""
+
+    def __init__(
+        self,
+        agent: Any,
+        session: Session,
+        prompt: str,
+        *,
+        store: SessionStore | None = None,
+        model: str | None = None,
+        db: str | None = None,
+    ) -> None:
+        """``store``: where the committed session is saved (None: kept in memory). ``model`` / ``db`` are
+        recorded on the session when it completes (a session keeps the first knowledge base it used)."""
+        self.agent = agent
+        self.session = session
+        self.prompt = prompt
+        self.store = store
+        self.model = model
+        self.db = db
+        self.deps = session.deps()
+        self.question = len(session.messages)
+        """The question's identity: messages in the history when it was asked."""
+        self._events: Any = None
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        """Stop the run; it ends with ``Finished("cancelled")`` and commits nothing."""
+        self._cancelled = True
+        if self._events is not None:
+            self._events.cancel()
+
+    async def __aiter__(self) -> AsyncIterator[RunEvent]:
+        from pydantic_ai import AgentRunResultEvent, RunCancelled
+        from pydantic_ai.messages import (
+            EnqueuedMessagesEvent,
+            FunctionToolCallEvent,
+            FunctionToolResultEvent,
+            PartDeltaEvent,
+            PartStartEvent,
+            TextPart,
+            TextPartDelta,
+        )
+
+        from haiku_tui.agent import describe_error, run_limits
+        from haiku_tui.capabilities.views import REDIRECT_STEP, call_step, is_redirect, result_step
+
+        calls: dict[str, Any] = {}
+        result = None
+        conversation = self.session.conversation
+        try:
+            async with self.agent.run_stream_events(
+                self.prompt, deps=self.deps, conversation=conversation, usage_limits=run_limits(conversation)
+            ) as events:
+                self._events = events
+                if self._cancelled:
+                    events.cancel()
+                async for event in events:
+                    if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                        yield TextStarted(event.part.content)
+                    elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                        yield TextDelta(event.delta.content_delta)
+                    elif isinstance(event, FunctionToolCallEvent):
+                        calls[event.part.tool_call_id] = event.part
+                        yield StepStarted(event.part.tool_call_id, call_step(event.part))
+                    elif isinstance(event, FunctionToolResultEvent):
+                        call = calls.get(event.tool_call_id)
+                        if call is not None:
+                            yield StepFinished(event.tool_call_id, result_step(call, event.part, self.deps.state), self.deps.state)
+                    elif isinstance(event, EnqueuedMessagesEvent) and _redirects(event, is_redirect):
+                        yield StepFinished("", REDIRECT_STEP, self.deps.state)
+                    elif isinstance(event, AgentRunResultEvent):
+                        result = event.result
+        except RunCancelled:
+            yield Finished("cancelled")
+            return
+        except Exception as exc:  # noqa: BLE001 - one line for the user; nothing is committed
+            yield Finished("cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc))
+            return
+        finally:
+            self._events = None
+        if result is None:
+            yield Finished("failed", "the run ended without a result")
+            return
+        error = await self._commit(result)
+        yield Finished("failed", error) if error else Finished("completed", result=result)
+
+    async def _commit(self, result: Any) -> str | None:
+        """Commit and save a completed run; the error line when that failed (the session is then unchanged)."""
+        session = self.session
+        try:
+            session.commit_run(result, self.deps.state)
+            if self.model and session.model != self.model:
+                session.model = self.model
+            if self.db and session.db is None:
+                session.db = self.db
+            if self.store is not None:
+                await asyncio.to_thread(self.store.save, session)  # big sessions take a while
+        except Exception as exc:  # noqa: BLE001 - stale, corrupt, not JSON or a full disk
+            return f"could not save the session: {one_line(str(exc), 200)}"
+        return None
+
+
+def _redirects(event: Any, is_redirect: Any) -> bool:
+    parts = list(getattr(event, "parts", ()) or ())
+    for message in getattr(event, "messages", ()) or ():
+        parts.extend(getattr(message, "parts", ()))
+    return any(is_redirect(p) for p in parts)

@@ -1,0 +1,370 @@
+"""The workbench: the open session, its store, the knowledge base and the agent, without Textual.
+
+Screens ask it for what they show and for what they change (open, new, filter, review marks,
+a chunk's neighbours, the items to review, switching knowledge base) and run the calls that
+touch a database in worker threads. What the panes draw is :attr:`Workbench.view`, a
+:class:`ConversationView` computed once per load or commit, never per redraw.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from haiku_tui import locations
+from haiku_tui.text import one_line
+
+if TYPE_CHECKING:
+    from haiku_tui.agent import AgentConfig
+    from haiku_tui.capabilities.views import QuestionView
+    from haiku_tui.store import KnowledgeBase
+
+    from .model import ReviewMark, Session
+    from .run import QuestionRun
+    from .store import SessionStore
+
+
+@dataclass(frozen=True)
+class ChunkText:
+    """A chunk as a viewer shows it (from the knowledge base, or the copy stored with a citation)."""
+
+    chunk_id: str
+    label: str
+    text: str
+    order: int | None = None
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """One citation of an answer to review."""
+
+    number: int
+    chunk_id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class ConversationView:
+    """Everything the screens show about a committed session, computed once per load or commit."""
+
+    questions: tuple[QuestionView, ...] = ()
+    citations: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Citation number → citation entry (``chunk_id``, ``title``, ``headings``, ``pages``, ``path``, ``text``)."""
+    reviews: dict[int, dict[str, ReviewMark]] = field(default_factory=dict)
+    """Question → chunk id → review mark."""
+    request_size: tuple[int, int] | None = None
+    """Characters of the latest question's requests (compacted, full); None before the first answer."""
+
+    @property
+    def citation_ids(self) -> dict[int, str]:
+        """Citation number → chunk id."""
+        return {number: entry["chunk_id"] for number, entry in self.citations.items()}
+
+    def question(self, question: int | None) -> QuestionView | None:
+        return next((v for v in self.questions if v.question == question), None)
+
+    def label(self, chunk_id: str) -> str:
+        """``Title › heading`` of a cited or retrieved chunk (its id when unknown)."""
+        from haiku_tui.store.records import chunk_label
+
+        for entry in self.citations.values():
+            if entry["chunk_id"] == chunk_id:
+                return chunk_label(entry.get("title") or "", entry.get("headings") or ())
+        for view in self.questions:
+            for item in view.items:
+                if item.chunk_id == chunk_id:
+                    return item.label
+        return chunk_id
+
+
+def conversation_view(session: Session, *, compaction: bool = True) -> tuple[ConversationView, str | None]:
+    """The view of a session's committed state, and a one-line notice about data that was ignored."""
+    from haiku_tui.capabilities.views import citations_by_number, question_views, request_size
+
+    state = session.state
+    messages = session.messages
+    questions = tuple(question_views(state, messages, compaction=compaction))
+    reviews, notice = session.review_marks()
+    size = request_size(state, messages) if questions and messages else None
+    return ConversationView(questions, citations_by_number(state), reviews, size), notice
+
+
+class Workbench:
+    """Holds the session, the session store, the knowledge base and the agent for the screens."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        *,
+        store: SessionStore | None = None,
+        kb: KnowledgeBase | None = None,
+        model: Any = None,
+        prepare_kb: Callable[[], Any] | None = None,
+    ) -> None:
+        """``store`` defaults to ``SessionStore()``; ``kb`` an open knowledge base (else ``config.db`` is
+        opened by :meth:`open_kb`, after ``prepare_kb()`` when given, e.g. ingesting the demo guide);
+        ``model`` overrides the configured model (a test double or script)."""
+        self.config = config
+        self.store = store
+        self.kb = kb
+        self._owns_kb = kb is None
+        self.model_override = model
+        self.prepare_kb = prepare_kb
+        self.session: Session | None = None
+        self.agent: Any = None
+        self.view = ConversationView()
+        self.kb_error: str | None = None
+        self.model_error: str | None = None
+        self._save_lock = threading.Lock()
+
+    # -- start-up -----------------------------------------------------------------------------------------
+
+    def start(self, session_id: str | None = None) -> str | None:
+        """Open ``session_id``, else a new session; when it cannot be opened, a new one and the reason."""
+        if session_id:
+            try:
+                return self.open(session_id)
+            except Exception as exc:  # noqa: BLE001 - a bad --session must not leave the app without a session
+                self.new()
+                return one_line(str(exc), 300)
+        self.new()
+        return None
+
+    def open(self, session_id: str) -> str | None:
+        """Open a saved session (id or unique prefix); raises when it cannot be (the open one stays).
+
+        Returns a notice about data that was ignored (malformed review marks), if any.
+        """
+        session = self._store().load(session_id)
+        self.session = session
+        return self.refresh()
+
+    def new(self) -> None:
+        """Start a new, empty session (saved with its first answer)."""
+        self.session = self._store().new(model=self.config.model or "extractive", db=self.db_label())
+        self.refresh()
+
+    def _store(self) -> SessionStore:
+        if self.store is None:
+            from .store import SessionStore
+
+            self.store = SessionStore()
+        return self.store
+
+    def open_kb(self) -> str | None:
+        """Open the knowledge base (when none was given): the open session's, else the configured one.
+
+        Returns the error line when it cannot be opened (or a notice that the session's is gone).
+        """
+        if self.kb is None:
+            if self.prepare_kb is not None:
+                try:
+                    self.prepare_kb()
+                except Exception as exc:  # noqa: BLE001 - then opening it says what is missing
+                    self.kb_error = one_line(str(exc), 300)
+            notice = self.session_kb()
+            if self.kb is not None:
+                return notice
+            from haiku_tui.store import KnowledgeBase
+
+            try:
+                self.kb = KnowledgeBase.open(locations.resolve_db(self.config.db), create=False)
+                self._owns_kb = True
+            except Exception as exc:  # noqa: BLE001 - missing, empty or another embedder: one line
+                self.kb_error = one_line(str(exc), 300)
+            return notice or self.kb_error
+        return self.kb_error
+
+    def session_kb(self) -> str | None:
+        """Open the knowledge base the open session was made on, when it is not the open one.
+
+        The agent is rebuilt over it. When it cannot be opened the current one stays, and the
+        returned line says so.
+        """
+        db = self.session.db if self.session is not None else None
+        if not db or (self.kb is not None and locations.resolve_db(db) == locations.resolve_db(self.db_label())):
+            return None
+        from haiku_tui.store import KnowledgeBase
+
+        try:
+            kb = KnowledgeBase.open(db, create=False)
+        except Exception as exc:  # noqa: BLE001 - moved, deleted or another embedder
+            if self.kb is None:
+                return f"this session's knowledge base {db} cannot be opened ({one_line(str(exc), 200)})"
+            return (
+                f"this session was made on {db}, which cannot be opened ({one_line(str(exc), 200)}); "
+                f"answers come from {self.db_label()}"
+            )
+        self._use_kb(kb, db, rebuild=self.kb is not None)
+        return None
+
+    def switch_kb(self, db: str) -> None:
+        """Open the knowledge base ``db`` and start a new session on it (the open one is already saved).
+
+        Raises ``ValueError`` with one line when it cannot be opened; then nothing changes.
+        """
+        from haiku_tui.store import KnowledgeBase
+
+        try:
+            kb = KnowledgeBase.open(db, create=False)
+        except Exception as exc:  # noqa: BLE001 - missing, empty or another embedder
+            raise ValueError(one_line(str(exc), 300)) from None
+        self._use_kb(kb, db, rebuild=True)
+        self.new()
+
+    def _use_kb(self, kb: KnowledgeBase, db: str, *, rebuild: bool) -> None:
+        self.close()
+        self.kb, self._owns_kb, self.kb_error = kb, True, None
+        self.config = dataclasses.replace(self.config, db=db)
+        if rebuild:
+            self.build_agent()
+
+    def build_agent(self) -> str | None:
+        """Build the agent over the knowledge base; the error line when the model cannot be used."""
+        import pydantic_ai
+
+        from haiku_tui.agent import build_agent, describe_error
+
+        pydantic_ai.BANNER_ENABLED = False  # the first-run banner would print over the screen
+        try:
+            self.agent = build_agent(self.config, kb=self.kb, model=self.model_override)
+            self.model_error = None
+        except Exception as exc:  # noqa: BLE001
+            self.agent = None
+            self.model_error = describe_error(exc)
+        return self.model_error
+
+    def close(self) -> None:
+        if self._owns_kb and self.kb is not None:
+            try:
+                self.kb.close()
+            except Exception:  # noqa: BLE001 - closing on the way out must not fail the exit
+                pass
+
+    def db_label(self) -> str:
+        """The knowledge base as the user named it (``--db``), else where it is."""
+        if self.config.db:
+            return str(self.config.db)
+        if self.kb is not None and getattr(self.kb, "uri", None):
+            return str(self.kb.uri)
+        return locations.resolve_db(None)
+
+    # -- the conversation view -----------------------------------------------------------------------------------
+
+    def refresh(self) -> str | None:
+        """Recompute :attr:`view` from the committed session (after a load or a commit)."""
+        assert self.session is not None
+        self.view, notice = conversation_view(self.session, compaction=self.config.compaction)
+        return notice
+
+    def live_questions(self, state: dict[str, Any]) -> list[QuestionView]:
+        """Question views of a running question's working state (what the panes show while tools run)."""
+        from haiku_tui.capabilities.views import question_views
+
+        assert self.session is not None
+        return question_views(state, self.session.messages, compaction=self.config.compaction)
+
+    # -- asking -------------------------------------------------------------------------------------------
+
+    def ask(self, prompt: str) -> QuestionRun:
+        """The run of ``prompt`` in the open session; it commits and saves only when it completes."""
+        from .run import QuestionRun
+
+        assert self.session is not None and self.agent is not None
+        return QuestionRun(
+            self.agent,
+            self.session,
+            prompt,
+            store=self.store,
+            model=self.config.model or "extractive",
+            db=self.db_label(),
+        )
+
+    # -- changes outside a run -----------------------------------------------------------------------------
+
+    def save(self, what: str) -> str | None:
+        """Save the open session; the error line (naming ``what`` was not saved) when that fails."""
+        assert self.session is not None and self.store is not None
+        try:
+            with self._save_lock:  # saves run in worker threads: one at a time
+                self.store.save(self.session)
+        except Exception as exc:  # noqa: BLE001 - stale, corrupt or a full disk: nothing lost in memory
+            return f"could not save {what}: {one_line(str(exc), 200)}"
+        return None
+
+    def set_filter(self, value: str | None) -> tuple[int | None, str | None]:
+        """Restrict later searches to documents matching ``value`` (empty clears it) and save.
+
+        Returns (documents matched, or None when not counted; the error line when saving failed).
+        Raises ``ValueError`` with one line when the store refuses the predicate (nothing changes).
+        """
+        assert self.session is not None
+        value = (value or "").strip() or None
+        matched = None
+        if value and self.kb is not None:
+            try:
+                matched = len(self.kb.filter_document_ids(value))
+            except Exception as exc:  # noqa: BLE001 - the store says what is wrong with the predicate
+                raise ValueError(one_line(str(exc), 300)) from None
+        self.session.set_document_filter(value)
+        error = self.save("the filter") if self.session.messages else None
+        return matched, error
+
+    def set_review(self, question: int, chunk_id: str, mark: str | None) -> None:
+        """Record a review mark (None clears it) in the session and the view; :meth:`save` keeps it."""
+        assert self.session is not None
+        self.session.set_review(question, chunk_id, mark)
+        self.view = ConversationView(
+            self.view.questions, self.view.citations, self.session.review_marks()[0], self.view.request_size
+        )
+
+    def reload(self) -> str | None:
+        """Reload the open session after the sessions screen may have renamed or deleted it.
+
+        Returns ``"deleted"`` when it is gone (a new one is then open), or an error line.
+        """
+        from .errors import SessionNotFound
+
+        assert self.session is not None and self.store is not None
+        if not self.session.revision:
+            return None
+        try:
+            self.session = self.store.load(self.session.id)
+        except SessionNotFound:
+            self.new()
+            return "deleted"
+        except Exception as exc:  # noqa: BLE001
+            return one_line(str(exc), 300)
+        self.refresh()
+        return None
+
+    # -- reading ------------------------------------------------------------------------------------------
+
+    def neighbours(self, chunk_id: str) -> list[ChunkText]:
+        """The chunk and its neighbours from the knowledge base; else the copy stored with its citation."""
+        if self.kb is not None:
+            try:
+                records = self.kb.neighbours(chunk_id, radius=1)
+            except Exception:  # noqa: BLE001 - the stored copy below still shows the chunk
+                records = []
+            if records:
+                return [ChunkText(r.chunk_id, r.label(), r.text, r.order) for r in records]
+        for entry in self.view.citations.values():
+            if entry["chunk_id"] == chunk_id:
+                return [ChunkText(chunk_id, self.view.label(chunk_id) + " (stored copy)", entry.get("text", ""))]
+        for view in self.view.questions:
+            for item in view.items:
+                if item.chunk_id == chunk_id:
+                    return [ChunkText(chunk_id, item.label + " (snippet only)", item.snippet)]
+        return []
+
+    def review_items(self, question: int) -> list[ReviewItem]:
+        """The citations of ``question``'s answer, in number order."""
+        view = self.view.question(question)
+        if view is None:
+            return []
+        ids = self.view.citation_ids
+        return [ReviewItem(n, ids[n], self.view.label(ids[n])) for n in view.citations if n in ids]

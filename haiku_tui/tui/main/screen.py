@@ -1,0 +1,595 @@
+"""The main screen: conversation, live evidence and policy log over the workbench's open session.
+
+It owns the panes' bindings (from :mod:`haiku_tui.tui.main.actions`), their actions and message
+handlers. Everything the panes show is drawn from the workbench's :class:`ConversationView`
+(committed state) or, while tools run, from the run's working state. A question runs through
+:class:`haiku_tui.sessions.run.QuestionRun`: the screen only draws its events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
+from haiku_tui.tui.main import actions
+from haiku_tui.tui.main.conversation import ConversationPane, QuestionTurn, TurnLog
+from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
+from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
+from haiku_tui.tui.main.prompt import PromptArea
+from haiku_tui.tui.text import CitationStream, compact_number, clean_line
+
+if TYPE_CHECKING:
+    from haiku_tui.capabilities.views import QuestionView
+    from haiku_tui.sessions.workbench import ChunkText, Workbench
+
+DRAWN_AT_ONCE = 12
+"""Turns of a reopened session drawn before it is shown; older ones are drawn just after."""
+
+
+class StatusBar(Static):
+    """Model · database · document filter · size of the last request and what compaction saved."""
+
+
+class MainScreen(Screen[None]):
+    """The conversation, the live evidence pane and the policy log."""
+
+    AUTO_FOCUS = "#prompt"
+    ALLOW_IN_MAXIMIZED_VIEW = "Footer, StatusBar, Header"
+    BINDINGS: ClassVar[list[Binding]] = [
+        # Shown here so Quit keeps its place in the footer; the app's priority binding is what acts.
+        Binding("ctrl+q", "app.quit", "Quit", id="main.quit"),
+        *actions.bindings(),
+    ]
+
+    show_evidence: reactive[bool] = reactive(True, init=False)
+    show_policy: reactive[bool] = reactive(True, init=False)
+    running: reactive[bool] = reactive(False, init=False)
+
+    def __init__(self, workbench: Workbench) -> None:
+        super().__init__(id="main-screen")
+        self.workbench = workbench
+        self.ready = False
+        """The session is open and the agent built (or failed to build)."""
+        self.views: list[QuestionView] = []
+        """What the panes show now (the committed view, or a running question's working state)."""
+        self._question_run: Any = None
+        self._cancel_requested = False
+        self._waiting: tuple[str, QuestionTurn] | None = None
+        """A question sent before the agent was ready, and its turn."""
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        with Horizontal(id="main"):
+            yield ConversationPane(id="conversation")
+            with Vertical(id="side"):
+                yield EvidencePane(id="evidence")
+                yield PolicyLog(id="policy")
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.conversation.border_title = "Conversation"
+        self.conversation.border_subtitle = "⏎ send · ⇧⏎ new line · Esc cancel"
+        self.prompt.placeholder = "Ask a question about your documents…"
+        self.update_status()
+
+    @property
+    def conversation(self) -> ConversationPane:
+        return self.query_one("#conversation", ConversationPane)
+
+    @property
+    def evidence(self) -> EvidencePane:
+        return self.query_one("#evidence", EvidencePane)
+
+    @property
+    def policy_log(self) -> PolicyLog:
+        return self.query_one("#policy", PolicyLog)
+
+    @property
+    def prompt(self) -> PromptArea:
+        return self.query_one("#prompt", PromptArea)
+
+    @property
+    def turn_log(self) -> TurnLog:
+        return self.query_one("#turns", TurnLog)
+
+    def notify_line(self, message: str | None, title: str = "", severity: str = "warning") -> None:
+        if message:
+            self.app.notify(message, title=title, severity=severity, timeout=10 if severity == "error" else 8)  # type: ignore[arg-type]
+
+    # -- drawing -----------------------------------------------------------------------------------------------
+
+    def refresh_panes(self, views: list[QuestionView] | None = None) -> None:
+        """Redraw the evidence pane and the policy log (from the committed view unless ``views`` is given)."""
+        view = self.workbench.view
+        self.views = list(view.questions) if views is None else views
+        self.evidence.show_views(self.views, view.reviews)
+        self.policy_log.show_views(self.views)
+
+    async def show_session(self) -> None:
+        """Draw the whole committed session: every turn, the evidence and the policy log."""
+        session = self.workbench.session
+        assert session is not None
+        await self.conversation.clear()
+        view = self.workbench.view
+        ids = view.citation_ids
+        log = self.turn_log
+        if view.questions:
+            welcome = log.query("#welcome")
+            if welcome:
+                await welcome.remove()
+            turns = [QuestionTurn(q.prompt, number=q.number, question=q.question) for q in view.questions]
+            await log.mount_all(turns)
+            pairs = list(zip(turns, view.questions, strict=True))
+            for turn, question in pairs[-DRAWN_AT_ONCE:]:
+                await turn.show_view(question, ids, view.reviews.get(question.question, {}), steps=True)
+            log.selected_index = len(turns) - 1
+            log.scroll_end(animate=False)
+            if len(pairs) > DRAWN_AT_ONCE:
+                log.anchor()  # older turns fill in above without moving the view
+                self.draw_older_turns(pairs[:-DRAWN_AT_ONCE])
+        self.refresh_panes()
+        self.app.sub_title = session.title
+        self.update_status()
+
+    @work(exclusive=True, group="draw-turns", name="draw older turns")
+    async def draw_older_turns(self, pairs: list[tuple[QuestionTurn, QuestionView]]) -> None:
+        """Draw a reopened session's older turns, newest first, a few at a time (the app stays responsive)."""
+        view = self.workbench.view
+        for turn, question in reversed(pairs):
+            if not turn.is_attached:
+                return  # another session was opened meanwhile
+            await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}), steps=True)
+            await asyncio.sleep(0)
+
+    def update_status(self) -> None:
+        from haiku_tui.agent import model_label
+
+        bench = self.workbench
+        config = bench.config
+        parts: list[Any] = [("model ", "$text-muted"), (model_label(config.model, config.base_url), "bold")]
+        parts += [("  │  db ", "$text-muted"), (clean_line(bench.db_label(), 60), "")]
+        if bench.kb_error:
+            parts.append((" (unavailable)", "$warning"))
+        flt = bench.session.document_filter if bench.session else None
+        parts += [("  │  filter ", "$text-muted"), (clean_line(flt, 40) if flt else "none", "")]
+        if bench.view.request_size is not None:
+            compacted, full = bench.view.request_size
+            saved = full - compacted
+            parts += [("  │  last request ", "$text-muted"), (f"{compact_number(compacted)} chars", "bold")]
+            if saved > 0 and full:
+                parts.append((f" (compaction saved {compact_number(saved)}, {saved * 100 // full}%)", "$success"))
+            elif not config.compaction:
+                parts.append((" (compaction off)", "$text-muted"))
+        if self.running:
+            parts += [("  │  ", "$text-muted"), ("answering… Esc cancels", "bold $warning")]
+        self.query_one(StatusBar).update(Content.assemble(*parts))
+
+    def watch_running(self) -> None:
+        self.update_status()
+
+    # -- asking ------------------------------------------------------------------------------------------------
+
+    @on(PromptArea.Submitted)
+    async def _submitted(self, event: PromptArea.Submitted) -> None:
+        if self.running:
+            self.app.notify("An answer is still being written: wait, or press Esc to cancel it.", severity="warning")
+            return
+        if self.ready and self.workbench.agent is None:
+            self.app.notify(self.workbench.model_error or "The model is not available.", severity="error")
+            return
+        event.prompt.clear()
+        await self.ask(event.text)
+
+    async def ask(self, prompt: str) -> None:
+        """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
+        self.running = True
+        self._cancel_requested = False
+        turn = await self.conversation.add_turn(prompt)
+        if not self.ready:
+            self._waiting = (prompt, turn)
+            turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
+            return
+        self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
+
+    async def backend_ready(self) -> None:
+        """The agent is built (or failed to build): send a question that was waiting for it."""
+        self.ready = True
+        self.update_status()
+        waiting, self._waiting = self._waiting, None
+        if waiting is None:
+            return
+        prompt, turn = waiting
+        if not turn.is_attached:  # the session was drawn after the question was typed
+            turn = await self.conversation.add_turn(prompt)
+        if self.workbench.agent is None:
+            self.running = False
+            await self._show_outcome(turn, Finished("failed", self.workbench.model_error or "the model is not available"))
+            return
+        self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
+
+    async def _run(self, prompt: str, turn: QuestionTurn) -> None:
+        bench = self.workbench
+        run = self._question_run = bench.ask(prompt)
+        if self._cancel_requested:
+            run.cancel()
+        turn.question = run.question
+        citations = CitationStream(lambda n: n in _numbers(run.deps.state))
+        rows: dict[str, Any] = {}
+        finished = Finished("cancelled")
+        try:
+            async for event in run:
+                match event:
+                    case TextStarted(text):
+                        await turn.begin_text()
+                        await turn.write(citations.feed(text))
+                    case TextDelta(text):
+                        await turn.write(citations.feed(text))
+                    case StepStarted(call_id, step):
+                        await turn.write(citations.flush())
+                        rows[call_id] = await turn.add_step(step.kind, step.text, running=True)
+                    case StepFinished(call_id, step, state):
+                        row = rows.pop(call_id, None) or await turn.add_step(step.kind, step.text)
+                        row.set_text(step.text, kind=step.kind, failed=step.failed)
+                        if call_id:
+                            self.refresh_panes(bench.live_questions(state))
+                    case Finished():
+                        finished = event
+        finally:
+            self._question_run = None
+            if self.is_attached:
+                await turn.write(citations.flush())
+                await turn.end_stream()
+                for row in rows.values():
+                    row.set_text(f"{row.text} (interrupted)", failed=True)
+                self.running = False
+        await self._show_outcome(turn, finished)
+
+    async def _show_outcome(self, turn: QuestionTurn, finished: Any) -> None:
+        bench = self.workbench
+        if finished.outcome == "completed":
+            self.notify_line(bench.refresh())
+            view = bench.view
+            question = view.question(turn.question)
+            if question is not None:
+                await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}))
+            else:  # a run the evidence capability never saw (should not happen): show the text as is
+                turn.set_badge("missing")
+            self.app.sub_title = bench.session.title if bench.session else ""
+        else:
+            badge = finished.outcome
+            detail = "cancelled: nothing was saved" if badge == "cancelled" else f"{finished.error} · nothing was saved"
+            if not turn.has_answer:
+                await turn.answer.update("*(no answer)*")
+            turn.set_badge(badge, detail)
+            if badge == "failed":
+                self.notify_line(finished.error or "the run failed", "Answer failed", "error")
+        self.refresh_panes()
+        self.update_status()
+
+    # -- layout actions ----------------------------------------------------------------------------------------
+
+    def action_cancel(self) -> None:
+        """Esc: cancel a running answer; otherwise restore a maximised pane, or go back to the question box."""
+        if self.running:
+            self._cancel_requested = True
+            if self._question_run is not None:
+                self._question_run.cancel()
+            elif self._waiting is not None:
+                _, turn = self._waiting
+                self._waiting = None
+                self.running = False
+                turn.set_badge("cancelled", "cancelled: nothing was saved")
+            return
+        if self.maximized is not None:
+            self.minimize()
+            return
+        self.prompt.focus()
+
+    def action_toggle_evidence(self) -> None:
+        """Show or hide the live evidence pane."""
+        self.show_evidence = not self.show_evidence
+
+    def action_toggle_policy(self) -> None:
+        """Show or hide the policy log."""
+        self.show_policy = not self.show_policy
+
+    def watch_show_evidence(self, show: bool) -> None:
+        self.evidence.display = show
+        self._side_visibility()
+
+    def watch_show_policy(self, show: bool) -> None:
+        self.policy_log.display = show
+        self._side_visibility()
+
+    def _side_visibility(self) -> None:
+        self.query_one("#side").display = self.show_evidence or self.show_policy
+        if self.focused is not None and not self.focused.display:
+            self.prompt.focus()
+
+    def _pane_of(self, widget: Any) -> Any:
+        """The pane (a widget with ``help_sections``) that holds ``widget``."""
+        node = widget
+        while node is not None and node is not self:
+            if hasattr(node, "help_sections"):
+                return node
+            node = node.parent
+        return None
+
+    def action_maximize_pane(self) -> None:
+        """Maximise the focused pane, or restore it."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        self.maximize(self._pane_of(self.focused) or self.conversation, container=False)
+
+    def action_focus_pane(self, name: str) -> None:
+        """Focus a pane (showing it first when hidden)."""
+        if self.maximized is not None:
+            self.minimize()
+        if name == "evidence":
+            self.show_evidence = True
+            self.evidence.focus()
+        elif name == "policy":
+            self.show_policy = True
+            self.policy_log.focus()
+        else:
+            self.prompt.focus()
+
+    def action_help(self) -> None:
+        """F1: the keys of the focused pane, then the keys that work everywhere."""
+        pane = self._pane_of(self.focused) or self.conversation
+        everywhere = actions.binding_rows(actions.bindings()) + actions.binding_rows(type(self.app).BINDINGS)
+        sections = [*pane.help_sections(), ("Everywhere", everywhere + [("Tab / Shift+Tab", "Next / previous pane")])]
+        self.app.push_screen(HelpScreen(pane.HELP_TITLE, sections))
+
+    # -- evidence, citations, chunks ------------------------------------------------------------------------------
+
+    def action_toggle_cited(self) -> None:
+        self.evidence.action_toggle_cited()
+
+    def action_open_chunk(self) -> None:
+        entry = self.evidence.highlighted_item
+        if entry is None:
+            self.app.notify("No evidence item is highlighted.", severity="warning")
+            return
+        question, item = entry
+        self.open_chunk(item.chunk_id, item.label, question)
+
+    @on(EvidencePane.OpenChunk)
+    def _open_chunk(self, event: EvidencePane.OpenChunk) -> None:
+        self.open_chunk(event.item.chunk_id, event.item.label, event.question)
+
+    def open_chunk(self, chunk_id: str, label: str, question: int | None = None) -> None:
+        view = self.workbench.view.question(question)
+        subtitle = f"retrieved for Q{view.number}: {view.prompt}" if view else ""
+        self.app.push_screen(ChunkScreen(label, chunk_id, self.load_neighbours, subtitle=subtitle))
+
+    def load_neighbours(self, chunk_id: str) -> list[ChunkText]:
+        """The chunk and its neighbours (the chunk and review screens call it in a worker thread)."""
+        return self.workbench.neighbours(chunk_id)
+
+    @on(QuestionTurn.CitationClicked)
+    def _citation_clicked(self, event: QuestionTurn.CitationClicked) -> None:
+        self.turn_log.select_turn(event.turn)
+        self.jump_to_citation(event.number, event.turn)
+
+    def action_jump_citation(self, number: int) -> None:
+        """Jump to citation ``[number]`` of the selected answer in the evidence pane."""
+        self.jump_to_citation(number, self.turn_log.selected_turn)
+
+    def jump_to_citation(self, number: int, turn: QuestionTurn | None) -> bool:
+        chunk_id = self.workbench.view.citation_ids.get(number)
+        if chunk_id is None:
+            self.app.notify(f"There is no citation [{number}] in this conversation.", severity="warning")
+            return False
+        self.show_evidence = True
+        if self.maximized is not None:
+            self.minimize()
+        evidence = self.evidence
+        if evidence.cited_only and chunk_id not in {i.chunk_id for _, i in evidence.items.values()}:
+            evidence.cited_only = False
+        question = turn.question if turn is not None and turn.question is not None else -1
+        if evidence.focus_item(question, chunk_id):
+            evidence.focus()
+            return True
+        self.app.notify(f"Citation [{number}] is not in the evidence pane.", severity="warning")
+        return False
+
+    @on(PolicyLog.ShowQuestion)
+    def _show_question(self, event: PolicyLog.ShowQuestion) -> None:
+        turn = self.conversation.turn_for(event.question)
+        if turn is not None:
+            self.turn_log.select_turn(turn)
+            self.turn_log.focus_selected()
+
+    def action_review(self) -> None:
+        """Review the citations of the selected answer (or of the highlighted evidence item's question)."""
+        start_chunk = None
+        turn = self.turn_log.selected_turn
+        if self.focused is self.evidence and self.evidence.highlighted_item is not None:
+            question, item = self.evidence.highlighted_item
+            turn = self.conversation.turn_for(question) or turn
+            start_chunk = item.chunk_id
+        view = self.workbench.view.question(turn.question) if turn is not None else None
+        if turn is None or view is None or turn.state in ("running", "cancelled", "failed"):
+            self.app.notify("Select a completed answer to review (↑/↓ in the conversation).", severity="warning")
+            return
+        items = self.workbench.review_items(view.question)
+        if not items:
+            self.app.notify(f"Q{view.number} cites no evidence: there is nothing to review.", severity="warning")
+            return
+        start = next((i for i, it in enumerate(items) if it.chunk_id == start_chunk), 0)
+        question = view.question
+        self.app.push_screen(
+            ReviewScreen(
+                question_number=view.number,
+                prompt=view.prompt,
+                items=items,
+                marks=dict(self.workbench.view.reviews.get(question, {})),
+                loader=self.load_neighbours,
+                on_mark=lambda chunk_id, mark: self.set_review(question, chunk_id, mark),
+                start=start,
+            )
+        )
+
+    def set_review(self, question: int, chunk_id: str, mark: str | None) -> None:
+        """Record a review mark, redraw its turn and the evidence, and save the session in a worker."""
+        self.workbench.set_review(question, chunk_id, mark)
+        turn = self.conversation.turn_for(question)
+        if turn is not None:
+            turn.show_reviews(self.workbench.view.reviews.get(question, {}))
+        self.evidence.show_views(self.views, self.workbench.view.reviews)
+        self.save_session("the review mark")
+
+    @work(thread=True, group="save", name="save the session")
+    def save_session(self, what: str) -> None:
+        """Save the open session off the UI thread; says so when it cannot."""
+        error = self.workbench.save(what)
+        if error:
+            self.app.call_from_thread(self.notify_line, error, "", "error")
+
+    # -- sessions, knowledge base, filter -----------------------------------------------------------------------
+
+    def _busy(self, what: str) -> bool:
+        if self.running:
+            self.app.notify(f"Wait for the answer (or press Esc) before {what}.", severity="warning")
+        return self.running
+
+    def action_filter(self) -> None:
+        """Ask for a document filter; it applies to every later search of this session."""
+        from haiku_tui.tui.screens.dialogs import TextInputDialog
+
+        if self.workbench.session is None or self._busy("changing the filter"):
+            return
+        dialog = TextInputDialog(
+            "Filter documents",
+            value=self.workbench.session.document_filter or "",
+            placeholder="path LIKE '%guide%'   ·   title = 'Tea brewing'",
+            detail="An SQL predicate over title, path and metadata. Empty searches every document.",
+            submit_label="Apply",
+            allow_empty=True,
+        )
+        self.app.push_screen(dialog, self._filter_done)
+
+    def _filter_done(self, value: str | None) -> None:
+        if value is not None and self.workbench.session is not None:
+            self.apply_filter(value)
+
+    @work(thread=True, exclusive=True, group="filter", name="apply the filter")
+    def apply_filter(self, value: str) -> None:
+        """Check the predicate against the knowledge base and save it (off the UI thread)."""
+        try:
+            matched, error = self.workbench.set_filter(value)
+        except ValueError as exc:
+            self.app.call_from_thread(self.notify_line, str(exc), "Filter not applied", "error")
+            return
+        self.app.call_from_thread(self._filter_applied, matched, error)
+
+    def _filter_applied(self, matched: int | None, error: str | None) -> None:
+        self.notify_line(error, "", "error")
+        if matched is not None:
+            self.app.notify(f"Searches now look at {matched} document(s).")
+        self.update_status()
+
+    def action_sessions(self) -> None:
+        """Open the sessions screen; it answers with a session id, "new", or nothing."""
+        from haiku_tui.tui.screens.sessions import SessionsScreen
+
+        if self._busy("switching sessions"):
+            return
+        session = self.workbench.session
+        self.app.push_screen(SessionsScreen(self.workbench.store, session.id if session else None), self._sessions_done)
+
+    def _sessions_done(self, result: str | None) -> None:
+        self.switch_session("" if not result else result)
+
+    @work(thread=True, exclusive=True, group="session", name="open a session")
+    def switch_session(self, target: str) -> None:
+        """Off the UI thread: open ``target`` (an id), ``"new"``, or ``""`` (reload the open session, which
+        the sessions screen may have renamed or deleted)."""
+        bench = self.workbench
+        call = self.app.call_from_thread
+        if target == "new":
+            bench.new()
+            call(self._session_opened, None, True)
+        elif target:
+            try:
+                notice = bench.open(target)
+            except Exception as exc:  # noqa: BLE001 - the open session stays
+                call(self.notify_line, clean_line(str(exc), 300), "Could not open the session", "error")
+                return
+            call(self.notify_line, bench.session_kb(), "Knowledge base")  # answer from the KB it was made on
+            call(self._session_opened, notice, False)
+        else:
+            error = bench.reload()
+            if error == "deleted":
+                call(self.app.notify, "The open session was deleted; this is a new one.")
+                call(self._session_opened, None, True)
+            elif error:
+                call(self.notify_line, error, "Could not reload the session", "error")
+            elif bench.session is not None:
+                call(setattr, self.app, "sub_title", bench.session.title)
+
+    async def _session_opened(self, notice: str | None, focus_prompt: bool) -> None:
+        self.notify_line(notice)
+        await self.show_session()
+        if focus_prompt:
+            self.prompt.focus()
+
+    def action_new_session(self) -> None:
+        """Start a new, empty session (the current one is already saved)."""
+        if not self._busy("starting a new session"):
+            self.switch_session("new")
+
+    def action_switch_kb(self) -> None:
+        """Ask for another knowledge base; answers then come from it, in a new session."""
+        from haiku_tui.tui.screens.dialogs import TextInputDialog
+
+        if self._busy("switching the knowledge base"):
+            return
+        dialog = TextInputDialog(
+            "Switch knowledge base",
+            value=self.workbench.db_label(),
+            placeholder="~/notes.lancedb   ·   s3://bucket/kb",
+            detail="A knowledge base made with `haiku-tui kb add`. A new session starts on it.",
+            submit_label="Switch",
+        )
+        self.app.push_screen(dialog, self._kb_chosen)
+
+    def _kb_chosen(self, value: str | None) -> None:
+        if value and value.strip():
+            self.switch_kb(value.strip())
+
+    @work(thread=True, exclusive=True, group="session", name="switch the knowledge base")
+    def switch_kb(self, db: str) -> None:
+        """Off the UI thread: open ``db`` and start a new session on it (or say why not; nothing changes)."""
+        try:
+            self.workbench.switch_kb(db)
+        except ValueError as exc:
+            self.app.call_from_thread(self.notify_line, str(exc), "Knowledge base not switched", "error")
+            return
+        self.app.call_from_thread(self.notify_line, self.workbench.model_error, "Model", "error")
+        self.app.call_from_thread(self._session_opened, None, True)
+
+    def action_knowledge(self) -> None:
+        """Open the knowledge-base screen (documents, ingest, search playground)."""
+        from haiku_tui.tui.screens.knowledge import KnowledgeScreen
+
+        self.app.push_screen(KnowledgeScreen(self.workbench.db_label(), kb=self.workbench.kb))
+
+
+def _numbers(state: dict[str, Any]) -> set[int]:
+    from haiku_tui.capabilities.views import citations_by_number
+
+    return set(citations_by_number(state))

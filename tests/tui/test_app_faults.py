@@ -1,0 +1,210 @@
+"""Faults the app must survive: quitting mid-answer, malformed saved data."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from tests.tui.conftest import SIZE, make_app, settle, stalling_model, wait_for
+
+from haiku_tui.sessions import SessionStore
+
+
+async def test_ctrl_q_while_an_answer_is_running_exits_cleanly(small_kb, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    app = make_app(small_kb, model=stalling_model(), store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "a question that stalls"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.main.turn_log.turns[-1].has_answer)
+        started = time.monotonic()
+        await pilot.press("ctrl+q")
+        await asyncio.sleep(0.2)
+    assert time.monotonic() - started < 5
+    assert app.return_code in (0, None)
+    assert store.list() == []  # the cancelled answer was not saved
+
+
+async def test_a_session_with_malformed_review_marks_opens_with_a_notice(small_kb, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    app = make_app(small_kb, store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await settle(pilot)
+        session = app.session
+    session.app_data["reviews"] = {"0": "zz"}
+    store.save(session)
+    again = make_app(small_kb, store=store, session_id=session.id)
+    async with again.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        assert again.session.id == session.id
+        assert len(again.main.turn_log.turns) == 1 and again.main.turn_log.turns[0].state == "grounded"
+        assert any("malformed review mark" in n.message for n in again._notifications)
+
+
+async def test_quitting_during_an_ingest_stops_it(tmp_path, monkeypatch):
+    """Quitting cancels the ingest worker; the ingest stops at the next file instead of running to the end."""
+    from tests.tui.test_screens import Host, write_docs
+
+    from haiku_tui.store import KnowledgeBase
+    from haiku_tui.tui.screens.knowledge import KnowledgeScreen
+
+    monkeypatch.chdir(tmp_path)
+    returned = threading.Event()
+    add = KnowledgeBase.add
+
+    def add_and_tell(self, *args, **kwargs):
+        try:
+            return add(self, *args, **kwargs)
+        finally:
+            returned.set()
+
+    monkeypatch.setattr(KnowledgeBase, "add", add_and_tell)
+    body = "Some text about this item. " * 200
+    write_docs(tmp_path / "docs", {f"doc{i:03}.md": f"# Doc {i}\n\n{body}\n" for i in range(400)})
+    app = Host(KnowledgeScreen(str(tmp_path / "kb.lancedb")))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        screen = app.screen
+        screen.start_ingest(tmp_path / "docs")
+        label = screen.query_one("#kb-progress-label")
+        await wait_for(pilot, lambda: str(label.render())[:1] not in ("0", "I"), 60)  # a file is done
+        app.workers.cancel_group(screen, "kb-ingest")  # what quitting does to every worker
+        started = time.monotonic()
+        await asyncio.to_thread(returned.wait, 60)
+        stopped_after = time.monotonic() - started
+    kb = KnowledgeBase.open(str(tmp_path / "kb.lancedb"))
+    ingested = len(kb.documents())
+    kb.close()
+    assert ingested < 400, "the ingest ran to the end after its worker was cancelled"
+    assert stopped_after < 5
+
+
+async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small_kb, monkeypatch):
+    from haiku_tui.sessions.workbench import Workbench
+
+    release = threading.Event()
+    build = Workbench.build_agent
+
+    def slow_build(self):
+        release.wait(30)
+        return build(self)
+
+    monkeypatch.setattr(Workbench, "build_agent", slow_build)
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await pilot.pause()
+        turn = app.main.turn_log.turns[-1]
+        assert not app.main.ready and app.main.running
+        assert "waiting for the knowledge base" in turn.query_one(".turn-footer").render().plain
+        release.set()
+        await settle(pilot)
+        turn = app.main.turn_log.turns[-1]
+        assert turn.state == "grounded" and turn.has_answer
+        assert len(app.main.turn_log.turns) == 1 and len(app.session.messages) > 0
+
+
+def zebra_kb(tmp_path) -> str:
+    """A one-document knowledge base about zebras (nothing in the small KB is about them)."""
+    from haiku_tui.store import KnowledgeBase
+
+    zebra_db = str(tmp_path / "zebra.lancedb")
+    doc = tmp_path / "zebra" / "zebras.md"
+    doc.parent.mkdir()
+    doc.write_text("# Zebras\n\n## Stripes\n\nZebra stripes confuse biting flies and help zebras stay cool.\n")
+    with KnowledgeBase.open(zebra_db) as zebra:
+        zebra.add([doc])
+    return zebra_db
+
+
+async def test_reopening_a_session_answers_from_the_kb_it_was_made_on(small_kb, tmp_path):
+    """Issue 14: Ctrl+O on a session made on another knowledge base opens that one."""
+    zebra_db = zebra_kb(tmp_path)
+    store = SessionStore(tmp_path / "sessions.db")
+    app = make_app(None, store=store, db=zebra_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "why do zebras have stripes"
+        await pilot.press("enter")
+        await settle(pilot)
+        zebra_session = app.session.id
+        assert app.session.db == zebra_db and app.main.views[0].citations
+    other = make_app(small_kb, store=store)
+    async with other.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        other.main.switch_session(zebra_session)
+        await settle(pilot)
+        assert other.workbench.db_label() == zebra_db
+        other.main.prompt.text = "what do zebra stripes confuse"
+        await pilot.press("enter")
+        await settle(pilot)
+        cited = other.workbench.view.citations
+        assert cited and all(entry["title"] == "Zebras" for entry in cited.values())
+    # a session whose knowledge base is gone: said so, and the current one stays
+    import shutil
+
+    shutil.rmtree(zebra_db)
+    third = make_app(small_kb, store=store)
+    async with third.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        third.main.switch_session(zebra_session)
+        await settle(pilot)
+        assert third.session.id == zebra_session and third.workbench.db_label() == "small.lancedb"
+        assert any("cannot be opened" in n.message for n in third._notifications)
+
+
+async def test_the_knowledge_base_is_prepared_behind_the_first_frame(tmp_path):
+    """``haiku-tui demo``: the screen paints, then the guide is ingested, then questions are answered."""
+    from haiku_tui.agent import AgentConfig
+    from haiku_tui.cli.app import prepare_demo
+    from haiku_tui.tui.app import HaikuApp
+
+    release = threading.Event()
+    path = tmp_path / "demo.lancedb"
+
+    def prepare():
+        release.wait(30)
+        prepare_demo(path, quiet=True)
+
+    app = HaikuApp(AgentConfig(model="extractive", db=str(path)), prepare_kb=prepare)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        assert app.main.prompt.is_mounted and not app.main.ready  # painted while the guide is not ready
+        app.main.prompt.text = "how do I export a session"
+        await pilot.press("enter")
+        release.set()
+        await wait_for(pilot, lambda: app.main.ready, 60)
+        await settle(pilot)
+        assert app.main.turn_log.turns[-1].state == "grounded"
+
+
+async def test_switching_the_knowledge_base_starts_a_new_session_on_it(small_kb, tmp_path):
+    zebra_db = zebra_kb(tmp_path)
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await settle(pilot)
+        first = app.session.id
+        app.main.switch_kb(str(tmp_path / "nowhere.lancedb"))
+        await settle(pilot)
+        assert app.session.id == first and app.workbench.db_label() == "small.lancedb"
+        assert any(n.title == "Knowledge base not switched" for n in app._notifications)
+        app.main.switch_kb(zebra_db)
+        await settle(pilot)
+        assert app.session.id != first and app.main.turn_log.turns == []
+        assert app.workbench.db_label() == zebra_db and "db /tmp/" in str(app.main.query_one("#status").render())
+        app.main.prompt.text = "what do zebra stripes confuse"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.session.db == zebra_db
+        assert [e["title"] for e in app.workbench.view.citations.values()] == ["Zebras"]
