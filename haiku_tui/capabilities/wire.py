@@ -53,10 +53,39 @@ class WireRequest:
     chars: int
     uncompacted_chars: int
     messages: tuple[ModelMessage, ...]
+    tokens: Tokens
 
     def as_json(self) -> str:
         """The request's messages as Pydantic AI's JSON (for copying)."""
         return ModelMessagesTypeAdapter.dump_json(list(self.messages), indent=2).decode()
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Input and output tokens; ``estimated`` when no provider reported them (a local model)."""
+
+    input: int = 0
+    output: int = 0
+    estimated: bool = False
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(self.input + other.input, self.output + other.output, self.estimated or other.estimated)
+
+
+def response_tokens(response: ModelResponse) -> Tokens:
+    """What the provider reported for one response; Pydantic AI's estimate when none did."""
+    usage = response.usage
+    reported = response.provider_name is not None and (usage.input_tokens or usage.output_tokens)
+    return Tokens(usage.input_tokens, usage.output_tokens, not reported)
+
+
+def session_tokens(messages: list[ModelMessage]) -> Tokens:
+    """Tokens of every request in ``messages``, summed."""
+    total = Tokens()
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            total += response_tokens(message)
+    return total
 
 
 def evidence_tools(state: dict[str, Any]) -> frozenset[str]:
@@ -152,7 +181,10 @@ def wire_requests(
                 kind = _kind(part, current=current, evidence=evidence)
                 folded = not current and kind not in ("capsule", "evidence receipted", "evidence retained")
                 parts.append(WirePart(kind, len(text), text, folded))
-        out.append(WireRequest(len(out) + 1, tuple(parts), _chars(wire), _chars(sent), tuple(wire)))
+        response = messages[index]
+        assert isinstance(response, ModelResponse)
+        tokens = response_tokens(response)
+        out.append(WireRequest(len(out) + 1, tuple(parts), _chars(wire), _chars(sent), tuple(wire), tokens))
     return out
 
 

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessagesTypeAdapter
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart
+from pydantic_ai.usage import RequestUsage
 
 from haiku_tui.capabilities import Deps
 from haiku_tui.capabilities.compaction import create_capability as compaction
 from haiku_tui.capabilities.rag import create_capability as rag
-from haiku_tui.capabilities.wire import question_starts, session_sizes, wire_requests
+from haiku_tui.capabilities.wire import (
+    Tokens,
+    question_starts,
+    response_tokens,
+    session_sizes,
+    session_tokens,
+    wire_requests,
+)
 from tests.capabilities.scripts import Script, cite_top, load, search, text
 
 
@@ -68,3 +76,17 @@ async def test_session_sizes_give_one_bar_per_question(kb):
     assert [q for q, _, _ in sizes] == question_starts(messages)
     (_, sent1, full1), (_, sent2, full2) = sizes
     assert sent1 == full1 and sent2 < full2
+
+
+async def test_tokens_are_estimates_for_a_local_model_and_sum_over_the_session(kb):
+    _, deps, messages, _ = await _two_questions(kb)
+    q2 = question_starts(messages)[1]
+    requests = wire_requests(deps.state, messages, q2)
+    assert all(r.tokens.estimated and r.tokens.input > 0 for r in requests)
+    total = session_tokens(messages)
+    assert total.estimated and total.input >= sum(r.tokens.input for r in requests)
+
+
+def test_reported_usage_is_not_an_estimate():
+    reported = ModelResponse(parts=[TextPart("hi")], usage=RequestUsage(input_tokens=120, output_tokens=7), provider_name="openai")
+    assert response_tokens(reported) == Tokens(120, 7, False)
