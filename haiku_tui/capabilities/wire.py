@@ -1,0 +1,198 @@
+"""The wire inspector's data: every model request of a question as it was sent, after compaction.
+
+Rebuilt from the stored history and the state map with compaction's own rewrite
+(:func:`~haiku_tui.capabilities.compaction.compact_history`), so what is shown is what the model
+received, not a second implementation of it. Pure: no I/O, no Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from haiku_tui.capabilities import ledger
+from haiku_tui.capabilities.compaction import CAPSULE_HEADER, RECEIPT, build_capsule, compact_history
+from haiku_tui.capabilities.policy import REDIRECT_TAG
+
+PartKind = Literal[
+    "instructions", "prompt", "answer", "thinking", "tool call", "tool result", "retry",
+    "evidence current", "evidence retained", "evidence receipted", "capsule",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class WirePart:
+    """One labelled part of a request: what it is, its size in characters, and its text."""
+
+    kind: PartKind
+    chars: int
+    text: str
+    folded: bool  # unchanged history from before this question
+
+
+@dataclass(frozen=True)
+class WireRequest:
+    """One model request of a question: its parts in order, and its size with and without compaction."""
+
+    number: int  # 1-based within the question
+    parts: tuple[WirePart, ...]
+    chars: int
+    uncompacted_chars: int
+    messages: tuple[ModelMessage, ...]
+    tokens: Tokens
+
+    def as_json(self) -> str:
+        """The request's messages as Pydantic AI's JSON (for copying)."""
+        return ModelMessagesTypeAdapter.dump_json(list(self.messages), indent=2).decode()
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Input and output tokens; ``estimated`` when no provider reported them (a local model)."""
+
+    input: int = 0
+    output: int = 0
+    estimated: bool = False
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(self.input + other.input, self.output + other.output, self.estimated or other.estimated)
+
+
+def response_tokens(response: ModelResponse) -> Tokens:
+    """What the provider reported for one response; Pydantic AI's estimate when none did."""
+    usage = response.usage
+    reported = response.provider_name is not None and (usage.input_tokens or usage.output_tokens)
+    return Tokens(usage.input_tokens, usage.output_tokens, not reported)
+
+
+def session_tokens(messages: list[ModelMessage]) -> Tokens:
+    """Tokens of every request in ``messages``, summed."""
+    total = Tokens()
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            total += response_tokens(message)
+    return total
+
+
+def evidence_tools(state: dict[str, Any]) -> frozenset[str]:
+    """Tool names whose results are evidence, for every evidence namespace in ``state``."""
+    return frozenset(
+        f"{key}_{tool}" for key in ledger.evidence_namespaces(state) for tool in ("search", "execute_code")
+    )
+
+
+def _text(part: Any) -> str:
+    if isinstance(part, ToolCallPart):
+        return f"{part.tool_name}({part.args_as_json_str()})"
+    content = getattr(part, "content", "")
+    if isinstance(content, str):
+        return content
+    if isinstance(part, (UserPromptPart, RetryPromptPart, ToolReturnPart)):
+        return part.model_response() if isinstance(part, RetryPromptPart) else str(content)
+    return str(content)
+
+
+def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
+    if isinstance(part, SystemPromptPart):
+        return "instructions"
+    if isinstance(part, UserPromptPart):
+        return "prompt"
+    if isinstance(part, RetryPromptPart):
+        return "retry"
+    if isinstance(part, ToolCallPart):
+        return "tool call"
+    if isinstance(part, ThinkingPart):
+        return "thinking"
+    if isinstance(part, TextPart):
+        return "answer"
+    if isinstance(part, ToolReturnPart) and part.tool_name in evidence:
+        if current:
+            return "evidence current"
+        content = str(part.content)
+        if content.startswith(CAPSULE_HEADER):
+            return "capsule"
+        return "evidence receipted" if content == RECEIPT else "evidence retained"
+    return "tool result"
+
+
+def _chars(messages: list[ModelMessage]) -> int:
+    total = 0
+    for message in messages:
+        total += len(getattr(message, "instructions", None) or "")
+        total += sum(len(_text(p)) for p in message.parts)
+    return total
+
+
+def question_starts(messages: list[ModelMessage]) -> list[int]:
+    """Identity of every question in ``messages``: the index of the request carrying its prompt."""
+    return [
+        i
+        for i, message in enumerate(messages)
+        if isinstance(message, ModelRequest)
+        and any(isinstance(p, UserPromptPart) and REDIRECT_TAG not in str(p.content) for p in message.parts)
+    ]
+
+
+def wire_requests(
+    state: dict[str, Any],
+    messages: list[ModelMessage],
+    question: int,
+    *,
+    compaction: bool = True,
+) -> list[WireRequest]:
+    """Every model request made while answering ``question``, as the model received it.
+
+    ``question`` is the question's identity (messages in history when it was asked); each
+    :class:`ModelResponse` of that question answers the request made of everything before it.
+    Pydantic AI frames instructions and tool announcements per provider on top of these messages;
+    the parts, their order and their content are what this shows.
+    """
+    later = [q for q in question_starts(messages) if q > question]
+    span = range(question, min(later, default=len(messages)))
+    evidence = evidence_tools(state)
+    capsule = build_capsule(state, question) if compaction else None
+    out: list[WireRequest] = []
+    for index in span:
+        if not isinstance(messages[index], ModelResponse):
+            continue
+        sent = list(messages[:index])
+        wire = compact_history(sent, boundary=question, owned_tools=evidence, capsule=capsule) if compaction else sent
+        parts: list[WirePart] = []
+        for position, message in enumerate(wire):
+            current = position >= question
+            if isinstance(message, ModelRequest) and message.instructions:
+                parts.append(WirePart("instructions", len(message.instructions), message.instructions, not current))
+            for part in message.parts:
+                text = _text(part)
+                kind = _kind(part, current=current, evidence=evidence)
+                folded = not current and kind not in ("capsule", "evidence receipted", "evidence retained")
+                parts.append(WirePart(kind, len(text), text, folded))
+        response = messages[index]
+        assert isinstance(response, ModelResponse)
+        tokens = response_tokens(response)
+        out.append(WireRequest(len(out) + 1, tuple(parts), _chars(wire), _chars(sent), tuple(wire), tokens))
+    return out
+
+
+def session_sizes(state: dict[str, Any], messages: list[ModelMessage]) -> list[tuple[int, int, int]]:
+    """``(question, chars sent, chars without compaction)`` of each question's largest request."""
+    out = []
+    for question in question_starts(messages):
+        requests = wire_requests(state, messages, question)
+        if requests:
+            out.append((question, max(r.chars for r in requests), max(r.uncompacted_chars for r in requests)))
+    return out

@@ -1,0 +1,92 @@
+"""The wire inspector shows exactly the requests the model received, after compaction."""
+
+from __future__ import annotations
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart
+from pydantic_ai.usage import RequestUsage
+
+from haiku_tui.capabilities import Deps
+from haiku_tui.capabilities.compaction import create_capability as compaction
+from haiku_tui.capabilities.rag import create_capability as rag
+from haiku_tui.capabilities.wire import (
+    Tokens,
+    question_starts,
+    response_tokens,
+    session_sizes,
+    session_tokens,
+    wire_requests,
+)
+from tests.capabilities.scripts import Script, cite_top, load, search, text
+
+
+def _dump(messages) -> list:
+    """What the conversation carried: every prompt, answer, tool call and tool result, in order.
+
+    Pydantic AI's own framing (instructions wrapped as context elements, tool-availability notes)
+    is the model's rendering of the same records and is left out of the comparison.
+    """
+    data = ModelMessagesTypeAdapter.dump_python(list(messages), mode="json")
+    return [
+        (part["part_kind"], part.get("content"), part.get("args"), part.get("tool_name"))
+        for message in data
+        for part in message["parts"]
+        if part["part_kind"] in ("user-prompt", "tool-call", "tool-return", "text")
+        and not str(part.get("content") or "").startswith("<system>")
+    ]
+
+
+async def _two_questions(kb):
+    script = Script(load(), search("sourdough starter"), cite_top(), text("Feed it daily [1]."))
+    deps = Deps()
+    agent = Agent(script.model, deps_type=Deps, capabilities=[rag(kb=kb), compaction()])
+    r1 = await agent.run("How do I keep a starter?", deps=deps)
+    first_requests = len(script.sent)
+    script.extend(search("bicycle chain"), cite_top(), text("Oil the chain [2]."))
+    r2 = await agent.run("And bicycles?", deps=deps, message_history=r1.all_messages())
+    return script, deps, r2.all_messages(), first_requests
+
+
+async def test_inspector_requests_equal_what_the_function_model_received(kb):
+    script, deps, messages, first = await _two_questions(kb)
+    q1, q2 = question_starts(messages)
+    shown = wire_requests(deps.state, messages, q2)
+    received = script.sent[first:]
+    assert len(shown) == len(received) == 3
+    for request, sent in zip(shown, received):
+        assert _dump(request.messages) == _dump(sent)
+    assert len(wire_requests(deps.state, messages, q1)) == first
+
+
+async def test_parts_are_labelled_and_earlier_history_folded(kb):
+    _, deps, messages, _ = await _two_questions(kb)
+    q2 = question_starts(messages)[1]
+    last = wire_requests(deps.state, messages, q2)[-1]
+    kinds = [p.kind for p in last.parts]
+    assert "capsule" in kinds and "evidence current" in kinds and "prompt" in kinds and "tool call" in kinds
+    assert all(p.folded for p in last.parts if p.kind == "answer" and "daily" in p.text)
+    assert not any(p.folded for p in last.parts if p.kind == "capsule")
+    assert last.chars < last.uncompacted_chars
+    assert '"tool_name": "rag_search"' in last.as_json()
+
+
+async def test_session_sizes_give_one_bar_per_question(kb):
+    _, deps, messages, _ = await _two_questions(kb)
+    sizes = session_sizes(deps.state, messages)
+    assert [q for q, _, _ in sizes] == question_starts(messages)
+    (_, sent1, full1), (_, sent2, full2) = sizes
+    assert sent1 == full1 and sent2 < full2
+
+
+async def test_tokens_are_estimates_for_a_local_model_and_sum_over_the_session(kb):
+    _, deps, messages, _ = await _two_questions(kb)
+    q2 = question_starts(messages)[1]
+    requests = wire_requests(deps.state, messages, q2)
+    assert all(r.tokens.estimated and r.tokens.input > 0 for r in requests)
+    total = session_tokens(messages)
+    assert total.estimated and total.input >= sum(r.tokens.input for r in requests)
+
+
+def test_reported_usage_is_not_an_estimate():
+    reported = ModelResponse(parts=[TextPart("hi")], usage=RequestUsage(input_tokens=120, output_tokens=7), provider_name="openai")
+    assert response_tokens(reported) == Tokens(120, 7, False)
