@@ -103,7 +103,7 @@ async def test_the_app_starts_and_answers_on_s3(s3, docs, monkeypatch, tmp_path)
     app = HaikuApp(AgentConfig(model="extractive", db=URI), store=store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(pilot, "how do solar panels work in winter")
-        turn = app.turn_log.turns[0]
+        turn = app.main.turn_log.turns[0]
         assert turn.state == "grounded" and turn.citations == (1,)
         assert "need light, not heat" in turn.answer.source
         assert URI in str(app.query_one("#status").render())
