@@ -43,7 +43,8 @@ def common_options() -> argparse.ArgumentParser:
         "--embedder",
         default=argparse.SUPPRESS,
         metavar="MODEL",
-        help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER; none = full-text only)",
+        help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER, else the "
+        "built-in offline model `wordllama` for a new knowledge base and what an existing one was built with; none = full-text only)",
     )
     return common
 
@@ -72,8 +73,9 @@ def db_arg(args: argparse.Namespace) -> str | None:
     return getattr(args, "db", None)
 
 
-def embedder_arg(args: argparse.Namespace) -> str | None:
-    return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or None
+def embedder_arg(args: argparse.Namespace) -> str:
+    """``--embedder``, else ``$HAIKU_TUI_EMBEDDER``, else ``"auto"`` (see ``haiku_tui.store.embedding.choose_embedder``)."""
+    return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or "auto"
 
 
 def error(message: str) -> None:

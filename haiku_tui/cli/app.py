@@ -107,7 +107,7 @@ def run_app(args: argparse.Namespace, db: str | None) -> int:
             raise CommandError(str(exc)) from None
     kb = None
     embedder = embedder_arg(args)
-    if embedder:
+    if embedder != "auto":  # else the app opens the knowledge base itself
         from haiku_tui.store import KnowledgeBase
 
         kb = KnowledgeBase.open(db, embedder=embedder, create=False)

@@ -16,7 +16,6 @@ import asyncio
 import hashlib
 import json
 import os
-import re
 import stat
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -26,26 +25,23 @@ from typing import Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET, chunk_blocks
-from .embedding import aembed_query, as_embedder, embed_documents, embed_query, embedder_id
+from .embedding import aembed_query, choose_embedder, embed_documents, embed_query, embedder_id
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, ParseError, StoreError
 from .parsing import SUPPORTED_SUFFIXES, parse_bytes
 from .records import ChunkRecord, DocumentRecord, IngestFailure, IngestProgress, IngestReport, SearchHit
+from .search import CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, ranked_rows
 
 SCHEMA_VERSION = "1"
 DOCUMENTS = "documents"
 CHUNKS = "chunks"
 SETTINGS = "settings"
-FTS_COLUMN = "fts"
-HEADINGS_FTS_COLUMN = "fts_headings"
-HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 FLUSH_CHUNKS = 4096  # chunks per write batch
 # How stale an open handle may be about another process's writes (own writes are seen at once).
 READ_CONSISTENCY = timedelta(seconds=1)
 ADD_HINT = "add documents with `haiku-tui add PATH…` (or KnowledgeBase.add)"
 
-_FTS_COLUMNS = ["fts", "fts_headings"]
-_CHUNK_COLUMNS = ["id", "document_id", "content_hash", "position", "text", "headings", "pages"]
+_FTS_COLUMNS = [FTS_COLUMN, HEADINGS_FTS_COLUMN]
 
 
 def fts_config() -> Any:
@@ -76,27 +72,6 @@ def headings_text(title: str, headings: Sequence[str]) -> str:
     return "\n".join([title, *(h for h in headings if h and h != title)])
 
 
-# Question and filler words dropped from queries (the index keeps every word). Words that are
-# also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
-# are deliberately absent: they are often exactly what the user is asking about.
-QUERY_STOP_WORDS = frozenset(
-    """a an the how what which who whom whose why when where do does did doing done i me my mine
-    we us our you your yours he she him her his they them their it its this that these those can
-    could should would will shall may might must be been being am are was were to of on at by
-    about into onto than then there here some any please tell explain show example examples
-    want need mean means meant s t don doesn didn isn aren wasn weren way ways""".split()
-)
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def query_terms(query: str) -> str:
-    """The words of ``query`` that carry meaning (all of them if every word is a filler word)."""
-    words = _WORD.findall(query)
-    kept = [w for w in words if w.lower() not in QUERY_STOP_WORDS]
-    return " ".join(kept or words)
-
-
 def _sql_list(values: Iterable[str]) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
@@ -114,7 +89,6 @@ class KnowledgeBase:
         self.embedder = embedder
         self._tables: dict[str, Any] = {}
         self._docmap_cache: tuple[int, dict[str, tuple[str, str, str]]] | None = None
-        self._headings_column: dict[int, bool] = {}
 
     # ------------------------------------------------------------------ opening
 
@@ -125,8 +99,10 @@ class KnowledgeBase:
         """Open (lazily creating) the knowledge base at ``uri`` (default: ``locations.resolve_db``).
 
         ``embedder`` is a Pydantic AI ``Embedder`` / ``EmbeddingModel`` / model string. It must be the
-        one the database was built with (else :class:`EmbedderMismatch`). Without one, search is
-        full-text only. ``create=False`` on a missing local path raises :class:`EmptyKnowledgeBase`.
+        one the database was built with (else :class:`EmbedderMismatch`). Without one, a base built
+        with the built-in offline model still uses it and any other is full-text only; ``"auto"``
+        also gives a new base the built-in model (see ``embedding.choose_embedder``).
+        ``create=False`` on a missing local path raises :class:`EmptyKnowledgeBase`.
         """
         import lancedb
 
@@ -142,7 +118,8 @@ class KnowledgeBase:
             db = lancedb.connect(resolved, read_consistency_interval=READ_CONSISTENCY)
         except Exception as exc:
             raise StoreError(f"cannot open knowledge base at {resolved}: {_one_line(exc)}") from None
-        kb = cls(resolved, db, as_embedder(embedder))
+        kb = cls(resolved, db)
+        kb.embedder = choose_embedder(embedder, kb.recorded_embedder()[0], kb._doc_count() > 0)
         kb._check_embedder()
         return kb
 
@@ -343,7 +320,7 @@ class KnowledgeBase:
         rows = (
             chunks.search()
             .where(f"id IN ({_sql_list(ids)})")
-            .select(_CHUNK_COLUMNS)
+            .select(CHUNK_COLUMNS)
             .limit(len(ids) * 4 + 16)
             .to_list()
         )
@@ -363,7 +340,7 @@ class KnowledgeBase:
                 f"document_id = '{found.document_id}' AND content_hash = '{doc_hash}' "
                 f"AND position >= {lo} AND position <= {hi}"
             )
-            .select(_CHUNK_COLUMNS)
+            .select(CHUNK_COLUMNS)
             .limit(hi - lo + 8)
             .to_list()
         )
@@ -376,7 +353,7 @@ class KnowledgeBase:
         chunks = self._table(CHUNKS)
         if doc_id is None or chunks is None:
             return []
-        rows = chunks.search().where(f"document_id = '{doc_id}'").select(_CHUNK_COLUMNS).limit(None).to_list()
+        rows = chunks.search().where(f"document_id = '{doc_id}'").select(CHUNK_COLUMNS).limit(None).to_list()
         return sorted((_chunk_record(r, d) for r, d in self._visible(rows)), key=lambda c: c.order)
 
     def info(self) -> dict[str, Any]:
@@ -435,7 +412,7 @@ class KnowledgeBase:
         return data.column("id").to_pylist()
 
     def search(self, query: str, *, limit: int = 5, filter: str | None = None) -> list[SearchHit]:
-        """Search: BM25 full text, or hybrid (vector + full text, RRF) when an embedder is configured."""
+        """Search: BM25 full text, or hybrid (full text and vectors, fused by ``store.search``) with an embedder."""
         prepared = self._prepare_search(query, filter)
         if prepared is None:
             return []
@@ -456,44 +433,17 @@ class KnowledgeBase:
         limit = max(1, int(limit))
         fetch = limit  # widened below only if orphan or stale chunks crowd the top
         while True:
-            rows = self._query(chunks, where, query, vector, fetch)
+            rows = ranked_rows(chunks, where, query, vector, fetch)
             visible = self._visible(rows, docmap)
             if len(visible) >= limit or len(rows) < fetch or fetch > 50 * limit + 200:
                 break
             fetch *= 4  # orphan or stale chunks crowded the top; look further
         hits = []
         for rank, (row, doc) in enumerate(visible[:limit], start=1):
-            score = row.get("_relevance_score", row.get("_score", 0.0))
+            score = row.get("_relevance_score", 0.0)
             rec = _chunk_record(row, doc)
             hits.append(SearchHit(**rec.__dict__, score=float(score or 0.0), rank=rank))
         return hits
-
-    def _query(self, chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int) -> list[dict]:
-        text_query = self._text_query(query, chunks)
-        if vector is None:
-            q = chunks.search(text_query, query_type="fts").select(_CHUNK_COLUMNS + ["_score"])
-        else:
-            q = (
-                chunks.search(query_type="hybrid", fts_columns=FTS_COLUMN)
-                .vector(vector)
-                .text(text_query)
-                .distance_type("cosine")
-                .select(_CHUNK_COLUMNS)
-            )
-        if where:
-            q = q.where(where, prefilter=True)
-        return q.limit(fetch).to_list()
-
-    def _text_query(self, query: str, chunks: Any) -> Any:
-        from lancedb.query import MatchQuery, MultiMatchQuery
-
-        terms = query_terms(query)
-        key = id(chunks)
-        if self._headings_column.get(key) is None:
-            self._headings_column = {key: HEADINGS_FTS_COLUMN in chunks.schema.names}
-        if HEADINGS_BOOST > 0 and self._headings_column[key]:
-            return MultiMatchQuery(terms, [FTS_COLUMN, HEADINGS_FTS_COLUMN], boosts=[1.0, HEADINGS_BOOST])
-        return MatchQuery(terms, FTS_COLUMN)
 
     # ------------------------------------------------------------------ writing
 
@@ -686,7 +636,7 @@ class KnowledgeBase:
             chunks = self._ensure_chunks_table(dimension)
             docs = self._ensure_docs_table()
             if batch.chunks:
-                columns = {name: [r[name] for r in batch.chunks] for name in _CHUNK_COLUMNS + _FTS_COLUMNS}
+                columns = {name: [r[name] for r in batch.chunks] for name in CHUNK_COLUMNS + _FTS_COLUMNS}
                 if vectors is not None:
                     columns["vector"] = vectors
                 chunks.add(pa.Table.from_pydict(columns, schema=chunks.schema))

@@ -1,0 +1,93 @@
+"""Ranking for :meth:`KnowledgeBase.search`: BM25 over the chunk and heading columns, nearest vectors,
+and their fusion.
+
+Hybrid search runs the two queries separately and fuses their rankings here (weighted reciprocal
+rank fusion) instead of using LanceDB's hybrid query, which prints deprecation warnings about its
+``_score``/``_distance`` columns straight to the terminal and does not take weights.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+FTS_COLUMN = "fts"
+HEADINGS_FTS_COLUMN = "fts_headings"
+VECTOR_COLUMN = "vector"
+CHUNK_COLUMNS = ["id", "document_id", "content_hash", "position", "text", "headings", "pages"]
+
+HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
+RRF_K = 60  # reciprocal rank fusion constant: score = sum(weight / (RRF_K + rank))
+TEXT_WEIGHT = 1.0
+VECTOR_WEIGHT = 1.0
+CANDIDATES = 30  # each ranking contributes at least this many candidates to the fusion
+ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF) index
+
+# Question and filler words dropped from queries (the index keeps every word). Words that are
+# also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
+# are deliberately absent: they are often exactly what the user is asking about.
+QUERY_STOP_WORDS = frozenset(
+    """a an the how what which who whom whose why when where do does did doing done i me my mine
+    we us our you your yours he she him her his they them their it its this that these those can
+    could should would will shall may might must be been being am are was were to of on at by
+    about into onto than then there here some any please tell explain show example examples
+    want need mean means meant s t don doesn didn isn aren wasn weren way ways""".split()
+)
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def query_terms(query: str) -> str:
+    """The words of ``query`` that carry meaning (all of them if every word is a filler word)."""
+    words = _WORD.findall(query)
+    kept = [w for w in words if w.lower() not in QUERY_STOP_WORDS]
+    return " ".join(kept or words)
+
+
+def text_query(query: str, has_headings_column: bool) -> Any:
+    """The full-text query: the chunk column, plus the boosted heading column when the table has it."""
+    from lancedb.query import MatchQuery, MultiMatchQuery
+
+    terms = query_terms(query)
+    if HEADINGS_BOOST > 0 and has_headings_column:
+        return MultiMatchQuery(terms, [FTS_COLUMN, HEADINGS_FTS_COLUMN], boosts=[1.0, HEADINGS_BOOST])
+    return MatchQuery(terms, FTS_COLUMN)
+
+
+def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int) -> list[dict]:
+    """The best ``fetch`` chunk rows for ``query`` (and ``vector``, when given), best first, with ``_relevance_score``."""
+    has_headings = HEADINGS_FTS_COLUMN in chunks.schema.names
+    q = chunks.search(text_query(query, has_headings), query_type="fts").select(CHUNK_COLUMNS + ["_score"])
+    if where:
+        q = q.where(where, prefilter=True)
+    if vector is None:
+        rows = q.limit(fetch).to_list()
+        for row in rows:
+            row["_relevance_score"] = row.get("_score") or 0.0
+        return rows
+    pool = max(fetch, CANDIDATES)
+    text_rows = q.limit(pool).to_list()
+    v = chunks.search(vector, query_type="vector", vector_column_name=VECTOR_COLUMN).distance_type("cosine")
+    v = v.select(CHUNK_COLUMNS + ["_distance"])
+    if where:
+        v = v.where(where, prefilter=True)
+    vector_rows = v.limit(pool).to_list()
+    return fuse([(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)])[:fetch]
+
+
+def fuse(rankings: list[tuple[list[dict], float]]) -> list[dict]:
+    """Weighted reciprocal rank fusion of rankings of rows keyed by ``id``; sets ``_relevance_score``."""
+    scores: dict[str, float] = {}
+    rows: dict[str, dict] = {}
+    for ranking, weight in rankings:
+        for rank, row in enumerate(ranking, start=1):
+            key = row["id"]
+            scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
+            rows.setdefault(key, row)
+    ordered = sorted(scores, key=lambda key: -scores[key])
+    out = []
+    for key in ordered:
+        row = dict(rows[key])
+        row["_relevance_score"] = scores[key]
+        out.append(row)
+    return out
