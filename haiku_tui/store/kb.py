@@ -29,7 +29,7 @@ from .embedding import aembed_query, choose_embedder, embed_documents, embed_que
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, ParseError, StoreError
 from .parsing import SUPPORTED_SUFFIXES, parse_bytes
 from .records import ChunkRecord, DocumentRecord, IngestFailure, IngestProgress, IngestReport, SearchHit
-from .search import CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, ranked_rows
+from .search import CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, ranked_rows, vector_query, vector_text
 
 SCHEMA_VERSION = "1"
 DOCUMENTS = "documents"
@@ -416,7 +416,7 @@ class KnowledgeBase:
         prepared = self._prepare_search(query, filter)
         if prepared is None:
             return []
-        vector = embed_query(self.embedder, query) if self._vector_search_enabled() else None
+        vector = embed_query(self.embedder, vector_query(query)) if self._vector_search_enabled() else None
         return self._search(*prepared, query, vector, limit)
 
     async def asearch(self, query: str, *, limit: int = 5, filter: str | None = None) -> list[SearchHit]:
@@ -424,7 +424,7 @@ class KnowledgeBase:
         prepared = await asyncio.to_thread(self._prepare_search, query, filter)
         if prepared is None:
             return []
-        vector = await aembed_query(self.embedder, query) if self._vector_search_enabled() else None
+        vector = await aembed_query(self.embedder, vector_query(query)) if self._vector_search_enabled() else None
         return await asyncio.to_thread(self._search, *prepared, query, vector, limit)
 
     def _search(
@@ -630,7 +630,7 @@ class KnowledgeBase:
             vectors = None
             dimension = None
             if self.embedder is not None:
-                vectors = embed_documents(self.embedder, [r["text"] for r in batch.chunks])
+                vectors = embed_documents(self.embedder, [vector_text(r) for r in batch.chunks])
                 dimension = len(vectors[0]) if vectors else None
                 self._ensure_embedder_settings(dimension)
             chunks = self._ensure_chunks_table(dimension)

@@ -19,8 +19,11 @@ CHUNK_COLUMNS = ["id", "document_id", "content_hash", "position", "text", "headi
 HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
 RRF_K = 60  # reciprocal rank fusion constant: score = sum(weight / (RRF_K + rank))
 TEXT_WEIGHT = 1.0
-VECTOR_WEIGHT = 1.0
+VECTOR_WEIGHT = 0.5
+DOC_DECAY = 0.7  # each further chunk of a document already ranked above counts this much less
 CANDIDATES = 30  # each ranking contributes at least this many candidates to the fusion
+EMBED_HEADINGS = False  # embed "title / headings / text" rather than the text alone
+VECTOR_QUERY_TERMS = False  # embed the query without its filler words
 ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF) index
 
 # Question and filler words dropped from queries (the index keeps every word). Words that are
@@ -44,6 +47,16 @@ def query_terms(query: str) -> str:
     return " ".join(kept or words)
 
 
+def vector_text(row: dict) -> str:
+    """The text embedded for a chunk row: its title and heading path plus its text, or the text alone."""
+    return row[FTS_COLUMN] if EMBED_HEADINGS else row["text"]
+
+
+def vector_query(query: str) -> str:
+    """The text embedded for a query (filler words dropped when ``VECTOR_QUERY_TERMS``)."""
+    return query_terms(query) if VECTOR_QUERY_TERMS else query
+
+
 def text_query(query: str, has_headings_column: bool) -> Any:
     """The full-text query: the chunk column, plus the boosted heading column when the table has it."""
     from lancedb.query import MatchQuery, MultiMatchQuery
@@ -60,19 +73,18 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     q = chunks.search(text_query(query, has_headings), query_type="fts").select(CHUNK_COLUMNS + ["_score"])
     if where:
         q = q.where(where, prefilter=True)
-    if vector is None:
-        rows = q.limit(fetch).to_list()
-        for row in rows:
-            row["_relevance_score"] = row.get("_score") or 0.0
-        return rows
     pool = max(fetch, CANDIDATES)
     text_rows = q.limit(pool).to_list()
+    if vector is None:
+        for row in text_rows:
+            row["_relevance_score"] = row.get("_score") or 0.0
+        return diversify(text_rows)[:fetch]
     v = chunks.search(vector, query_type="vector", vector_column_name=VECTOR_COLUMN).distance_type("cosine")
     v = v.select(CHUNK_COLUMNS + ["_distance"])
     if where:
         v = v.where(where, prefilter=True)
     vector_rows = v.limit(pool).to_list()
-    return fuse([(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)])[:fetch]
+    return diversify(fuse([(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]))[:fetch]
 
 
 def fuse(rankings: list[tuple[list[dict], float]]) -> list[dict]:
@@ -91,3 +103,15 @@ def fuse(rankings: list[tuple[list[dict], float]]) -> list[dict]:
         row["_relevance_score"] = scores[key]
         out.append(row)
     return out
+
+
+def diversify(rows: list[dict]) -> list[dict]:
+    """Re-rank so one large document does not fill the top: the n-th chunk of a document keeps
+    ``DOC_DECAY ** n`` of its score. ``rows`` are best first."""
+    seen_docs: dict[str, int] = {}
+    out = []
+    for row in rows:
+        n = seen_docs.get(row["document_id"], 0)
+        seen_docs[row["document_id"]] = n + 1
+        out.append({**row, "_relevance_score": row["_relevance_score"] * DOC_DECAY**n})
+    return sorted(out, key=lambda row: -row["_relevance_score"])
