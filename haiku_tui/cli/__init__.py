@@ -19,7 +19,7 @@ from collections.abc import Sequence
 PROG = "haiku-tui"
 
 # Modules under haiku_tui.cli that register subcommands, in help order.
-COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "ask", "sessions")
+COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "embed", "ask", "sessions")
 
 
 class CommandError(Exception):

@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET, chunk_blocks
-from .embedding import aembed_query, choose_embedder, embed_documents, embed_query, embedder_id
+from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, ParseError, StoreError
 from .parsing import SUPPORTED_SUFFIXES, parse_bytes
 from .records import ChunkRecord, DocumentRecord, IngestFailure, IngestProgress, IngestReport, SearchHit
@@ -233,9 +233,37 @@ class KnowledgeBase:
         if not recorded and self._doc_count() > 0:
             raise EmbedderMismatch(
                 f"knowledge base {self.uri} was built without an embedder (full-text search only) but "
-                f"{name!r} is configured; open it without an embedder, or build a new knowledge base "
-                "with --db and re-add the documents"
+                f"{name!r} is configured; add vectors to it with `haiku-tui embed --embedder {name}`, or open "
+                "it without an embedder (--embedder none)"
             )
+
+    def add_vectors(self, embedder: Any = BUILTIN_ID) -> int:
+        """Embed every chunk of a full-text-only knowledge base so that search becomes hybrid.
+
+        The chunks table is rewritten once with a vector column (a new Lance version: an
+        interruption leaves the full-text base as it was), then the embedder is recorded.
+        Returns the number of chunks embedded.
+        """
+        import pyarrow as pa
+
+        recorded, _ = self.recorded_embedder()
+        if recorded:
+            raise StoreError(f"knowledge base {self.uri} already has vectors from embedder {recorded!r}")
+        model = as_embedder(embedder)
+        chunks = self._table(CHUNKS)
+        if model is None or chunks is None or not self._doc_count():
+            raise EmptyKnowledgeBase(f"the knowledge base at {self.uri} has no documents to embed; {ADD_HINT}")
+        data = chunks.to_arrow()
+        if "vector" in data.column_names:  # left by an interrupted earlier run
+            data = data.drop_columns(["vector"])
+        vectors = embed_documents(model, [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()])
+        dimension = len(vectors[0]) if vectors else 0
+        data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))
+        self._tables[CHUNKS] = self._db.create_table(CHUNKS, data.cast(self._chunks_schema(dimension)), mode="overwrite")
+        self._refresh_index()
+        self.embedder = model
+        self._ensure_embedder_settings(dimension)
+        return data.num_rows
 
     def _vector_search_enabled(self) -> bool:
         if self.embedder is None:
