@@ -1,6 +1,6 @@
-"""Search latency by corpus size (full text, no embedder).
+"""Search latency by corpus size (default: hybrid with the built-in embedder; --embedder none for full text).
 
-    python bench/bench_search.py [--copies 0 19 190] [--reps 5]
+    python bench/bench_search.py [--copies 0 19 190] [--reps 5] [--embedder auto]
 
 For each size: build the knowledge base from the pydoc corpus plus replicas, then run every
 question of ``bench/questions.py`` ``--reps`` times (warm) and print p50/p95/max in ms, plus
@@ -43,6 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=int, nargs="+", default=[0, 19, 190])
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--embedder", default="auto")
     args = parser.parse_args()
     queries = [q for q, _ in DEV + HELD_OUT]
     rows = []
@@ -50,7 +51,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             corpus = Path(tmp) / "corpus"
             write_corpus(corpus, copies)
-            kb = KnowledgeBase.open(Path(tmp) / "kb.lancedb")
+            kb = KnowledgeBase.open(Path(tmp) / "kb.lancedb", embedder=args.embedder)
             t0 = time.perf_counter()
             report = kb.add([corpus])
             ingest = time.perf_counter() - t0

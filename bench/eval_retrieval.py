@@ -46,7 +46,7 @@ def ask(db: str, embedder: str, question: str) -> dict:
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = main(["--db", db, "--embedder", embedder, "ask", "--json", question])
+        code = main(["--db", db, *(["--embedder", embedder] if embedder else []), "ask", "--json", question])
     return json.loads(out.getvalue()) if code == 0 else {"answer": "", "citations": []}
 
 
@@ -59,7 +59,7 @@ def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_miss
         for corpus in sorted({q.corpus for q in questions}):
             db = str(Path(tmp) / f"{corpus}.lancedb")
             files = corpus_files(corpus, Path(tmp))
-            with KnowledgeBase.open(db, embedder=embedder) as kb:
+            with KnowledgeBase.open(db, embedder=embedder or None) as kb:
                 t0 = time.perf_counter()
                 kb.add(files)
                 timings[corpus] = time.perf_counter() - t0
@@ -91,7 +91,7 @@ def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_miss
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--embedder", default="auto")
+    parser.add_argument("--embedder", default="auto", help='"auto" (the default), "none", a model; "" = none on older versions')
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
     parser.add_argument("--no-ask", action="store_true")
     parser.add_argument("--misses", action="store_true")

@@ -89,6 +89,7 @@ class KnowledgeBase:
         self.embedder = embedder
         self._tables: dict[str, Any] = {}
         self._docmap_cache: tuple[int, dict[str, tuple[str, str, str]]] | None = None
+        self._vectors_ready: bool | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -160,6 +161,7 @@ class KnowledgeBase:
         return {r["key"]: r["value"] for r in rows}
 
     def _write_settings(self, values: dict[str, str]) -> None:
+        self._vectors_ready = None
         import pyarrow as pa
 
         data = pa.table(
@@ -268,8 +270,10 @@ class KnowledgeBase:
     def _vector_search_enabled(self) -> bool:
         if self.embedder is None:
             return False
-        recorded, _ = self.recorded_embedder()
-        return recorded == embedder_id(self.embedder) and self._has_vector_column()
+        if self._vectors_ready is None:  # settings are read once per handle (and after own writes)
+            recorded, _ = self.recorded_embedder()
+            self._vectors_ready = recorded == embedder_id(self.embedder) and self._has_vector_column()
+        return self._vectors_ready
 
     # ------------------------------------------------------------------ reading
 

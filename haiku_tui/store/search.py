@@ -8,6 +8,8 @@ rank fusion) instead of using LanceDB's hybrid query, which prints deprecation w
 
 from __future__ import annotations
 
+import concurrent.futures
+import functools
 import re
 from typing import Any
 
@@ -74,8 +76,8 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     if where:
         q = q.where(where, prefilter=True)
     pool = max(fetch, CANDIDATES)
-    text_rows = q.limit(pool).to_list()
     if vector is None:
+        text_rows = q.limit(pool).to_list()
         for row in text_rows:
             row["_relevance_score"] = row.get("_score") or 0.0
         return diversify(text_rows)[:fetch]
@@ -83,8 +85,15 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     v = v.select(CHUNK_COLUMNS + ["_distance"])
     if where:
         v = v.where(where, prefilter=True)
+    text_future = _executor().submit(q.limit(pool).to_list)  # the two queries run side by side
     vector_rows = v.limit(pool).to_list()
+    text_rows = text_future.result()
     return diversify(fuse([(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]))[:fetch]
+
+
+@functools.cache
+def _executor() -> concurrent.futures.ThreadPoolExecutor:
+    return concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="haiku-search")
 
 
 def fuse(rankings: list[tuple[list[dict], float]]) -> list[dict]:
