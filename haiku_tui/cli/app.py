@@ -139,7 +139,7 @@ def prepare_demo(path: Path | None = None, *, quiet: bool = False) -> Path:
         raise CommandError(f"the bundled guide is missing ({GUIDE_DIR}); reinstall haiku-tui")
     if not quiet:
         print(f"Preparing the demo knowledge base at {path} …", file=sys.stderr)
-    with KnowledgeBase.open(str(path), create=True) as kb:
+    with KnowledgeBase.open(str(path), embedder="auto", create=True) as kb:
         report = kb.add(files)
     if not quiet:
         print(

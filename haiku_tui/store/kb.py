@@ -29,7 +29,7 @@ from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, e
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, ParseError, StoreError
 from .parsing import SUPPORTED_SUFFIXES, parse_bytes
 from .records import ChunkRecord, DocumentRecord, IngestFailure, IngestProgress, IngestReport, SearchHit
-from .search import CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, ranked_rows, vector_query, vector_text
+from .search import CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, ensure_vector_index, ranked_rows, vector_query, vector_text
 
 SCHEMA_VERSION = "1"
 DOCUMENTS = "documents"
@@ -744,6 +744,7 @@ class KnowledgeBase:
             chunks.create_index(column, config=fts_config())
         if len(missing) < len(_FTS_COLUMNS):
             chunks.optimize()  # folds new rows into the existing indexes (and compacts files)
+        ensure_vector_index(chunks)
         docs = self._table(DOCUMENTS)
         if docs is not None and len(docs.list_versions()) > 64:
             docs.optimize()

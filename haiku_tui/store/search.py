@@ -27,6 +27,7 @@ CANDIDATES = 30  # each ranking contributes at least this many candidates to the
 EMBED_HEADINGS = False  # embed "title / headings / text" rather than the text alone
 VECTOR_QUERY_TERMS = False  # embed the query without its filler words
 ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF) index
+ANN_NPROBES = 100  # IVF partitions searched per query (of ~sqrt(rows): ~1/3 of them at 100k chunks)
 
 # Question and filler words dropped from queries (the index keeps every word). Words that are
 # also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
@@ -82,13 +83,31 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
             row["_relevance_score"] = row.get("_score") or 0.0
         return diversify(text_rows)[:fetch]
     v = chunks.search(vector, query_type="vector", vector_column_name=VECTOR_COLUMN).distance_type("cosine")
-    v = v.select(CHUNK_COLUMNS + ["_distance"])
+    v = v.select(CHUNK_COLUMNS + ["_distance"]).nprobes(ANN_NPROBES)
     if where:
         v = v.where(where, prefilter=True)
     text_future = _executor().submit(q.limit(pool).to_list)  # the two queries run side by side
     vector_rows = v.limit(pool).to_list()
     text_rows = text_future.result()
     return diversify(fuse([(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]))[:fetch]
+
+
+def ensure_vector_index(chunks: Any) -> bool:
+    """Give a large table's vectors an IVF index (exact search is past its latency budget there).
+
+    Created once, at ``ANN_MIN_ROWS``; ``optimize()`` folds later rows into it. True if one exists.
+    """
+    if VECTOR_COLUMN not in chunks.schema.names:
+        return False
+    if any(VECTOR_COLUMN in index.columns for index in chunks.list_indices()):
+        return True
+    rows = chunks.count_rows()
+    if rows < ANN_MIN_ROWS:
+        return False
+    from lancedb.index import IvfFlat
+
+    chunks.create_index(VECTOR_COLUMN, config=IvfFlat(distance_type="cosine", num_partitions=max(1, int(rows**0.5))))
+    return True
 
 
 @functools.cache

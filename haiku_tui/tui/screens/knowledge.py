@@ -159,7 +159,7 @@ class KnowledgeScreen(Screen[None]):
         from haiku_tui.store import KnowledgeBase
 
         try:
-            kb = self.kb if self.kb is not None else KnowledgeBase.open(self.kb_uri, create=True)
+            kb = self.kb if self.kb is not None else KnowledgeBase.open(self.kb_uri, embedder="auto", create=True)
             docs = kb.documents()
         except Exception as exc:
             self._call(self._open_failed, one_line(exc))
