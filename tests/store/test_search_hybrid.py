@@ -110,3 +110,17 @@ def test_full_text_base_keeps_working_and_embed_adds_vectors(tmp_path, capsys):
     assert main(["--db", db, "embed"]) == 1  # already has vectors: one clear line
     assert "already has vectors" in capsys.readouterr().err
     assert main(["--db", str(tmp_path / "missing"), "embed"]) == 1
+
+
+def test_vector_index_past_the_threshold_is_built_quietly(tmp_path, monkeypatch, capfd):
+    import lancedb
+    import pyarrow as pa
+
+    monkeypatch.setattr(search, "ANN_MIN_ROWS", 500)
+    vectors = np.ones((600, 8), dtype=np.float32)  # duplicates: lance's k-means warns about them
+    table = lancedb.connect(str(tmp_path)).create_table(
+        "chunks", pa.table({"id": [str(i) for i in range(600)], "vector": pa.array(list(vectors), type=pa.list_(pa.float32(), 8))})
+    )
+    assert search.ensure_vector_index(table) is True
+    assert any("vector" in index.columns for index in table.list_indices())
+    assert "WARN" not in capfd.readouterr().err
