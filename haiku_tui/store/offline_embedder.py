@@ -71,16 +71,13 @@ def embed_texts(texts: Sequence[str]) -> Any:
     out = np.zeros((len(texts), matrix.shape[1]), dtype=np.float32)
     if not texts:
         return out
-    encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
-    lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
-    nonempty = lengths > 0
-    if nonempty.any():
-        ids = np.concatenate([np.asarray(e.ids, dtype=np.int64) for e in encodings if e.ids])
-        np.clip(ids, 0, matrix.shape[0] - 1, out=ids)
-        starts = np.concatenate(([0], np.cumsum(lengths[nonempty])[:-1]))
-        sums = np.add.reduceat(matrix[ids], starts, axis=0)
-        norms = np.linalg.norm(sums, axis=1, keepdims=True)
-        out[nonempty] = sums / np.maximum(norms, 1e-12)
+    encodings = tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)
+    last = matrix.shape[0] - 1
+    for row, encoding in enumerate(encodings):
+        if encoding.ids:
+            ids = np.minimum(np.asarray(encoding.ids, dtype=np.int64), last)
+            total = matrix[ids].sum(axis=0)
+            out[row] = total / max(float(np.linalg.norm(total)), 1e-12)
     return out
 
 
