@@ -150,6 +150,8 @@ class KnowledgeScreen(Screen[None]):
         text = f"{docs} document{'s' if docs != 1 else ''}, {chunks} chunk{'s' if chunks != 1 else ''}"
         if not docs:
             text += " — press a to add a file or folder (.md .txt .rst .html .pdf)"
+        elif self.kb is not None and self.kb.embedder is None:
+            text += " — full-text search only; `haiku-tui embed` adds vectors"
         return text
 
     # -- opening --------------------------------------------------------------------------------------------
