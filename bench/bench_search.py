@@ -1,6 +1,6 @@
-"""Search latency by corpus size (full text, no embedder).
+"""Search latency by corpus size (default: hybrid with the built-in embedder; --embedder none for full text).
 
-    python bench/bench_search.py [--copies 0 19 190] [--reps 5]
+    python bench/bench_search.py [--copies 0 19 190] [--reps 5] [--embedder auto]
 
 For each size: build the knowledge base from the pydoc corpus plus replicas, then run every
 question of ``bench/questions.py`` ``--reps`` times (warm) and print p50/p95/max in ms, plus
@@ -39,10 +39,37 @@ def timed(fn, reps: int, queries: list[str]) -> list[float]:
     return out
 
 
+def ann_recall(kb, queries: list[str]) -> tuple[float, float, float] | None:
+    """Vector top-10 with the IVF index against exact search: recall@10 (a hit is within the exact
+    10th distance, so replicas' equal distances count), exact p50 ms, indexed p50 ms. None without an index."""
+    from haiku_tui.store.embedding import embed_query
+    from haiku_tui.store.search import ANN_NPROBES
+
+    chunks = kb._table("chunks")
+    if kb.embedder is None or not any("vector" in i.columns for i in chunks.list_indices()):
+        return None
+    recalls, exact_ms, ann_ms = [], [], []
+    for q in queries:
+        vector = embed_query(kb.embedder, q)
+
+        def top(exact: bool) -> list[float]:
+            b = chunks.search(vector, query_type="vector").distance_type("cosine").select(["id", "_distance"]).limit(10)
+            b = b.bypass_vector_index() if exact else b.nprobes(ANN_NPROBES)
+            t0 = time.perf_counter()
+            rows = b.to_list()
+            (exact_ms if exact else ann_ms).append((time.perf_counter() - t0) * 1000)
+            return [r["_distance"] for r in rows]
+
+        exact, ann = top(True), top(False)
+        recalls.append(sum(d <= exact[-1] + 1e-6 for d in ann) / len(exact))
+    return statistics.mean(recalls), statistics.median(exact_ms), statistics.median(ann_ms)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=int, nargs="+", default=[0, 19, 190])
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--embedder", default="auto")
     args = parser.parse_args()
     queries = [q for q, _ in DEV + HELD_OUT]
     rows = []
@@ -50,7 +77,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             corpus = Path(tmp) / "corpus"
             write_corpus(corpus, copies)
-            kb = KnowledgeBase.open(Path(tmp) / "kb.lancedb")
+            kb = KnowledgeBase.open(Path(tmp) / "kb.lancedb", embedder=args.embedder)
             t0 = time.perf_counter()
             report = kb.add([corpus])
             ingest = time.perf_counter() - t0
@@ -59,6 +86,9 @@ def main() -> None:
             plain = timed(lambda q: kb.search(q, limit=5), args.reps, queries)
             filtered = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries)
             single = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"), args.reps, queries)
+            ann = ann_recall(kb, queries)
+            if ann:
+                print(f"vector index: recall@10 vs exact {ann[0]:.3f}, exact p50 {ann[1]:.1f} ms, indexed p50 {ann[2]:.1f} ms", flush=True)
             t1 = time.perf_counter()
             kb.add([corpus])
             t2 = time.perf_counter()

@@ -46,7 +46,7 @@ RETRY_TAG = "<pyai:retry_feedback>"
 MAX_STEPS = 8
 """Model responses per question after which it answers with what it has (it never loops)."""
 MAX_SENTENCES = 3
-SEARCH_LIMIT = 5
+SEARCH_LIMIT = 10
 STREAM_WORDS = 3
 """Words per streamed text chunk."""
 
@@ -64,14 +64,6 @@ STOPWORDS = frozenset(
     that the their theirs them then there these they this those through to too under until up upon us
     very was we were what whats when where which while who whom whose why will with would you your
     yours explain describe know want need s t d ll re ve m don doesn isn aren
-    """.split()
-)
-
-QUESTION_WORDS = frozenset(
-    """
-    what whats which who whom whose when where why how is are was were do does did can could should
-    would will shall may might must i me my we our you your the a an tell please explain describe
-    about of
     """.split()
 )
 
@@ -128,14 +120,6 @@ def stem(word: str) -> str:
 def terms(text: str) -> list[str]:
     """Stemmed content terms of a text, in order, stopwords dropped."""
     return [stem(w) for w in words(text) if _norm(w) not in STOPWORDS]
-
-
-def search_query(question: str) -> str:
-    """The question in the user's own words, question words and filler dropped."""
-    kept = [w for w in words(question) if _norm(w) not in QUESTION_WORDS]
-    if not kept:
-        kept = words(question)
-    return " ".join(kept) if kept else question.strip()
 
 
 def chitchat_kind(text: str) -> str | None:
@@ -254,12 +238,34 @@ class Quote:
     position: int
 
 
+LEXICAL_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 1.0
+RANK_DECAY = 0.25  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
+POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n)
+MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
+MIN_SEMANTIC = 0.45
+EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one (in all and in shared terms),
+EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the others do not
+
+
+def _similarities(question: str, texts: list[str]) -> list[float]:
+    """Cosine similarity of ``question`` to each text with the built-in offline embedder (zeros without it)."""
+    try:
+        from haiku_tui.store.offline_embedder import embed_texts
+    except ImportError:  # pragma: no cover - wordllama is a dependency
+        return [0.0] * len(texts)
+    vectors = embed_texts([question, *texts])
+    return [float(v) for v in vectors[1:] @ vectors[0]]
+
+
 def select(question: str, results: list[Result], limit: int = MAX_SENTENCES) -> list[Quote]:
     """The 1–``limit`` sentences that best answer ``question``, in reading order.
 
-    Scored by the question terms each sentence contains (stemmed), weighted like IDF over the
-    returned chunks, preferring higher-ranked chunks and sentences of reasonable length.
-    Sentences sharing no term with the question are never chosen.
+    Each sentence is scored by the question terms it contains (stemmed, weighted like IDF over the
+    returned chunks) plus its meaning's closeness to the question (static embeddings of the
+    sentence with its section heading), preferring higher-ranked chunks, earlier sentences of a
+    section and sentences of reasonable length. A sentence that shares few terms with the
+    question must be close to it in meaning to be chosen.
     """
     q_terms = list(dict.fromkeys(terms(question))) or list(dict.fromkeys(stem(w) for w in words(question)))
     if not q_terms or not results:
@@ -268,37 +274,42 @@ def select(question: str, results: list[Result], limit: int = MAX_SENTENCES) -> 
     n = len(results)
     idf = {t: math.log(1 + (n + 1) / (sum(t in ct for ct in chunk_terms) + 0.5)) for t in q_terms}
     total = sum(idf.values())
-    candidates: list[tuple[Quote, frozenset[str]]] = []
+    found: list[tuple[Result, int, str, frozenset[str]]] = []
     seen: set[str] = set()
     for result in results:
-        rank_weight = 1.0 / (1.0 + 0.25 * (max(result.rank, 1) - 1))
         for position, sentence in enumerate(sentences(result.text)):
             key = " ".join(sentence.lower().split())
             if key in seen:
                 continue
             seen.add(key)
             present = set(terms(sentence))
-            matched = frozenset(t for t in q_terms if t in present)
-            if not matched:
-                continue
-            weight = sum(idf[t] for t in matched)
-            length = len(words(sentence))
-            length_weight = 1.0 / (1.0 + max(0, length - 40) / 40)
-            score = weight * rank_weight * length_weight
-            candidates.append((Quote(result.chunk_id, sentence, score, result.rank, position), matched))
+            found.append((result, position, sentence, frozenset(t for t in q_terms if t in present)))
+    if not found:
+        return []
+    heading = {r.chunk_id: r.source.split("›")[-1].strip() for r in results}
+    meaning = _similarities(question, [f"{heading[r.chunk_id]}: {s}" for r, _, s, _ in found])
+    candidates: list[tuple[Quote, frozenset[str], float]] = []
+    for (result, position, sentence, matched), semantic in zip(found, meaning):
+        lexical = sum(idf[t] for t in matched) / total
+        if lexical < MIN_LEXICAL and semantic < MIN_SEMANTIC:
+            continue
+        rank_weight = 1.0 / (1.0 + RANK_DECAY * (max(result.rank, 1) - 1))
+        length_weight = 1.0 / (1.0 + max(0, len(words(sentence)) - 40) / 40)
+        position_weight = 1.0 / (1.0 + POSITION_DECAY * position)
+        score = (LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * max(semantic, 0.0)) * rank_weight * length_weight * position_weight
+        candidates.append((Quote(result.chunk_id, sentence, score, result.rank, position), matched, lexical))
     if not candidates:
         return []
     candidates.sort(key=lambda c: (-c[0].score, c[0].rank, c[0].position))
-    best, best_terms = candidates[0]
-    if sum(idf[t] for t in best_terms) < 0.2 * total:
-        return []
+    best, best_terms, best_lexical = candidates[0]
     chosen = [best]
     covered = set(best_terms)
-    for quote, matched in candidates[1:]:
+    for quote, matched, lexical in candidates[1:]:
         if len(chosen) >= limit:
             break
         new_terms = matched - covered
-        if quote.score >= 0.75 * best.score or (new_terms and quote.score >= 0.45 * best.score):
+        same = quote.score >= EXTRA_SAME * best.score and lexical >= EXTRA_SAME * best_lexical
+        if same or (new_terms and quote.score >= EXTRA_NEW_TERMS * best.score):
             chosen.append(quote)
             covered |= matched
     order = {r.chunk_id: i for i, r in enumerate(results)}
@@ -491,7 +502,7 @@ def decide(messages: list[ModelMessage], tools: Iterable[str]) -> Action:
                 "The knowledge-base tools are not available in this conversation, so I cannot answer "
                 f"from your documents.\n\n{FOOTER}"
             )
-        return Call(SEARCH_TOOL, {"query": search_query(question), "limit": SEARCH_LIMIT})
+        return Call(SEARCH_TOOL, {"query": " ".join(question.split()), "limit": SEARCH_LIMIT})
 
     # 2. Choose the sentences and cite their chunks.
     results: list[Result] = []

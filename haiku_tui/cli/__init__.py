@@ -20,7 +20,7 @@ from collections.abc import Sequence
 PROG = "haiku-tui"
 
 # Modules under haiku_tui.cli that register subcommands, in help order.
-COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "sync", "ask", "sessions", "serve")
+COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "sync", "embed", "ask", "sessions", "serve")
 
 
 class CommandError(Exception):
@@ -44,7 +44,8 @@ def common_options() -> argparse.ArgumentParser:
         "--embedder",
         default=argparse.SUPPRESS,
         metavar="MODEL",
-        help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER; none = full-text only)",
+        help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER, else the "
+        "built-in offline model `wordllama` for a new knowledge base and what an existing one was built with; none = full-text only)",
     )
     common.add_argument(
         "--timeout",
@@ -90,8 +91,9 @@ def db_arg(args: argparse.Namespace) -> str | None:
     return getattr(args, "db", None)
 
 
-def embedder_arg(args: argparse.Namespace) -> str | None:
-    return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or None
+def embedder_arg(args: argparse.Namespace) -> str:
+    """``--embedder``, else ``$HAIKU_TUI_EMBEDDER``, else ``"auto"`` (see ``haiku_tui.store.embedding.choose_embedder``)."""
+    return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or "auto"
 
 
 _API_HINT = re.compile(r"\s*\(or [A-Z]\w*(?:\.\w+)+(?:\(\))?\)")  # "(or KnowledgeBase.add)"

@@ -110,7 +110,7 @@ def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) ->
             raise CommandError(str(exc)) from None
     kb = None
     embedder = embedder_arg(args)
-    if embedder:
+    if embedder != "auto":  # else the app opens the knowledge base itself
         from haiku_tui.store import KnowledgeBase
 
         kb = KnowledgeBase.open(db, embedder=embedder, create=False)
@@ -142,7 +142,7 @@ def prepare_demo(path: Path | None = None, *, quiet: bool = False) -> Path:
         raise CommandError(f"the bundled guide is missing ({GUIDE_DIR}); reinstall haiku-tui")
     if not quiet:
         print(f"Preparing the demo knowledge base at {path} …", file=sys.stderr)
-    with KnowledgeBase.open(str(path), create=True) as kb:
+    with KnowledgeBase.open(str(path), embedder="auto", create=True) as kb:
         report = kb.add(files)
     if not quiet:
         print(

@@ -281,7 +281,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("location", info["uri"]),
         ("documents", str(info["documents"])),
         ("chunks", str(info["chunks"])),
-        ("embedder", embedder or "none (full-text search only)"),
+        ("embedder", embedder or "none (full-text search only; add vectors with `haiku-tui embed`)"),
         ("full-text index", "yes" if info["fts_index"] else "no"),
         ("size on disk", _size(info["size_bytes"])),
     ]

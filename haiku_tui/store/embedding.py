@@ -10,12 +10,46 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 EMBED_BATCH = 256
+AUTO = "auto"  # the built-in embedder for a new knowledge base, else whatever the existing one was built with
+NONE_NAMES = frozenset({"none", "off", "fts"})  # full-text search only
+BUILTIN_ID = "wordllama:l2_supercat_256"  # haiku_tui.store.offline_embedder.MODEL_ID (not imported: it loads pydantic_ai)
+BUILTIN_NAMES = frozenset({"wordllama", BUILTIN_ID})
+
+
+def builtin_embedder() -> Any:
+    """The offline default: wordllama's bundled static model behind a Pydantic AI ``Embedder``."""
+    from pydantic_ai.embeddings import Embedder
+
+    from .offline_embedder import WordLlamaEmbeddingModel
+
+    return Embedder(WordLlamaEmbeddingModel())
+
+
+def choose_embedder(spec: Any, recorded: str | None, has_documents: bool) -> Any:
+    """The embedder to open a knowledge base with.
+
+    ``None`` keeps a full-text-only base full-text only but still uses the built-in model for a base
+    built with it; :data:`AUTO` also gives a new (empty) base the built-in model; anything else is
+    passed to :func:`as_embedder`.
+    """
+    if spec is None or spec == AUTO:
+        if recorded == BUILTIN_ID or (spec == AUTO and not recorded and not has_documents):
+            return builtin_embedder()
+        return None
+    return as_embedder(spec)
 
 
 def as_embedder(embedder: Any) -> Any:
-    """Accept a Pydantic AI ``Embedder``, an ``EmbeddingModel`` or a model string (``"openai:text-embedding-3-small"``)."""
+    """Accept a Pydantic AI ``Embedder``, an ``EmbeddingModel`` or a model string (``"openai:text-embedding-3-small"``,
+    ``"wordllama"`` for the built-in offline model, ``"none"`` for none)."""
     if embedder is None:
         return None
+    if isinstance(embedder, str):
+        name = embedder.strip().lower()
+        if name in NONE_NAMES:
+            return None
+        if name in BUILTIN_NAMES:
+            return builtin_embedder()
     from pydantic_ai.embeddings import Embedder, EmbeddingModel
 
     if isinstance(embedder, Embedder):

@@ -22,6 +22,7 @@ from .embedding import embed_documents, embedder_id
 from .errors import EmbedderMismatch, ParseError
 from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
+from .search import CHUNK_COLUMNS, ensure_vector_index, vector_text
 from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
 
 if TYPE_CHECKING:
@@ -371,7 +372,7 @@ class Ingest:
     def _flush(self, existing: dict[str, DocumentRecord]) -> bool:
         import pyarrow as pa
 
-        from .kb import _CHUNK_COLUMNS as CHUNK_COLUMNS, _one_line as one_line
+        from .kb import _one_line as one_line
 
         batch, self.batch = self.batch, _Batch()
         report, kb = self.report, self.kb
@@ -379,9 +380,9 @@ class Ingest:
             vectors = None
             dimension = None
             if kb.embedder is not None:
-                vectors = embed_documents(kb.embedder, [r["text"] for r in batch.chunks])
+                vectors = embed_documents(kb.embedder, [vector_text(r) for r in batch.chunks])
                 dimension = len(vectors[0]) if vectors else None
-                _ensure_embedder_settings(kb, dimension)
+                ensure_embedder_settings(kb, dimension)
             chunks = _ensure_chunks_table(kb, dimension)
             docs = _ensure_docs_table(kb)
             if batch.chunks:
@@ -433,7 +434,7 @@ def _planned(doc_id: str, path: Path, content_hash: str, old: DocumentRecord | N
     )
 
 
-def _ensure_embedder_settings(kb: KnowledgeBase, dimension: int | None) -> None:
+def ensure_embedder_settings(kb: KnowledgeBase, dimension: int | None) -> None:
     from .kb import SCHEMA_VERSION
 
     name = embedder_id(kb.embedder)
@@ -504,6 +505,7 @@ def refresh_index(kb: KnowledgeBase) -> None:
         chunks.create_index(column, config=fts_config())
     if len(missing) < len(FTS_COLUMNS):
         chunks.optimize()  # folds new rows into the existing indexes (and compacts files)
+    ensure_vector_index(chunks)
     docs = kb._table(DOCUMENTS)
     if docs is not None and len(docs.list_versions()) > 64:
         docs.optimize()

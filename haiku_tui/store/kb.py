@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from pathlib import Path
@@ -24,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET
-from .embedding import aembed_query, as_embedder, embed_query, embedder_id
+from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged
-from .ingest import Ingest, chunk_id, document_id, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
+from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
+from .search import CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, ranked_rows, vector_query, vector_text
 
 if TYPE_CHECKING:
     from .doctor import RebuildReport
@@ -38,15 +38,11 @@ SCHEMA_VERSION = "1"
 DOCUMENTS = "documents"
 CHUNKS = "chunks"
 SETTINGS = "settings"
-FTS_COLUMN = "fts"
-HEADINGS_FTS_COLUMN = "fts_headings"
-HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
 # How stale an open handle may be about another process's writes (own writes are seen at once).
 READ_CONSISTENCY = timedelta(seconds=1)
 ADD_HINT = "add documents with `haiku-tui add PATH…` (or KnowledgeBase.add)"
 
-_FTS_COLUMNS = ["fts", "fts_headings"]
-_CHUNK_COLUMNS = ["id", "document_id", "content_hash", "position", "text", "headings", "pages"]
+_FTS_COLUMNS = [FTS_COLUMN, HEADINGS_FTS_COLUMN]
 
 
 def fts_config() -> Any:
@@ -55,27 +51,6 @@ def fts_config() -> Any:
     # English stemming; stop words are kept because questions like "how do I write a *with*
     # statement" hinge on them (BM25's IDF already discounts common words).
     return FTS(stem=True, language="English", remove_stop_words=False, with_position=False, ascii_folding=True)
-
-
-# Question and filler words dropped from queries (the index keeps every word). Words that are
-# also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
-# are deliberately absent: they are often exactly what the user is asking about.
-QUERY_STOP_WORDS = frozenset(
-    """a an the how what which who whom whose why when where do does did doing done i me my mine
-    we us our you your yours he she him her his they them their it its this that these those can
-    could should would will shall may might must be been being am are was were to of on at by
-    about into onto than then there here some any please tell explain show example examples
-    want need mean means meant s t don doesn didn isn aren wasn weren way ways""".split()
-)
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def query_terms(query: str) -> str:
-    """The words of ``query`` that carry meaning (all of them if every word is a filler word)."""
-    words = _WORD.findall(query)
-    kept = [w for w in words if w.lower() not in QUERY_STOP_WORDS]
-    return " ".join(kept or words)
 
 
 def _sql_list(values: Iterable[str]) -> str:
@@ -91,7 +66,7 @@ class KnowledgeBase:
         self.embedder = embedder
         self._tables: dict[str, Any] = {}
         self._docmap_cache: tuple[int, dict[str, tuple[str, str, str]]] | None = None
-        self._headings_column: dict[int, bool] = {}
+        self._vectors_ready: bool | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -102,8 +77,10 @@ class KnowledgeBase:
         """Open (lazily creating) the knowledge base at ``uri`` (default: ``locations.resolve_db``).
 
         ``embedder`` is a Pydantic AI ``Embedder`` / ``EmbeddingModel`` / model string. It must be the
-        one the database was built with (else :class:`EmbedderMismatch`). Without one, search is
-        full-text only. ``create=False`` on a missing local path raises :class:`EmptyKnowledgeBase`.
+        one the database was built with (else :class:`EmbedderMismatch`). Without one, a base built
+        with the built-in offline model still uses it and any other is full-text only; ``"auto"``
+        also gives a new base the built-in model (see ``embedding.choose_embedder``).
+        ``create=False`` on a missing local path raises :class:`EmptyKnowledgeBase`.
         """
         import lancedb
 
@@ -120,7 +97,8 @@ class KnowledgeBase:
         except Exception as exc:
             explained = None if local else explain_remote(resolved, exc)
             raise StoreError(explained or f"cannot open knowledge base at {resolved}: {_one_line(exc)}") from None
-        kb = cls(resolved, db, as_embedder(embedder))
+        kb = cls(resolved, db)
+        kb.embedder = choose_embedder(embedder, kb.recorded_embedder()[0], kb._doc_count() > 0)
         kb._check_embedder()
         kb._build_missing_indexes()
         return kb
@@ -136,6 +114,7 @@ class KnowledgeBase:
     def close(self) -> None:
         self._tables.clear()
         self._docmap_cache = None
+        self._vectors_ready = None
 
     def __enter__(self) -> KnowledgeBase:
         return self
@@ -243,15 +222,45 @@ class KnowledgeBase:
         if not recorded and self._doc_count() > 0:
             raise EmbedderMismatch(
                 f"knowledge base {self.uri} was built without an embedder (full-text search only) but "
-                f"{name!r} is configured; open it without an embedder, or build a new knowledge base "
-                "with --db and re-add the documents"
+                f"{name!r} is configured; add vectors to it with `haiku-tui embed --embedder {name}`, or open "
+                "it without an embedder (--embedder none)"
             )
+
+    def add_vectors(self, embedder: Any = BUILTIN_ID) -> int:
+        """Embed every chunk of a full-text-only knowledge base so that search becomes hybrid.
+
+        The chunks table is rewritten once with a vector column (a new Lance version: an
+        interruption leaves the full-text base as it was), then the embedder is recorded.
+        Returns the number of chunks embedded.
+        """
+        import pyarrow as pa
+
+        recorded, _ = self.recorded_embedder()
+        if recorded:
+            raise StoreError(f"knowledge base {self.uri} already has vectors from embedder {recorded!r}")
+        model = as_embedder(embedder)
+        chunks = self._table(CHUNKS)
+        if model is None or chunks is None or not self._doc_count():
+            raise EmptyKnowledgeBase(f"the knowledge base at {self.uri} has no documents to embed; {ADD_HINT}")
+        data = chunks.to_arrow()
+        if "vector" in data.column_names:  # left by an interrupted earlier run
+            data = data.drop_columns(["vector"])
+        vectors = embed_documents(model, [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()])
+        dimension = len(vectors[0]) if vectors else 0
+        data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))
+        self._tables[CHUNKS] = self._db.create_table(CHUNKS, data.cast(self._chunks_schema(dimension)), mode="overwrite")
+        refresh_index(self)
+        self.embedder = model
+        ensure_embedder_settings(self, dimension)
+        return data.num_rows
 
     def _vector_search_enabled(self) -> bool:
         if self.embedder is None:
             return False
-        recorded, _ = self.recorded_embedder()
-        return recorded == embedder_id(self.embedder) and self._has_vector_column()
+        if self._vectors_ready is None:  # settings are read once per handle (and after own writes)
+            recorded, _ = self.recorded_embedder()
+            self._vectors_ready = recorded == embedder_id(self.embedder) and self._has_vector_column()
+        return self._vectors_ready
 
     # ------------------------------------------------------------------ reading
 
@@ -330,7 +339,7 @@ class KnowledgeBase:
         rows = (
             chunks.search()
             .where(f"id IN ({_sql_list(ids)})")
-            .select(_CHUNK_COLUMNS)
+            .select(CHUNK_COLUMNS)
             .limit(len(ids) * 4 + 16)
             .to_list()
         )
@@ -350,7 +359,7 @@ class KnowledgeBase:
                 f"document_id = '{found.document_id}' AND content_hash = '{doc_hash}' "
                 f"AND position >= {lo} AND position <= {hi}"
             )
-            .select(_CHUNK_COLUMNS)
+            .select(CHUNK_COLUMNS)
             .limit(hi - lo + 8)
             .to_list()
         )
@@ -363,7 +372,7 @@ class KnowledgeBase:
         chunks = self._table(CHUNKS)
         if doc_id is None or chunks is None:
             return []
-        rows = chunks.search().where(f"document_id = '{doc_id}'").select(_CHUNK_COLUMNS).limit(None).to_list()
+        rows = chunks.search().where(f"document_id = '{doc_id}'").select(CHUNK_COLUMNS).limit(None).to_list()
         return sorted((_chunk_record(r, d) for r, d in self._visible(rows)), key=lambda c: c.order)
 
     def info(self) -> dict[str, Any]:
@@ -422,11 +431,11 @@ class KnowledgeBase:
         return data.column("id").to_pylist()
 
     def search(self, query: str, *, limit: int = 5, filter: str | None = None) -> list[SearchHit]:
-        """Search: BM25 full text, or hybrid (vector + full text, RRF) when an embedder is configured."""
+        """Search: BM25 full text, or hybrid (full text and vectors, fused by ``store.search``) with an embedder."""
         prepared = self._prepare_search(query, filter)
         if prepared is None:
             return []
-        vector = embed_query(self.embedder, query) if self._vector_search_enabled() else None
+        vector = embed_query(self.embedder, vector_query(query)) if self._vector_search_enabled() else None
         return self._search(*prepared, query, vector, limit)
 
     async def asearch(self, query: str, *, limit: int = 5, filter: str | None = None) -> list[SearchHit]:
@@ -434,7 +443,7 @@ class KnowledgeBase:
         prepared = await asyncio.to_thread(self._prepare_search, query, filter)
         if prepared is None:
             return []
-        vector = await aembed_query(self.embedder, query) if self._vector_search_enabled() else None
+        vector = await aembed_query(self.embedder, vector_query(query)) if self._vector_search_enabled() else None
         return await asyncio.to_thread(self._search, *prepared, query, vector, limit)
 
     def _search(
@@ -443,46 +452,17 @@ class KnowledgeBase:
         limit = max(1, int(limit))
         fetch = limit  # widened below only if orphan or stale chunks crowd the top
         while True:
-            rows = self._query(chunks, where, query, vector, fetch)
+            rows = ranked_rows(chunks, where, query, vector, fetch)
             visible = self._visible(rows, docmap)
             if len(visible) >= limit or len(rows) < fetch or fetch > 50 * limit + 200:
                 break
             fetch *= 4  # orphan or stale chunks crowded the top; look further
         hits = []
         for rank, (row, doc) in enumerate(visible[:limit], start=1):
-            score = row.get("_relevance_score", row.get("_score", 0.0))
+            score = row.get("_relevance_score", 0.0)
             rec = _chunk_record(row, doc)
             hits.append(SearchHit(**rec.__dict__, score=float(score or 0.0), rank=rank))
         return hits
-
-    def _query(self, chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int) -> list[dict]:
-        text_query = self._text_query(query, chunks)
-        if vector is None:
-            q = chunks.search(text_query, query_type="fts").select(_CHUNK_COLUMNS + ["_score"])
-        else:
-            q = (
-                chunks.search(query_type="hybrid", fts_columns=FTS_COLUMN)
-                .vector(vector)
-                .text(text_query)
-                .distance_type("cosine")
-                .select(_CHUNK_COLUMNS)
-            )
-        if where:
-            q = q.where(where, prefilter=True)
-        return q.limit(fetch).to_list()
-
-    def _text_query(self, query: str, chunks: Any) -> Any:
-        from lancedb.query import MatchQuery, MultiMatchQuery
-
-        terms = query_terms(query)
-        key = id(chunks)
-        if self._headings_column.get(key) is None:
-            self._headings_column = {key: HEADINGS_FTS_COLUMN in chunks.schema.names}
-        if HEADINGS_BOOST > 0 and self._headings_column[key]:
-            return MultiMatchQuery(terms, [FTS_COLUMN, HEADINGS_FTS_COLUMN], boosts=[1.0, HEADINGS_BOOST])
-        return MatchQuery(terms, FTS_COLUMN)
-
-    # ------------------------------------------------------------------ writing
 
     def repair(self) -> int:
         """Delete orphan chunks (no matching documents row: an interrupted ingest). Returns how many."""

@@ -66,7 +66,7 @@ def test_add_list_search_info_delete(capsys, tmp_path, docs_dir):
     assert {"chunk_id", "score", "rank", "headings", "pages", "text"} <= set(hits[0])
 
     code, out, _ = run(capsys, "--db", db, "info")
-    assert code == 0 and "documents        4" in out and "full-text search only" in out and db in out
+    assert code == 0 and "documents        4" in out and "wordllama:l2_supercat_256 (256 dims)" in out and db in out
     code, out, _ = run(capsys, "--db", db, "info", "--json")
     assert json.loads(out)["documents"] == 4
 

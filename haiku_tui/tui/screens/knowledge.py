@@ -155,6 +155,8 @@ class KnowledgeScreen(Screen[None]):
         text = f"{docs} document{'s' if docs != 1 else ''}, {chunks} chunk{'s' if chunks != 1 else ''}"
         if not docs:
             text += " — press a to add a file or folder (.md .txt .rst .html .pdf)"
+        elif self.kb is not None and self.kb.embedder is None:
+            text += " — full-text search only; `haiku-tui embed` adds vectors"
         return text
 
     # -- opening --------------------------------------------------------------------------------------------
@@ -164,7 +166,7 @@ class KnowledgeScreen(Screen[None]):
         from haiku_tui.store import KnowledgeBase
 
         try:
-            kb = self.kb if self.kb is not None else KnowledgeBase.open(self.kb_uri, create=True)
+            kb = self.kb if self.kb is not None else KnowledgeBase.open(self.kb_uri, embedder="auto", create=True)
             docs = kb.documents()
         except Exception as exc:
             self._call(self._open_failed, error_line(exc))

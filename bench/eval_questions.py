@@ -1,0 +1,125 @@
+"""Retrieval and answer evaluation questions over three corpora, written as a user would ask.
+
+Each question names the document that answers it (file stem; any of several counts) and a phrase
+of the sentence that answers it (matched case- and whitespace-insensitively). ``split`` is
+``"dev"`` (used while tuning) or ``"test"`` (reported only, never tuned on). All of them were
+written before any tuning, from reading the documents, in words a user would use rather than
+the document's own where that is natural.
+
+Corpora: ``pydoc`` (``bench/corpus.py``), ``guide`` (``haiku_tui/guide/``), ``stdlib``
+(``bench/corpus_stdlib.py``: the docstrings of 29 standard-library modules).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Question(NamedTuple):
+    split: str
+    corpus: str
+    question: str
+    docs: frozenset[str]
+    phrase: str
+
+
+def _q(split: str, corpus: str, question: str, docs: str, phrase: str) -> Question:
+    return Question(split, corpus, question, frozenset(docs.split()), phrase)
+
+
+QUESTIONS: list[Question] = [
+    # ---------------------------------------------------------------- pydoc: test
+    _q("test", "pydoc", "does cleanup code run even if an error happens", "try exceptions", "clause of such a statement can be used to specify cleanup"),
+    _q("test", "pydoc", "when are the default arguments of a function computed", "function", "Default parameter values are evaluated from left to right"),
+    _q("test", "pydoc", "is -2**2 negative or positive", "power", "The power operator binds more tightly than unary operators"),
+    _q("test", "pydoc", "which method gives the developer friendly text of an object", "customization specialnames", "Called by the \"repr()\" built-in function"),
+    _q("test", "pydoc", "which values does python treat as false", "truth", "constants defined to be false"),
+    _q("test", "pydoc", "how do I stop the innermost loop right away", "break", "It terminates the nearest enclosing loop"),
+    _q("test", "pydoc", "how do I skip the rest of this iteration", "continue", "It continues with the next cycle of the nearest enclosing loop"),
+    _q("test", "pydoc", "how can I look up a key in a dict and get something else back if it is missing", "typesmapping", "get(key[, default])"),
+    _q("test", "pydoc", "can I write 1 < x < 10 in one go", "comparisons", "Comparisons can be chained arbitrarily"),
+    _q("test", "pydoc", "how do I make a small function without a name", "lambda", "anonymous functions"),
+    _q("test", "pydoc", "how do I assign to a module level variable from inside a function", "global", "statement is a declaration which holds for the entire"),
+    _q("test", "pydoc", "how do I change a variable of the outer function from an inner function", "nonlocal", "previously bound variables in the nearest enclosing scope"),
+    _q("test", "pydoc", "what happens when I remove a variable name", "del", "Deletion of a name removes the binding of that name"),
+    _q("test", "pydoc", "how do I make a function that produces values lazily one at a time", "yield", "to create a generator function instead of a normal"),
+    _q("test", "pydoc", "how do I attach the original error when raising a new one", "raise", "clause is used for exception chaining"),
+    _q("test", "pydoc", "how do I add sanity checks for debugging", "assert", "Assert statements are a convenient way to insert debugging assertions"),
+    _q("test", "pydoc", "how do I import a sibling module inside my package", "import", "relative import"),
+    _q("test", "pydoc", "what is the order in which operators are applied", "operator-summary", "summarizes the operator precedence"),
+    _q("test", "pydoc", "how do I make instances of my class usable like functions", "callable-types specialnames", "object.__call__(self[, args...])"),
+    _q("test", "pydoc", "how do I pad a number with leading zeros when formatting", "formatstrings", "sign-aware zero-padding"),
+    _q("test", "pydoc", "how do I sort a list by a custom criterion", "typesseq", "sort(*, key=None, reverse=False)"),
+    _q("test", "pydoc", "what does a function give back if it has no return statement", "bltin-null-object", "returned by functions that don"),
+    # ---------------------------------------------------------------- pydoc: dev
+    _q("dev", "pydoc", "what does the else part of a for loop do", "for", "clause, if present, is executed, and the loop"),
+    _q("dev", "pydoc", "how do I get part of a list between two positions", "slicings", "A slicing selects a range of items in a sequence"),
+    _q("dev", "pydoc", "is there a statement that does nothing", "pass", "is a null operation"),
+    _q("dev", "pydoc", "how do I cut whitespace off both ends of a string", "string-methods", "with the leading and trailing"),
+    _q("dev", "pydoc", "how do I check whether an element is in a collection", "in comparisons", "test for membership"),
+    _q("dev", "pydoc", "what does += do exactly", "augassign", "An augmented assignment evaluates the target"),
+    _q("dev", "pydoc", "how do I step through my program to find a bug", "debugger", "supports setting (conditional) breakpoints"),
+    _q("dev", "pydoc", "how do I loop over an asynchronous iterator", "async", "statement allows convenient iteration over"),
+    _q("dev", "pydoc", "what does return inside a generator do", "return", "generator is done and will cause"),
+    _q("dev", "pydoc", "how do I write several conditions with elif", "if", "It selects exactly one of the suites"),
+    _q("dev", "pydoc", "what is the three dots object", "bltin-ellipsis-object", "There is exactly one ellipsis object"),
+    _q("dev", "pydoc", "how do strings with r in front treat backslashes", "strings", "such strings are called *raw strings*"),
+    _q("dev", "pydoc", "how do I unpack the rest of a list into one variable", "assignment", "called a “starred” target"),
+    _q("dev", "pydoc", "can I put underscores in big numbers to read them", "integers", "One underscore can occur between digits"),
+    # ---------------------------------------------------------------- guide: test
+    _q("test", "guide", "do I need an internet connection or a key to start", "01-getting-started", "A fresh install needs no network, no API key and no model weights"),
+    _q("test", "guide", "where does the app store its data on linux", "01-getting-started", "keeps its files in the platform data directory"),
+    _q("test", "guide", "how do I stop an answer that is taking too long", "02-asking-questions 08-keyboard", "Press Esc while an answer is running to cancel it"),
+    _q("test", "guide", "how do I mark that a source does not back up the answer", "02-asking-questions", "press s if it supports the answer, x if it does not support the answer"),
+    _q("test", "guide", "what does a grey receipt in the evidence list mean", "03-evidence-and-compaction", "A receipted chunk was retrieved for an earlier question but never cited"),
+    _q("test", "guide", "why do my requests keep getting bigger", "03-evidence-and-compaction", "so requests grow turn after turn"),
+    _q("test", "guide", "what happens if the model forgets to say what it based the answer on", "04-citation-policy", "the model is asked once to record what grounded the answer"),
+    _q("test", "guide", "is hello checked by the policy after something was cited", "04-citation-policy", "later turns are enforced too, a greeting included"),
+    _q("test", "guide", "can I undo deleting a conversation", "05-sessions", "because deleting cannot be undone"),
+    _q("test", "guide", "how do I save a conversation as markdown", "05-sessions", "Press e on the sessions screen to export the highlighted session as Markdown"),
+    _q("test", "guide", "which file types can I load", "06-knowledge-base", "reads Markdown (`.md`), plain text (`.txt`)"),
+    _q("test", "guide", "my scanned pdf is not imported, why", "06-knowledge-base", "PDF files need a text layer"),
+    _q("test", "guide", "how do I use a model running on my own machine", "07-models", "pass its OpenAI-compatible address with `--base-url`"),
+    _q("test", "guide", "how do I make a pane full screen", "08-keyboard", "Ctrl+F maximises the focused pane"),
+    # ---------------------------------------------------------------- guide: dev
+    _q("dev", "guide", "how do I try it without setting anything up", "01-getting-started", "To try it without any setup, run `haiku-tui demo`"),
+    _q("dev", "guide", "how do I jump to a source of the answer", "02-asking-questions", "Press a digit key such as 1 in the conversation pane"),
+    _q("dev", "guide", "does shrinking old evidence change my saved chat", "03-evidence-and-compaction", "Compaction rewrites only the request sent to the model"),
+    _q("dev", "guide", "does removing a document delete my file", "06-knowledge-base", "the file on disk is not touched"),
+    _q("dev", "guide", "where do I put my openai key", "07-models", "API keys are read from the provider's usual environment variable"),
+    _q("dev", "guide", "how do I hide the evidence list", "08-keyboard 03-evidence-and-compaction", "Ctrl+T shows or hides the evidence pane"),
+    _q("dev", "guide", "can several people use the same document store", "06-knowledge-base", "A team can share one knowledge base"),
+    _q("dev", "guide", "are my api keys stored with the conversation", "05-sessions 07-models", "API keys are never"),
+    # ---------------------------------------------------------------- stdlib: test
+    _q("test", "stdlib", "how do I delete a folder with everything in it", "shutil", "Recursively delete a directory tree"),
+    _q("test", "stdlib", "how do I duplicate a whole folder", "shutil", "Recursively copy a directory tree"),
+    _q("test", "stdlib", "how do I pretty print json with nice indentation", "json", "If ``indent`` is a non-negative integer"),
+    _q("test", "stdlib", "how do I run a command and get what it printed", "subprocess", "check_output(...): Same as check_call() but returns the contents of"),
+    _q("test", "stdlib", "how do I cache the results of an expensive function", "functools", "Sometimes called \"memoize\""),
+    _q("test", "stdlib", "how do I remove the indentation from a multi-line string", "textwrap", "Remove any common leading whitespace from every line"),
+    _q("test", "stdlib", "how do I randomly reorder a list", "random", "Shuffle list x in place"),
+    _q("test", "stdlib", "how do I make a secure random token for a password reset link", "secrets", "Generate cryptographically strong pseudo-random numbers"),
+    _q("test", "stdlib", "how do I find the middle value of some numbers", "statistics", "Median (middle value) of data"),
+    _q("test", "stdlib", "how do I keep getting the smallest item from a priority queue", "heapq", "pops the smallest item from the heap"),
+    _q("test", "stdlib", "how do I generate a unique id", "uuid", "If all you want is a unique ID, you should probably call uuid1() or uuid4()"),
+    _q("test", "stdlib", "how do I copy an object including all nested objects", "copy", "make a deep copy of y"),
+    _q("test", "stdlib", "how do I find the word most similar to a misspelled one", "difflib", "return list of the best \"good enough\" matches"),
+    _q("test", "stdlib", "how do I check if a year has 366 days", "calendar", "Return True for leap years"),
+    _q("test", "stdlib", "how do I find files in all subfolders matching a pattern", "glob", "the pattern '**' will match any files and"),
+    _q("test", "stdlib", "how do I turn a saved byte string back into a python object", "pickle", "loads(bytes) -> object"),
+    # ---------------------------------------------------------------- stdlib: dev
+    _q("dev", "stdlib", "how do I get a scratch directory that is removed afterwards", "tempfile", "can be used as a context manager"),
+    _q("dev", "stdlib", "how do I make the keys come out alphabetically in json", "json", "sort_keys=True"),
+    _q("dev", "stdlib", "how do I stop a child process that hangs too long", "subprocess", "raised when the timeout expires"),
+    _q("dev", "stdlib", "how do I join several lists into one iterator", "itertools", "chain(p, q, ...) --> p0, p1, ... plast, q0, q1, ..."),
+    _q("dev", "stdlib", "how do I measure how long a small snippet takes", "timeit", "avoids a number of common traps for measuring execution"),
+    _q("dev", "stdlib", "how do I compute the spread of a sample", "statistics", "Sample standard deviation of data"),
+    _q("dev", "stdlib", "how do I compute a checksum of a file's bytes", "hashlib", "sha256()"),
+    _q("dev", "stdlib", "how do I match file names with wildcards like *.txt", "fnmatch", "Filename matching with shell patterns"),
+    _q("dev", "stdlib", "how do I safely quote an argument for a shell command", "shlex", "Return a shell-escaped"),
+    _q("dev", "stdlib", "how do I set how hard the compression works", "gzip", "compresslevel sets the compression level"),
+]
+
+
+def split(name: str) -> list[Question]:
+    return [q for q in QUESTIONS if q.split == name]

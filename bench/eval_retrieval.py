@@ -1,0 +1,109 @@
+"""Retrieval and extractive-answer quality on ``bench/eval_questions.py``.
+
+    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|test|all] [--no-ask] [--misses]
+
+Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings) and
+reports, per split: recall@5 and MRR@10 of ``KnowledgeBase.search`` (a hit is a chunk of an
+expected document), and for ``haiku-tui ask --json`` with the default extractive model the share
+of answers citing an expected document and the share quoting the answering phrase.
+``--misses`` lists the failures (use it on ``dev`` only: ``test`` is for reporting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpus import write_corpus  # noqa: E402
+from corpus_stdlib import write_corpus as write_stdlib  # noqa: E402
+from eval_questions import QUESTIONS, Question  # noqa: E402
+
+GUIDE = Path(__file__).resolve().parents[1] / "haiku_tui" / "guide"
+
+
+def norm(text: str) -> str:
+    return " ".join(text.lower().replace("’", "'").replace("“", '"').replace("”", '"').split())
+
+
+def corpus_files(name: str, tmp: Path) -> list[Path]:
+    if name == "pydoc":
+        return write_corpus(tmp / "pydoc-corpus")
+    if name == "stdlib":
+        return write_stdlib(tmp / "stdlib-corpus")
+    return sorted(GUIDE.glob("*.md"))
+
+
+def ask(db: str, embedder: str, question: str) -> dict:
+    from haiku_tui.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["--db", db, *(["--embedder", embedder] if embedder else []), "ask", "--json", question])
+    return json.loads(out.getvalue()) if code == 0 else {"answer": "", "citations": []}
+
+
+def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_misses: bool) -> dict[str, dict]:
+    from haiku_tui.store.kb import KnowledgeBase
+
+    rows: list[tuple[Question, int | None, bool, bool]] = []
+    timings = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for corpus in sorted({q.corpus for q in questions}):
+            db = str(Path(tmp) / f"{corpus}.lancedb")
+            files = corpus_files(corpus, Path(tmp))
+            with KnowledgeBase.open(db, embedder=embedder or None) as kb:
+                t0 = time.perf_counter()
+                kb.add(files)
+                timings[corpus] = time.perf_counter() - t0
+                for q in (q for q in questions if q.corpus == corpus):
+                    stems = [Path(h.path).stem for h in kb.search(q.question, limit=10)]
+                    rank = next((i for i, s in enumerate(stems, 1) if s in q.docs), None)
+                    cited = quoted = False
+                    if with_ask:
+                        data = ask(db, embedder, q.question)
+                        cited = any(Path(c["path"]).stem in q.docs for c in data["citations"])
+                        quoted = norm(q.phrase) in norm(data["answer"])
+                    rows.append((q, rank, cited, quoted))
+                    if show_misses and (rank is None or rank > 5 or (with_ask and not quoted)):
+                        answer = norm(data["answer"])[:300] if with_ask else ""
+                        print(f"MISS [{q.corpus}] {q.question!r} rank={rank} cited={cited} quoted={quoted}\n   top={stems[:5]}\n   {answer}")
+    out = {}
+    for name in ["all", *sorted({q.corpus for q in questions})]:
+        sel = [r for r in rows if name == "all" or r[0].corpus == name]
+        n = len(sel)
+        out[name] = {
+            "n": n,
+            "recall@5": sum(1 for _, r, _, _ in sel if r and r <= 5) / n,
+            "mrr@10": sum(1 / r for _, r, _, _ in sel if r) / n,
+            **({"cites_doc": sum(c for *_, c, _ in sel) / n, "quotes_answer": sum(x for *_, x in sel) / n} if with_ask else {}),
+        }
+    out["ingest_s"] = {k: round(v, 2) for k, v in timings.items()}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--embedder", default="auto", help='"auto" (the default), "none", a model; "" = none on older versions')
+    parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
+    parser.add_argument("--no-ask", action="store_true")
+    parser.add_argument("--misses", action="store_true")
+    args = parser.parse_args()
+    questions = [q for q in QUESTIONS if args.split == "all" or q.split == args.split]
+    result = evaluate(questions, args.embedder, not args.no_ask, args.misses)
+    timings = result.pop("ingest_s")
+    for name, m in result.items():
+        figures = "  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in m.items())
+        print(f"{args.split:4s} {args.embedder:9s} {name:7s} {figures}")
+    print(f"ingest seconds: {timings}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""Ranking for :meth:`KnowledgeBase.search`: BM25 over the chunk and heading columns, nearest vectors,
+and their fusion.
+
+Hybrid search runs the two queries separately and fuses their rankings here (weighted reciprocal
+rank fusion) instead of using LanceDB's hybrid query, which prints deprecation warnings about its
+``_score``/``_distance`` columns straight to the terminal and does not take weights.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import re
+from typing import Any
+
+FTS_COLUMN = "fts"
+HEADINGS_FTS_COLUMN = "fts_headings"
+VECTOR_COLUMN = "vector"
+CHUNK_COLUMNS = ["id", "document_id", "content_hash", "position", "text", "headings", "pages"]
+
+HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
+RRF_K = 60  # reciprocal rank fusion constant: score = sum(weight / (RRF_K + rank))
+TEXT_WEIGHT = 1.0
+VECTOR_WEIGHT = 0.5
+DOC_DECAY = 0.7  # each further chunk of a document already ranked above counts this much less
+CANDIDATES = 30  # each ranking contributes at least this many candidates to the fusion
+EMBED_HEADINGS = False  # embed "title / headings / text" rather than the text alone
+VECTOR_QUERY_TERMS = False  # embed the query without its filler words
+ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF) index
+ANN_NPROBES = 100  # IVF partitions searched per query (of ~sqrt(rows): ~1/3 of them at 100k chunks)
+
+# Question and filler words dropped from queries (the index keeps every word). Words that are
+# also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
+# are deliberately absent: they are often exactly what the user is asking about.
+QUERY_STOP_WORDS = frozenset(
+    """a an the how what which who whom whose why when where do does did doing done i me my mine
+    we us our you your yours he she him her his they them their it its this that these those can
+    could should would will shall may might must be been being am are was were to of on at by
+    about into onto than then there here some any please tell explain show example examples
+    want need mean means meant s t don doesn didn isn aren wasn weren way ways""".split()
+)
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def query_terms(query: str) -> str:
+    """The words of ``query`` that carry meaning (all of them if every word is a filler word)."""
+    words = _WORD.findall(query)
+    kept = [w for w in words if w.lower() not in QUERY_STOP_WORDS]
+    return " ".join(kept or words)
+
+
+def vector_text(row: dict) -> str:
+    """The text embedded for a chunk row: its title and heading path plus its text, or the text alone."""
+    return row[FTS_COLUMN] if EMBED_HEADINGS else row["text"]
+
+
+def vector_query(query: str) -> str:
+    """The text embedded for a query (filler words dropped when ``VECTOR_QUERY_TERMS``)."""
+    return query_terms(query) if VECTOR_QUERY_TERMS else query
+
+
+def text_query(query: str, has_headings_column: bool) -> Any:
+    """The full-text query: the chunk column, plus the boosted heading column when the table has it."""
+    from lancedb.query import MatchQuery, MultiMatchQuery
+
+    terms = query_terms(query)
+    if HEADINGS_BOOST > 0 and has_headings_column:
+        return MultiMatchQuery(terms, [FTS_COLUMN, HEADINGS_FTS_COLUMN], boosts=[1.0, HEADINGS_BOOST])
+    return MatchQuery(terms, FTS_COLUMN)
+
+
+def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int) -> list[dict]:
+    """The best ``fetch`` chunk rows for ``query`` (and ``vector``, when given), best first, with ``_relevance_score``."""
+    has_headings = HEADINGS_FTS_COLUMN in chunks.schema.names
+    q = chunks.search(text_query(query, has_headings), query_type="fts").select(CHUNK_COLUMNS + ["_score"])
+    if where:
+        q = q.where(where, prefilter=True)
+    pool = max(fetch, CANDIDATES)
+    if vector is None:
+        text_rows = q.limit(pool).to_list()
+        for row in text_rows:
+            row["_relevance_score"] = row.get("_score") or 0.0
+        return diversify(text_rows)[:fetch]
+    v = chunks.search(vector, query_type="vector", vector_column_name=VECTOR_COLUMN).distance_type("cosine")
+    v = v.select(CHUNK_COLUMNS + ["_distance"]).nprobes(ANN_NPROBES)
+    if where:
+        v = v.where(where, prefilter=True)
+    text_future = _executor().submit(q.limit(pool).to_list)  # the two queries run side by side
+    vector_rows = v.limit(pool).to_list()
+    text_rows = text_future.result()
+    return diversify(fuse([(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]))[:fetch]
+
+
+def ensure_vector_index(chunks: Any) -> bool:
+    """Give a large table's vectors an IVF index (exact search is past its latency budget there).
+
+    Created once, at ``ANN_MIN_ROWS``; ``optimize()`` folds later rows into it. True if one exists.
+    """
+    if VECTOR_COLUMN not in chunks.schema.names:
+        return False
+    if any(VECTOR_COLUMN in index.columns for index in chunks.list_indices()):
+        return True
+    rows = chunks.count_rows()
+    if rows < ANN_MIN_ROWS:
+        return False
+    from lancedb.index import IvfFlat
+
+    chunks.create_index(VECTOR_COLUMN, config=IvfFlat(distance_type="cosine", num_partitions=max(1, int(rows**0.5))))
+    return True
+
+
+@functools.cache
+def _executor() -> concurrent.futures.ThreadPoolExecutor:
+    return concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="haiku-search")
+
+
+def fuse(rankings: list[tuple[list[dict], float]]) -> list[dict]:
+    """Weighted reciprocal rank fusion of rankings of rows keyed by ``id``; sets ``_relevance_score``."""
+    scores: dict[str, float] = {}
+    rows: dict[str, dict] = {}
+    for ranking, weight in rankings:
+        for rank, row in enumerate(ranking, start=1):
+            key = row["id"]
+            scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
+            rows.setdefault(key, row)
+    ordered = sorted(scores, key=lambda key: -scores[key])
+    out = []
+    for key in ordered:
+        row = dict(rows[key])
+        row["_relevance_score"] = scores[key]
+        out.append(row)
+    return out
+
+
+def diversify(rows: list[dict]) -> list[dict]:
+    """Re-rank so one large document does not fill the top: the n-th chunk of a document keeps
+    ``DOC_DECAY ** n`` of its score. ``rows`` are best first."""
+    seen_docs: dict[str, int] = {}
+    out = []
+    for row in rows:
+        n = seen_docs.get(row["document_id"], 0)
+        seen_docs[row["document_id"]] = n + 1
+        out.append({**row, "_relevance_score": row["_relevance_score"] * DOC_DECAY**n})
+    return sorted(out, key=lambda row: -row["_relevance_score"])
