@@ -26,6 +26,7 @@ from .errors import (
     SessionExists,
     SessionNotFound,
     SessionStateError,
+    SessionStoreUnavailable,
     StaleSession,
     UnsupportedSchema,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "SessionExists",
     "SessionNotFound",
     "SessionStateError",
+    "SessionStoreUnavailable",
     "SessionStore",
     "SessionSummary",
     "StaleSession",

@@ -15,7 +15,12 @@ class SessionNotFound(SessionError, KeyError):
 
 
 class AmbiguousSessionId(SessionError):
-    """An id prefix matches more than one session."""
+    """A session reference (id prefix or title) matches more than one session."""
+
+    def __init__(self, message: str, candidates: tuple = ()) -> None:
+        super().__init__(message)
+        self.candidates = tuple(candidates)
+        """The ``SessionSummary`` rows the reference matched."""
 
 
 class SessionExists(SessionError):
@@ -32,6 +37,10 @@ class SessionCorrupt(SessionError):
 
 class UnsupportedSchema(SessionError):
     """A session or a sessions database uses a schema version this haiku-tui does not know."""
+
+
+class SessionStoreUnavailable(SessionError):
+    """The sessions database is intact but cannot be written (read-only, disk full) or read (I/O error)."""
 
 
 class SessionStateError(SessionError, TypeError):

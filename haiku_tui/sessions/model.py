@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 import secrets as _random
 from typing import TYPE_CHECKING, Any
 
@@ -244,8 +245,10 @@ class Session:
 
     # -- payload ----------------------------------------------------------------------------------------------
 
-    def to_payload(self) -> dict[str, Any]:
-        """The full-fidelity JSON form (what is stored and exported). Secrets are scrubbed by the store on write."""
+    def to_payload(self, *, messages: bool = True) -> dict[str, Any]:
+        """The full-fidelity JSON form (what is stored and exported). Secrets are scrubbed by the store on write.
+
+        ``messages=False`` leaves the conversation's messages out (the store appends them per run)."""
         metadata = dict(self._extra_metadata)
         metadata.update(
             title=self.title,
@@ -262,7 +265,9 @@ class Session:
             id=self.id,
             revision=self.revision,
             metadata=metadata,
-            conversation=ConversationTypeAdapter.dump_python(self._conversation, mode="json"),
+            conversation=ConversationTypeAdapter.dump_python(
+                self._conversation if messages else replace(self._conversation, messages=[]), mode="json"
+            ),
             state=self._state,
             app_data=self.app_data,
         )

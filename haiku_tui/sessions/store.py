@@ -1,23 +1,28 @@
-"""``SessionStore``: sessions in SQLite (stdlib ``sqlite3``), one row per session, one transaction per save.
+"""``SessionStore``: sessions in SQLite (stdlib ``sqlite3``), one transaction per save, appended per run.
 
 Durability and concurrency:
 
 * WAL journal, ``synchronous=FULL``, ``busy_timeout``: a kill at any moment leaves the last committed
   version of every session; readers never block the writer; two app instances share the file safely.
-* Every write is ``BEGIN IMMEDIATE`` … ``COMMIT``: the row (payload + checksum + indexed columns) and its
-  full-text entry change together or not at all.
-* Optimistic concurrency: a session remembers the revision (and checksum) it was loaded at; a save whose
-  revision no longer matches the row raises ``StaleSession`` and writes nothing.
-* The stored row is checked before it is replaced: a damaged row (checksum mismatch, invalid JSON) or one
+* Every write is ``BEGIN IMMEDIATE`` … ``COMMIT``: the head row, the pieces a save adds or changes and
+  their full-text entries change together or not at all (layout: :mod:`haiku_tui.sessions.layout`).
+* A save writes what changed since the copy was loaded or saved: the run's new messages as one batch,
+  the state rows that differ, and the head. Load reads and checks every piece.
+* Optimistic concurrency: a session remembers the revision (and head checksum) it was loaded at; a save
+  whose revision no longer matches the row raises ``StaleSession`` and writes nothing.
+* Stored pieces are checked before they are replaced: a damaged row (checksum mismatch, invalid JSON) or one
   written by a newer schema is never overwritten.
+* A database of an older layout is migrated on first open, in one transaction, after a backup copy
+  ``sessions.db.v<N>-backup`` beside it; a newer one is refused.
 
-The low-level path (:meth:`SessionStore.read_payload`, :meth:`SessionStore.write_payload`) moves raw JSON
+The low-level path (:meth:`SessionStore.read_payload`, :meth:`SessionStore.write_payload`) moves whole JSON
 payloads and does not import Pydantic AI.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -26,57 +31,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import layout
 from . import payload as _payload
 from .errors import (
     AmbiguousSessionId,
     SessionCorrupt,
     SessionExists,
     SessionNotFound,
+    SessionStoreUnavailable,
     StaleSession,
     UnsupportedSchema,
 )
-from .scrub import needs_scrub, scrub_json, scrub_location, scrub_text
+from .scrub import is_secret_key, needs_scrub, scrub_json, scrub_location, scrub_text
 
 if TYPE_CHECKING:
     from .model import Session
 
-DB_SCHEMA_VERSION = 1
+DB_SCHEMA_VERSION = 2
 """``PRAGMA user_version`` of the sessions database this haiku-tui writes."""
 
-
-def _create_v1(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """
-        CREATE TABLE sessions (
-            num INTEGER PRIMARY KEY,
-            id TEXT NOT NULL UNIQUE,
-            revision INTEGER NOT NULL,
-            schema_version INTEGER NOT NULL,
-            title TEXT NOT NULL,
-            model TEXT,
-            db TEXT,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            questions INTEGER NOT NULL DEFAULT 0,
-            citations INTEGER NOT NULL DEFAULT 0,
-            messages INTEGER NOT NULL DEFAULT 0,
-            body TEXT NOT NULL DEFAULT '',
-            payload TEXT NOT NULL,
-            checksum TEXT NOT NULL
-        )
-        """
-    )
-    conn.execute("CREATE INDEX sessions_by_updated ON sessions(updated_at)")
-    conn.execute("CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT)")
-
-
-# Database migrations: version N -> function upgrading an N database to N+1 (run inside one transaction).
-DB_MIGRATIONS = {0: _create_v1}
-
-_FTS_DDL = (
-    "CREATE VIRTUAL TABLE session_fts USING fts5(title, body, content='sessions', content_rowid='num', "
-    "tokenize='unicode61 remove_diacritics 2')"
-)
 _SUMMARY_COLUMNS = (
     "id, title, model, db, created_at, updated_at, revision, schema_version, questions, citations, messages"
 )
@@ -112,6 +85,20 @@ class SearchHit:
     snippet: str
 
 
+@dataclass
+class _Change:
+    """What a write brings: the head (payload without messages and state), messages, the state map.
+
+    ``base`` is how many stored messages the write keeps (``messages`` are those after them); None when the
+    caller does not know (``messages`` is then the whole list and the store finds the common prefix).
+    """
+
+    head: dict[str, Any]
+    messages: list[dict[str, Any]]
+    base: int | None
+    state: dict[str, Any]
+
+
 def _fts5_available() -> bool:
     try:
         probe = sqlite3.connect(":memory:")
@@ -127,6 +114,20 @@ def _fts5_available() -> bool:
 _FTS5 = _fts5_available()
 
 
+def _unavailable(path: Path, exc: sqlite3.Error, doing: str) -> SessionStoreUnavailable | None:
+    """The one-line error for a store that is intact but cannot be used now (None: not such a fault)."""
+    text = str(exc).lower()
+    if "readonly" in text or "read-only" in text or "read only" in text:
+        why = f"the sessions database {path} is read only"
+    elif "disk is full" in text or "database or disk is full" in text:
+        why = f"the disk holding {path} is full"
+    elif "unable to open" in text or "disk i/o error" in text or "permission" in text:
+        why = f"the sessions database {path} cannot be written or read ({exc})"
+    else:
+        return None
+    return SessionStoreUnavailable(f"{why}; {doing} — free space or fix the permissions and try again")
+
+
 class SessionStore:
     """Durable sessions in one SQLite file (default ``locations.sessions_db_path()``)."""
 
@@ -136,27 +137,34 @@ class SessionStore:
 
             path = locations.sessions_db_path()
         self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SessionStoreUnavailable(
+                f"cannot create the sessions folder {self.path.parent} ({exc.strerror or exc}); nothing was saved"
+            ) from None
         self._lock = threading.RLock()
-        self._fts = False
+        self._text = layout.TextIndex(False)
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=timeout, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise SessionCorrupt(f"cannot open the sessions database {self.path}: {exc}") from None
+            raise _unavailable(self.path, exc, "nothing was saved") or SessionCorrupt(
+                f"cannot open the sessions database {self.path}: {exc}"
+            ) from None
         try:
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
             self._migrate()
             self._setup_fts()
-        except UnsupportedSchema:
+        except (UnsupportedSchema, SessionStoreUnavailable):
             self._conn.close()
             raise
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            raise SessionCorrupt(
+            raise _unavailable(self.path, exc, "nothing was saved") or SessionCorrupt(
                 f"{self.path} is not a usable sessions database ({exc}); nothing was changed — move it aside "
                 "to start a new one"
             ) from None
@@ -175,16 +183,23 @@ class SessionStore:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken up front (``BEGIN IMMEDIATE``) so ``busy_timeout`` applies."""
+        """One write transaction, taken up front (``BEGIN IMMEDIATE``) so ``busy_timeout`` applies.
+
+        A read-only file or a full disk becomes ``SessionStoreUnavailable`` (nothing was saved)."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            else:
-                self._conn.execute("COMMIT")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+                else:
+                    self._conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise _unavailable(self.path, exc, "nothing was saved") or exc from None
 
     def _user_version(self) -> int:
         return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
@@ -197,40 +212,69 @@ class SessionStore:
             )
 
     def _migrate(self) -> None:
-        self._check_db_version(self._user_version())
-        if self._user_version() == DB_SCHEMA_VERSION:
+        version = self._user_version()
+        self._check_db_version(version)
+        if version == DB_SCHEMA_VERSION:
             return
+        if version > 0:
+            self._backup(version)
         with self._write() as conn:
             version = self._user_version()  # another process may have migrated meanwhile
             self._check_db_version(version)
-            while version < DB_SCHEMA_VERSION:
-                DB_MIGRATIONS[version](conn)
-                version += 1
+            if version == 0:
+                layout.create_v1(conn)
+                version = 1
+            if version == 1:
+                self._v1_to_v2(conn)
             conn.execute(f"PRAGMA user_version={DB_SCHEMA_VERSION}")
+
+    def _backup(self, version: int) -> None:
+        """Copy the database (consistently, WAL included) to ``<name>.v<version>-backup`` before migrating it."""
+        target = self.path.with_name(f"{self.path.name}.v{version}-backup")
+        partial = target.with_name(target.name + ".partial")
+        copy = sqlite3.connect(str(partial))
+        try:
+            self._conn.backup(copy)
+        finally:
+            copy.close()
+        os.replace(partial, target)
+
+    def _v1_to_v2(self, conn: sqlite3.Connection) -> None:
+        """Split every schema-1 session (one whole payload per row) into head and pieces.
+
+        A row that fails its checks is left as it was: it stays refused (and deletable), never rewritten."""
+        layout.create_v2_tables(conn)
+        rows = conn.execute("SELECT num, id, payload, checksum FROM sessions").fetchall()
+        for num, session_id, text, stored_checksum in rows:
+            try:
+                data = self._upgrade(self._parse_head(session_id, text, stored_checksum), session_id)
+            except (SessionCorrupt, UnsupportedSchema):
+                continue
+            conn.execute("UPDATE sessions SET body='' WHERE num=?", (num,))
+            messages = data["conversation"].get("messages") or []
+            self._store_pieces(conn, num, _Change(_head_of(data), messages, 0, data["state"]), stored=None)
 
     def _setup_fts(self) -> None:
         """Full-text index when SQLite has FTS5 (else search falls back to LIKE); rebuilt if it went stale."""
         with self._lock:
             has_table = self._conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE name='session_fts'"
+                "SELECT 1 FROM sqlite_master WHERE name=?", (layout.FTS_TABLE,)
             ).fetchone() is not None
             stale = self._conn.execute("SELECT value FROM store_meta WHERE key='fts_stale'").fetchone() is not None
         if not _FTS5:
             return
-        if has_table and not stale:
-            self._fts = True
-            return
-        with self._write() as conn:
-            if conn.execute("SELECT 1 FROM sqlite_master WHERE name='session_fts'").fetchone() is None:
-                conn.execute(_FTS_DDL)
-            conn.execute("INSERT INTO session_fts(session_fts) VALUES('rebuild')")
-            conn.execute("DELETE FROM store_meta WHERE key='fts_stale'")
-        self._fts = True
+        if not has_table or stale:
+            with self._write() as conn:
+                if conn.execute("SELECT 1 FROM sqlite_master WHERE name=?", (layout.FTS_TABLE,)).fetchone() is None:
+                    conn.execute(layout.FTS_DDL)
+                conn.execute(f"INSERT INTO {layout.FTS_TABLE}({layout.FTS_TABLE}) VALUES('rebuild')")
+                conn.execute("DELETE FROM store_meta WHERE key='fts_stale'")
+        self._text = layout.TextIndex(True)
 
     # -- checks on stored rows ------------------------------------------------------------------------------
 
-    def _verify_row(self, session_id: str, text: str, stored_checksum: str) -> dict[str, Any]:
-        """Parse and check a stored payload; raise ``SessionCorrupt`` / ``UnsupportedSchema`` (nothing changes)."""
+    def _parse_head(self, session_id: str, text: str, stored_checksum: str) -> dict[str, Any]:
+        """Parse and check a stored head row; raise ``SessionCorrupt`` (nothing changes)."""
         where = f"session {session_id!r} in {self.path}"
         try:
             data = json.loads(text)
@@ -244,34 +288,52 @@ class SessionStore:
                 f"{where} is corrupt: its content does not match its checksum (changed outside haiku-tui or "
                 "damaged on disk); nothing was changed"
             )
+        return data
+
+    def _upgrade(self, data: Any, session_id: str) -> dict[str, Any]:
+        where = f"session {session_id!r} in {self.path}"
         data = _payload.upgrade(data, where=where)
         if data.get("id") != session_id:
             raise SessionCorrupt(f"{where} is corrupt: it holds session {data.get('id')!r}; nothing was changed")
         return data
 
+    def _damaged(self, session_id: str, why: str) -> SessionCorrupt:
+        return SessionCorrupt(
+            f"session {session_id!r} in {self.path} is corrupt: {why} (changed outside haiku-tui or damaged on "
+            f"disk); nothing was changed — delete it with `haiku-tui sessions delete {session_id}`"
+        )
+
     def _check_overwritable(self, session_id: str, text: str, stored_checksum: str, schema_version: int) -> None:
-        """Refuse to replace a damaged row or one written by a newer schema (cheap when the row is sound)."""
+        """Refuse to replace a damaged head or one written by a newer schema (cheap when the row is sound)."""
         if _payload.checksum(text) != stored_checksum:
-            self._verify_row(session_id, text, stored_checksum)  # raises with the precise reason
-            raise SessionCorrupt(f"session {session_id!r} is corrupt; nothing was changed")  # pragma: no cover
+            self._parse_head(session_id, text, stored_checksum)  # raises with the precise reason
         if schema_version > _payload.SCHEMA_VERSION:
             raise UnsupportedSchema(
                 f"session {session_id!r} was written with session schema version {schema_version} by a newer "
                 f"haiku-tui (this one knows up to {_payload.SCHEMA_VERSION}); refusing to overwrite it; nothing was saved"
             )
 
-    # -- low-level path: raw payloads ----------------------------------------------------------------------------
+    # -- low-level path: whole payloads ----------------------------------------------------------------------------
 
     def read_payload(self, session_id: str) -> tuple[dict[str, Any], str]:
-        """The stored payload of a session (checked, upgraded) and its checksum, without Pydantic validation."""
+        """The stored payload of a session (checked, upgraded) and its head checksum, without Pydantic validation."""
         with self._lock:
             row = self._conn.execute(
-                "SELECT revision, payload, checksum FROM sessions WHERE id=?", (session_id,)
+                "SELECT num, revision, payload, checksum FROM sessions WHERE id=?", (session_id,)
             ).fetchone()
-        if row is None:
-            raise SessionNotFound(f"no session {session_id!r} in {self.path}")
-        revision, text, stored_checksum = row
-        data = self._verify_row(session_id, text, stored_checksum)
+            if row is None:
+                raise SessionNotFound(f"no session {session_id!r} in {self.path}")
+            num, revision, text, stored_checksum = row
+            data = self._parse_head(session_id, text, stored_checksum)
+            parts = data.pop(layout.PARTS, None) if isinstance(data, dict) else None
+            if isinstance(parts, dict) and isinstance(data.get("conversation"), dict):
+                messages, state = layout.message_rows(self._conn, num), layout.state_rows(self._conn, num)
+                why = layout.check_messages(messages, parts) or layout.check_state(state, parts)
+                if why:
+                    raise self._damaged(session_id, why)
+                data["conversation"]["messages"] = layout.join_messages(messages)
+                data["state"] = layout.join_state_rows(state)
+        data = self._upgrade(data, session_id)
         if data.get("revision") != revision:
             raise SessionCorrupt(
                 f"session {session_id!r} is corrupt: payload revision {data.get('revision')!r} does not match "
@@ -288,56 +350,48 @@ class SessionStore:
         touch: bool = True,
         create_only: bool = False,
     ) -> tuple[int, str]:
-        """Write a payload in one transaction if the stored row is still at ``expected_revision``.
+        """Write a whole payload in one transaction if the stored row is still at ``expected_revision``.
 
         ``expected_revision`` 0 means "a new session" (the id must not exist yet). When ``expected_checksum``
         is given, the stored row must also still have that checksum. The payload is scrubbed of secrets, its
         ``revision`` set to ``expected_revision + 1`` (and ``metadata.updated_at`` to now when ``touch``).
-        Returns ``(new_revision, checksum)``.
+        Messages the store already holds are kept, not rewritten. Returns ``(new_revision, checksum)``.
 
         Raises ``StaleSession`` (changed or deleted since loaded), ``SessionExists`` (``create_only`` and the id
         exists), ``SessionCorrupt`` / ``UnsupportedSchema`` (the stored row is damaged or newer: never
-        overwritten). On any error nothing is written.
+        overwritten), ``SessionStoreUnavailable`` (read-only, disk full). On any error nothing is written.
         """
         data = _payload.upgrade(dict(data), where=f"session {data.get('id')!r}")
-        session_id = data["id"]
-        if not _payload.valid_id(session_id):
+        change = _Change(_head_of(data), data["conversation"].get("messages") or [], None, data["state"])
+        return self._commit(change, expected_revision, expected_checksum, touch=touch, create_only=create_only)
+
+    def _commit(
+        self,
+        change: _Change,
+        expected_revision: int,
+        expected_checksum: str | None,
+        *,
+        touch: bool = True,
+        create_only: bool = False,
+    ) -> tuple[int, str]:
+        head = change.head
+        session_id = head["id"]
+        if not isinstance(session_id, str) or not _payload.valid_id(session_id):
             raise ValueError(f"invalid session id {session_id!r} (use 1-64 letters, digits, '-' or '_')")
-        metadata = dict(data["metadata"])
+        metadata = dict(head["metadata"])
         metadata["model"] = scrub_location(metadata.get("model"))
         metadata["db"] = scrub_location(metadata.get("db"))
         if touch or not metadata.get("updated_at"):
             metadata["updated_at"] = _payload.now_iso()
         metadata.setdefault("created_at", metadata["updated_at"])
-        data["metadata"] = metadata
-        data["format"] = _payload.FORMAT
-        data["schema_version"] = _payload.SCHEMA_VERSION
+        head["metadata"] = metadata
+        head["format"] = _payload.FORMAT
+        head["schema_version"] = _payload.SCHEMA_VERSION
         new_revision = expected_revision + 1
-        data["revision"] = new_revision
-        text = _payload.dumps(data)
-        if needs_scrub(text):  # one regex pass over the whole payload; the walk only when something may match
-            data = scrub_json(data)
-            text = _payload.dumps(data)
-        digest = _payload.digest(data)
-        new_checksum = _payload.checksum(text)
-        row_values = (
-            new_revision,
-            _payload.SCHEMA_VERSION,
-            digest.title,
-            metadata.get("model"),
-            metadata.get("db"),
-            str(metadata["created_at"]),
-            str(metadata["updated_at"]),
-            digest.questions,
-            digest.citations,
-            digest.messages,
-            digest.body,
-            text,
-            new_checksum,
-        )
+        head["revision"] = new_revision
         with self._write() as conn:
             row = conn.execute(
-                "SELECT num, revision, schema_version, payload, checksum, title, body FROM sessions WHERE id=?",
+                "SELECT num, revision, schema_version, payload, checksum, messages, turns FROM sessions WHERE id=?",
                 (session_id,),
             ).fetchone()
             if row is None:
@@ -346,15 +400,14 @@ class SessionStore:
                         f"session {session_id!r} was deleted (in another window or by a command) since it was "
                         "loaded; nothing was saved"
                     )
-                cursor = conn.execute(
-                    "INSERT INTO sessions (revision, schema_version, title, model, db, created_at, updated_at, "
-                    "questions, citations, messages, body, payload, checksum, id) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*row_values, session_id),
-                )
-                num = cursor.lastrowid
+                num = conn.execute(
+                    "INSERT INTO sessions (id, revision, schema_version, title, created_at, updated_at, payload, "
+                    "checksum) VALUES (?, 0, ?, '', '', '', '', '')",
+                    (session_id, _payload.SCHEMA_VERSION),
+                ).lastrowid
+                stored = None
             else:
-                num, stored_revision, stored_schema, stored_text, stored_checksum, old_title, old_body = row
+                num, stored_revision, stored_schema, stored_text, stored_checksum, stored_messages, stored_turns = row
                 if create_only:
                     raise SessionExists(
                         f"a session with id {session_id!r} already exists in {self.path}; nothing was changed"
@@ -371,33 +424,116 @@ class SessionStore:
                         f"session {session_id!r} was changed outside haiku-tui since it was loaded (same revision, "
                         "different content); nothing was saved — reopen the session"
                     )
-                conn.execute(
-                    "UPDATE sessions SET revision=?, schema_version=?, title=?, model=?, db=?, created_at=?, "
-                    "updated_at=?, questions=?, citations=?, messages=?, body=?, payload=?, checksum=? WHERE num=?",
-                    (*row_values, num),
-                )
-                self._unindex(conn, num, old_title, old_body)
-            self._index(conn, num, digest.title, digest.body)
-        return new_revision, new_checksum
+                stored = (stored_messages, stored_turns, json.loads(stored_text).get(layout.PARTS))
+            checksum = self._store_pieces(conn, num, change, stored=stored)
+        return new_revision, checksum
 
-    def _index(self, conn: sqlite3.Connection, num: int, title: str, body: str) -> None:
-        if self._fts:
-            conn.execute("INSERT INTO session_fts(rowid, title, body) VALUES (?, ?, ?)", (num, title, body))
-        else:
-            self._mark_fts_stale(conn)
-
-    def _unindex(self, conn: sqlite3.Connection, num: int, title: str, body: str) -> None:
-        if self._fts:
+    def _store_pieces(
+        self, conn: sqlite3.Connection, num: int, change: _Change, *, stored: tuple[int, int, Any] | None
+    ) -> str:
+        """Append the new messages, rewrite the changed state rows, then the head and its columns."""
+        session_id = change.head["id"]
+        stored_count, stored_turns, parts = stored if stored is not None else (0, 0, None)
+        whole_row = stored is not None and not isinstance(parts, dict)  # a schema-1 style row: no pieces yet
+        base, messages = change.base, change.messages
+        message_rows = int(parts.get("message_rows", 0)) if isinstance(parts, dict) else 0
+        if base is None or base != stored_count or whole_row:
+            base, messages = self._common_prefix(conn, num, session_id, change, stored_count, parts)
+        if base == 0 and message_rows:
+            conn.execute("DELETE FROM session_messages WHERE num=?", (num,))
+            self._text.remove(conn, num, from_start=0)
+            message_rows, stored_turns = 0, 0
+        turns = stored_turns
+        if messages:
+            text = _payload.dumps(messages)
+            if needs_scrub(text):
+                messages = scrub_json(messages)
+                text = _payload.dumps(messages)
             conn.execute(
-                "INSERT INTO session_fts(session_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
-                (num, title, body),
+                "INSERT INTO session_messages(num, start, count, data, checksum) VALUES (?, ?, ?, ?, ?)",
+                (num, base, len(messages), text, _payload.checksum(text)),
             )
-        else:
-            self._mark_fts_stale(conn)
+            message_rows += 1
+            for turn in _payload.turns_from_messages(messages):
+                self._text.add(conn, num, base + turn.first_message, "", _payload.turn_text(turn))
+                turns += 1
+        state_rows = self._store_state(conn, num, session_id, change.state)
 
-    def _mark_fts_stale(self, conn: sqlite3.Connection) -> None:
-        # An index made by an FTS5-enabled SQLite is now behind; the next FTS5-enabled open rebuilds it.
-        conn.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('fts_stale', '1')")
+        head = scrub_json(change.head) if needs_scrub(_payload.dumps(change.head)) else change.head
+        metadata = head["metadata"]
+        title = str(metadata.get("title") or _payload.DEFAULT_TITLE)
+        total = base + len(messages)
+        head[layout.PARTS] = {"messages": total, "message_rows": message_rows, "state_rows": state_rows}
+        text = _payload.dumps(head)
+        checksum = _payload.checksum(text)
+        conn.execute(
+            "UPDATE sessions SET revision=?, schema_version=?, title=?, model=?, db=?, created_at=?, updated_at=?, "
+            "questions=?, citations=?, messages=?, turns=?, payload=?, checksum=? WHERE num=?",
+            (
+                head["revision"], head["schema_version"], title, metadata.get("model"), metadata.get("db"),
+                str(metadata["created_at"]), str(metadata["updated_at"]),
+                _payload.question_count(change.state, turns), _payload.citation_count(change.state),
+                total, turns, text, checksum, num,
+            ),
+        )
+        self._text.set_title(conn, num, title)
+        return checksum
+
+    def _common_prefix(
+        self, conn: sqlite3.Connection, num: int, session_id: str, change: _Change, stored_count: int, parts: Any
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """``(base, new messages)`` for a write that did not say which messages are new: the stored messages it
+        repeats are kept; if it changes any of them, all are rewritten (after checking the stored ones)."""
+        if not isinstance(parts, dict):
+            return 0, change.messages if change.base in (None, 0) else []
+        rows = layout.message_rows(conn, num)
+        why = layout.check_messages(rows, parts)
+        if why:
+            raise self._damaged(session_id, why)
+        if change.base is not None:  # the caller's copy continues another stored version: cannot append
+            raise StaleSession(f"session {session_id!r} changed since it was loaded; nothing was saved — reopen it")
+        stored = layout.join_messages(rows)
+        if change.messages[:stored_count] == stored:
+            return stored_count, change.messages[stored_count:]
+        return 0, change.messages
+
+    def _store_state(self, conn: sqlite3.Connection, num: int, session_id: str, state: dict[str, Any]) -> int:
+        """Rewrite the state rows that differ from the stored ones (checking each before replacing it)."""
+        stored = {
+            path: (rid, kind, checksum)
+            for rid, path, kind, checksum in conn.execute(
+                "SELECT rid, path, kind, checksum FROM session_state WHERE num=?", (num,)
+            )
+        }
+        rows = _payload.split_state(state)
+        for path, (kind, value) in rows.items():
+            text = ""
+            if kind == "leaf":
+                text = _payload.dumps(value)
+                if needs_scrub(text) or (isinstance(value, str) and is_secret_key(str(json.loads(path)[-1]))):
+                    key = json.loads(path)[-1]
+                    text = _payload.dumps(scrub_json({str(key): value})[str(key)])
+            checksum = _payload.checksum(text)
+            old = stored.pop(path, None)
+            if old is None:
+                conn.execute(
+                    "INSERT INTO session_state(num, path, kind, data, checksum) VALUES (?, ?, ?, ?, ?)",
+                    (num, path, kind, text, checksum),
+                )
+            elif old[1:] != (kind, checksum):
+                self._check_state_row(conn, session_id, old[0])
+                conn.execute(
+                    "UPDATE session_state SET kind=?, data=?, checksum=? WHERE rid=?", (kind, text, checksum, old[0])
+                )
+        for rid, _kind, _checksum in stored.values():
+            self._check_state_row(conn, session_id, rid)
+            conn.execute("DELETE FROM session_state WHERE rid=?", (rid,))
+        return len(rows)
+
+    def _check_state_row(self, conn: sqlite3.Connection, session_id: str, rid: int) -> None:
+        path, data, checksum = conn.execute("SELECT path, data, checksum FROM session_state WHERE rid=?", (rid,)).fetchone()
+        if _payload.checksum(data) != checksum:
+            raise self._damaged(session_id, f"its state row {path} does not match its checksum")
 
     # -- sessions ---------------------------------------------------------------------------------------------
 
@@ -418,51 +554,87 @@ class SessionStore:
         return session
 
     def save(self, session: Session) -> Session:
-        """Write the session's committed conversation, state, app data and metadata in one transaction.
+        """Write what the session committed since it was loaded or saved, in one transaction.
 
         Call it after :meth:`Session.commit_run` (i.e. after a completed run) or after changing app data or
-        metadata. Raises ``StaleSession`` if the stored session changed since this copy was loaded or saved,
-        ``SessionCorrupt`` / ``UnsupportedSchema`` if the stored row must not be overwritten.
+        metadata. Only the run's new messages and the changed state rows are written. Raises ``StaleSession`` if
+        the stored session changed since this copy was loaded or saved, ``SessionCorrupt`` / ``UnsupportedSchema``
+        if the stored row must not be overwritten, ``SessionStoreUnavailable`` if the store cannot be written.
         """
-        revision, checksum = self.write_payload(
-            session.to_payload(),
-            expected_revision=session.revision,
-            expected_checksum=session._stored_checksum,
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        messages = session.conversation.messages
+        saved = getattr(session, "_saved_messages", None)
+        base: int | None = None
+        if saved is not None and len(messages) >= len(saved) and all(a is b for a, b in zip(messages, saved)):
+            base = len(saved)
+        new = messages[base:] if base is not None else messages
+        change = _Change(
+            _session_head(session),
+            ModelMessagesTypeAdapter.dump_python(list(new), mode="json"),
+            base,
+            session._state,
         )
+        revision, checksum = self._commit(change, session.revision, session._stored_checksum)
         session.revision = revision
         session._stored_checksum = checksum
+        session._saved_messages = tuple(messages)
         session.dirty = False
         return session
 
-    def load(self, session_id: str) -> Session:
-        """Open a session (``session_id`` may be a unique prefix). Raises ``SessionNotFound``,
-        ``AmbiguousSessionId``, ``SessionCorrupt`` or ``UnsupportedSchema`` (nothing is changed)."""
+    def load(self, ref: str) -> Session:
+        """Open a session (``ref``: an id, a unique id prefix or an exact title, see :meth:`find`). Raises
+        ``SessionNotFound``, ``AmbiguousSessionId``, ``SessionCorrupt`` or ``UnsupportedSchema`` (nothing is
+        changed)."""
         from .model import Session
 
-        session_id = self.resolve(session_id)
+        session_id = self.resolve(ref)
         data, checksum = self.read_payload(session_id)
         session = Session.from_payload(data, where=f"session {session_id!r} in {self.path}")
         session._stored_checksum = checksum
+        session._saved_messages = tuple(session.conversation.messages)
         return session
 
     open = load
     """Alias: open (resume) a session."""
 
-    def resolve(self, id_or_prefix: str) -> str:
-        """The full id of the session ``id_or_prefix`` names (an exact id or a unique prefix)."""
-        key = str(id_or_prefix).strip()
+    def find(self, ref: str) -> SessionSummary:
+        """The session a reference names: an exact id, a unique id prefix, or an exact title (case and spacing
+        ignored). Raises ``SessionNotFound``, or ``AmbiguousSessionId`` listing the candidates."""
+        key = " ".join(str(ref).split())
+        if not key:
+            raise SessionNotFound("no session named '' (give an id, an id prefix or a title)")
+        escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         with self._lock:
-            if self._conn.execute("SELECT 1 FROM sessions WHERE id=?", (key,)).fetchone():
-                return key
-            escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            rows = self._conn.execute(
-                "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 3", (escaped + "%",)
+            exact = self._conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id=?", (key,)).fetchone()
+            if exact is not None:
+                return SessionSummary(*exact)
+            by_id = self._conn.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY updated_at DESC LIMIT 6",
+                (escaped + "%",),
             ).fetchall()
-        if not key or not rows:
-            raise SessionNotFound(f"no session {key!r} in {self.path} (see `haiku-tui sessions list`)")
-        if len(rows) > 1:
-            raise AmbiguousSessionId(f"{key!r} matches more than one session; type more of its id")
-        return rows[0][0]
+            by_title = [] if by_id else [
+                row for row in self._conn.execute(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM sessions ORDER BY updated_at DESC"
+                ) if " ".join(row[1].split()).casefold() == key.casefold()
+            ]
+        matches = [SessionSummary(*row) for row in by_id or by_title]
+        if not matches:
+            raise SessionNotFound(
+                f"no session {key!r} (by id, id prefix or title) in {self.path}; see `haiku-tui sessions list`"
+            )
+        if len(matches) > 1:
+            listed = "; ".join(f"{m.id} {m.title!r}" for m in matches[:5])
+            raise AmbiguousSessionId(
+                f"{key!r} names {'more than 5' if len(matches) > 5 else len(matches)} sessions ({listed}); "
+                "use one of their ids",
+                matches,
+            )
+        return matches[0]
+
+    def resolve(self, ref: str) -> str:
+        """The full id of the session ``ref`` names (see :meth:`find`)."""
+        return self.find(ref).id
 
     def exists(self, session_id: str) -> bool:
         with self._lock:
@@ -474,7 +646,7 @@ class SessionStore:
         params: tuple[Any, ...] = ()
         if limit is not None:
             sql += " LIMIT ?"
-            params = (int(limit),)
+            params = (max(0, int(limit)),)
         with self._lock:
             return [SessionSummary(*row) for row in self._conn.execute(sql, params)]
 
@@ -483,44 +655,57 @@ class SessionStore:
             return int(self._conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
 
     def search(self, query: str, *, limit: int = 20, mark: tuple[str, str] = ("**", "**")) -> list[SearchHit]:
-        """Full-text search over titles, questions and answers of every session (all words must match;
-        each word also matches as a prefix). Best matches first; FTS5 when available, else ``LIKE``."""
+        """Full-text search over titles, questions and answers of every session (all words must match somewhere
+        in the session; each word also matches as a prefix). Best matches first; FTS5 when available, else
+        ``LIKE``."""
         terms = [t for t in str(query).split() if any(ch.isalnum() for ch in t)]
         if not terms:
             return []
-        if self._fts:
-            match = " ".join('"' + t.replace('"', '""') + '"*' for t in terms)
-            # FTS5 ranks; the snippet is cut in Python (FTS5's snippet() re-tokenizes the whole body: slow on
-            # long sessions).
-            sql = (
-                f"SELECT {', '.join('s.' + c.strip() for c in _SUMMARY_COLUMNS.split(','))}, s.body "
-                "FROM session_fts JOIN sessions s ON s.num = session_fts.rowid "
-                "WHERE session_fts MATCH ? ORDER BY bm25(session_fts, 5.0, 1.0) LIMIT ?"
-            )
+        scores: dict[int, float] | None = None
+        with self._lock:
+            for term in terms:
+                found = self._term_scores(term)
+                scores = found if scores is None else {n: s + found[n] for n, s in scores.items() if n in found}
+            ranked = sorted(scores or {}, key=lambda n: scores[n])[: max(0, int(limit))]  # type: ignore[index]
+            hits = []
+            for num in ranked:
+                row = self._conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE num=?", (num,)).fetchone()
+                summary = SessionSummary(*row)
+                pattern = "%" + _like_escape(terms[0]) + "%"
+                text = self._conn.execute(
+                    "SELECT body FROM session_text WHERE num=? AND body LIKE ? ESCAPE '\\' ORDER BY start LIMIT 1",
+                    (num, pattern),
+                ).fetchone()
+                hits.append(SearchHit(summary, _like_snippet(text[0] if text else "", summary.title, terms, mark)))
+        return hits
+
+    def _term_scores(self, term: str) -> dict[int, float]:
+        """Session → score (lower is better) of the sessions where ``term`` occurs (title or any question)."""
+        if self._text.fts:
             try:
-                with self._lock:
-                    rows = self._conn.execute(sql, (match, int(limit))).fetchall()
-                return [SearchHit(SessionSummary(*row[:-1]), _like_snippet(row[-1], row[1], terms, mark)) for row in rows]
+                rows = self._conn.execute(
+                    f"SELECT t.num, MIN(bm25({layout.FTS_TABLE}, 5.0, 1.0)) FROM {layout.FTS_TABLE} "
+                    f"JOIN session_text t ON t.tid = {layout.FTS_TABLE}.rowid WHERE {layout.FTS_TABLE} MATCH ? "
+                    "GROUP BY t.num",
+                    ('"' + term.replace('"', '""') + '"*',),
+                ).fetchall()
+                return {num: score for num, score in rows}
             except sqlite3.OperationalError:
                 pass  # fall back to LIKE
-        clauses, params = [], []
-        for term in terms:
-            pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            clauses.append("(title LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')")
-            params += [pattern, pattern]
-        sql = (
-            f"SELECT {_SUMMARY_COLUMNS}, body FROM sessions WHERE {' AND '.join(clauses)} "
-            "ORDER BY updated_at DESC LIMIT ?"
-        )
-        with self._lock:
-            rows = self._conn.execute(sql, (*params, int(limit))).fetchall()
-        return [SearchHit(SessionSummary(*row[:-1]), _like_snippet(row[-1], row[1], terms, mark)) for row in rows]
+        pattern = "%" + _like_escape(term) + "%"
+        rows = self._conn.execute(
+            "SELECT s.num, s.updated_at FROM sessions s WHERE s.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM "
+            "session_text t WHERE t.num = s.num AND t.body LIKE ? ESCAPE '\\')",
+            (pattern, pattern),
+        ).fetchall()
+        order = sorted(rows, key=lambda r: r[1], reverse=True)  # newest first, like the list
+        return {num: float(rank) for rank, (num, _) in enumerate(order)}
 
     def rename(self, session: Session | str, title: str) -> str:
         """Give a session a title by hand (a manual title always wins over the automatic one).
 
-        With a ``Session`` the copy is renamed and saved (``StaleSession`` rules apply); with an id the stored
-        session is renamed in one transaction. Returns the title as stored.
+        With a ``Session`` the copy is renamed and saved (``StaleSession`` rules apply); with a reference the
+        stored session is renamed in one transaction. Returns the title as stored.
         """
         from .model import Session
 
@@ -542,11 +727,14 @@ class SessionStore:
         """Delete a session (even a damaged one). Returns False when it did not exist."""
         session_id = getattr(session, "id", session)
         with self._write() as conn:
-            row = conn.execute("SELECT num, title, body FROM sessions WHERE id=?", (session_id,)).fetchone()
+            row = conn.execute("SELECT num FROM sessions WHERE id=?", (session_id,)).fetchone()
             if row is None:
                 return False
-            conn.execute("DELETE FROM sessions WHERE num=?", (row[0],))
-            self._unindex(conn, *row)
+            num = row[0]
+            self._text.remove(conn, num, from_start=-1)
+            conn.execute("DELETE FROM session_messages WHERE num=?", (num,))
+            conn.execute("DELETE FROM session_state WHERE num=?", (num,))
+            conn.execute("DELETE FROM sessions WHERE num=?", (num,))
         return True
 
     # -- export / import -------------------------------------------------------------------------------------
@@ -566,9 +754,11 @@ class SessionStore:
     def import_json(self, text: str | bytes, *, keep_id: bool = False) -> Session:
         """Import an exported session. It gets a new id unless ``keep_id`` (then ``SessionExists`` if taken).
 
-        Raises ``SessionCorrupt`` (not JSON / not a session / fails validation) or ``UnsupportedSchema``.
+        Everything it brings is validated first (conversation, state, app data). Raises ``SessionCorrupt`` (not
+        JSON / not a session / fails validation) or ``UnsupportedSchema``.
         """
         from .model import Session, new_session_id
+        from .validate import check_import
 
         try:
             data = json.loads(text)
@@ -577,6 +767,8 @@ class SessionStore:
         if not isinstance(data, dict) or data.get("format", _payload.FORMAT) != _payload.FORMAT:
             raise SessionCorrupt("the file is not a haiku-tui session export; nothing was imported")
         data.pop("exported_at", None)
+        data = _payload.upgrade(data, where="the imported session")
+        check_import(data)
         session = Session.from_payload(data, where="the imported session")
         if not keep_id:
             session.id = new_session_id()
@@ -588,7 +780,25 @@ class SessionStore:
             session.to_payload(), expected_revision=0, touch=False, create_only=True
         )
         session.revision, session._stored_checksum, session.dirty = revision, checksum, False
+        session._saved_messages = tuple(session.conversation.messages)
         return session
+
+
+def _head_of(data: dict[str, Any]) -> dict[str, Any]:
+    """A payload without its messages and state (they are stored as pieces)."""
+    head = {k: v for k, v in data.items() if k not in ("state", layout.PARTS)}
+    head["conversation"] = {k: v for k, v in data["conversation"].items() if k != "messages"}
+    head["state"] = {}
+    return head
+
+
+def _session_head(session: Session) -> dict[str, Any]:
+    """The head of a session's payload, built without serializing its messages."""
+    return _head_of(session.to_payload(messages=False))
+
+
+def _like_escape(term: str) -> str:
+    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _like_snippet(body: str, title: str, terms: list[str], mark: tuple[str, str], width: int = 60) -> str:

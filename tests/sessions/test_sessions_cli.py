@@ -21,13 +21,17 @@ def cli(*argv: str) -> int:
     return main(["sessions", *argv])
 
 
+CITATION = {"index": 1, "chunk_id": "c1", "title": "Starters", "path": "docs/bread.md", "headings": [], "pages": [],
+            "text": "Feed it daily."}
+
+
 @pytest.fixture
 def saved(store):
     def make(question: str, answer: str, title: str | None = None):
         session = store.new(model="extractive")
         session.commit_run(
             Conversation(messages=[ModelRequest(parts=[UserPromptPart(question)], run_id="r"), ModelResponse(parts=[TextPart(answer)], run_id="r")]),
-            {"rag": {"citation_index": {"c1": {"index": 1}}, "questions": [{"question": 0, "prompt": question}]}},
+            {"rag": {"citation_index": {"c1": CITATION}, "questions": [{"question": 0, "prompt": question}]}},
         )
         if title:
             session.rename(title)
