@@ -184,3 +184,8 @@ def join_messages(rows: list[tuple[int, int, str, str]]) -> list[dict[str, Any]]
 
 def join_state_rows(rows: list[tuple[str, str, str, str]]) -> dict[str, Any]:
     return _payload.join_state([(path, kind, json.loads(data) if kind == "leaf" else None) for path, kind, data, _ in rows])
+
+
+def known_rows(rows: list[tuple[str, str, str, str]]) -> dict[str, _payload.StateRow]:
+    """The rows as ``split_state`` would give them back, parsed anew (no object shared with the loaded state)."""
+    return {path: (kind, json.loads(data) if kind == "leaf" else None) for path, kind, data, _ in rows}

@@ -239,7 +239,11 @@ def join_state(rows: list[tuple[str, str, Any]]) -> dict[str, Any]:
 
 
 def _path(*steps: Any) -> str:
-    return json.dumps(steps, ensure_ascii=False, separators=(",", ":"))
+    """The JSON text of a path (``dumps`` of the list, written out: one call per state row adds up)."""
+    return "[" + ",".join(str(s) if isinstance(s, int) else _quote(str(s)) for s in steps) + "]"
+
+
+_quote = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")

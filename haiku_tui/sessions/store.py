@@ -91,12 +91,14 @@ class _Change:
 
     ``base`` is how many stored messages the write keeps (``messages`` are those after them); None when the
     caller does not know (``messages`` is then the whole list and the store finds the common prefix).
+    ``known``: the state rows as this copy last read or wrote them (unchanged rows are skipped cheaply).
     """
 
     head: dict[str, Any]
     messages: list[dict[str, Any]]
     base: int | None
     state: dict[str, Any]
+    known: dict[str, _payload.StateRow] | None = None
 
 
 def _fts5_available() -> bool:
@@ -317,6 +319,12 @@ class SessionStore:
 
     def read_payload(self, session_id: str) -> tuple[dict[str, Any], str]:
         """The stored payload of a session (checked, upgraded) and its head checksum, without Pydantic validation."""
+        data, checksum, _ = self._read(session_id)
+        return data, checksum
+
+    def _read(self, session_id: str) -> tuple[dict[str, Any], str, dict[str, _payload.StateRow] | None]:
+        """``read_payload`` and the state rows as stored (a separate parse: later saves compare against it)."""
+        known = None
         with self._lock:
             row = self._conn.execute(
                 "SELECT num, revision, payload, checksum FROM sessions WHERE id=?", (session_id,)
@@ -333,13 +341,14 @@ class SessionStore:
                     raise self._damaged(session_id, why)
                 data["conversation"]["messages"] = layout.join_messages(messages)
                 data["state"] = layout.join_state_rows(state)
+                known = layout.known_rows(state)
         data = self._upgrade(data, session_id)
         if data.get("revision") != revision:
             raise SessionCorrupt(
                 f"session {session_id!r} is corrupt: payload revision {data.get('revision')!r} does not match "
                 f"the row's {revision}; nothing was changed"
             )
-        return data, stored_checksum
+        return data, stored_checksum, known
 
     def write_payload(
         self,
@@ -457,7 +466,7 @@ class SessionStore:
             for turn in _payload.turns_from_messages(messages):
                 self._text.add(conn, num, base + turn.first_message, "", _payload.turn_text(turn))
                 turns += 1
-        state_rows = self._store_state(conn, num, session_id, change.state)
+        state_rows = self._store_state(conn, num, session_id, change)
 
         head = scrub_json(change.head) if needs_scrub(_payload.dumps(change.head)) else change.head
         metadata = head["metadata"]
@@ -497,23 +506,34 @@ class SessionStore:
             return stored_count, change.messages[stored_count:]
         return 0, change.messages
 
-    def _store_state(self, conn: sqlite3.Connection, num: int, session_id: str, state: dict[str, Any]) -> int:
-        """Rewrite the state rows that differ from the stored ones (checking each before replacing it)."""
+    def _store_state(self, conn: sqlite3.Connection, num: int, session_id: str, change: _Change) -> int:
+        """Rewrite the state rows that differ from the stored ones (checking each before replacing it).
+
+        Rows equal to ``change.known`` (what this copy last read or wrote) are skipped without serializing
+        them; ``change.known`` becomes the rows as now stored."""
         stored = {
             path: (rid, kind, checksum)
             for rid, path, kind, checksum in conn.execute(
                 "SELECT rid, path, kind, checksum FROM session_state WHERE num=?", (num,)
             )
         }
-        rows = _payload.split_state(state)
-        for path, (kind, value) in rows.items():
+        known = change.known or {}
+        written: dict[str, _payload.StateRow] = {}
+        rows = _payload.split_state(change.state)
+        for path, row in rows.items():
+            kind, value = row
+            if path in stored and known.get(path) == row:
+                written[path] = known[path]
+                del stored[path]
+                continue
             text = ""
             if kind == "leaf":
                 text = _payload.dumps(value)
                 if needs_scrub(text) or (isinstance(value, str) and is_secret_key(str(json.loads(path)[-1]))):
-                    key = json.loads(path)[-1]
-                    text = _payload.dumps(scrub_json({str(key): value})[str(key)])
+                    key = str(json.loads(path)[-1])
+                    text = _payload.dumps(scrub_json({key: value})[key])
             checksum = _payload.checksum(text)
+            written[path] = (kind, json.loads(text) if kind == "leaf" else None)
             old = stored.pop(path, None)
             if old is None:
                 conn.execute(
@@ -528,6 +548,7 @@ class SessionStore:
         for rid, _kind, _checksum in stored.values():
             self._check_state_row(conn, session_id, rid)
             conn.execute("DELETE FROM session_state WHERE rid=?", (rid,))
+        change.known = written
         return len(rows)
 
     def _check_state_row(self, conn: sqlite3.Connection, session_id: str, rid: int) -> None:
@@ -574,11 +595,13 @@ class SessionStore:
             ModelMessagesTypeAdapter.dump_python(list(new), mode="json"),
             base,
             session._state,
+            getattr(session, "_saved_rows", None),
         )
         revision, checksum = self._commit(change, session.revision, session._stored_checksum)
         session.revision = revision
         session._stored_checksum = checksum
         session._saved_messages = tuple(messages)
+        session._saved_rows = change.known
         session.dirty = False
         return session
 
@@ -589,10 +612,11 @@ class SessionStore:
         from .model import Session
 
         session_id = self.resolve(ref)
-        data, checksum = self.read_payload(session_id)
+        data, checksum, known = self._read(session_id)
         session = Session.from_payload(data, where=f"session {session_id!r} in {self.path}")
         session._stored_checksum = checksum
         session._saved_messages = tuple(session.conversation.messages)
+        session._saved_rows = known
         return session
 
     open = load
