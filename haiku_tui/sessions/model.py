@@ -54,6 +54,16 @@ def _json_copy(value: Any, what: str) -> Any:
         raise SessionStateError(f"{what} is not plain JSON ({exc}); nothing was committed") from None
 
 
+def _first_prompt(messages: list[Any]) -> list[Any]:
+    """The first message carrying a user prompt (what the automatic title is made from), as a list."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    for message in messages:
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            return [message]
+    return []
+
+
 class Session:
     """A durable conversation: ``Conversation`` + the whole ``deps.state`` map + ``app_data`` + metadata."""
 
@@ -145,7 +155,7 @@ class Session:
 
     def working_state(self) -> dict[str, Any]:
         """A deep copy of the committed state for a new run; hand it back to :meth:`commit_run` if the run completes."""
-        return copy.deepcopy(self._state)
+        return json.loads(json.dumps(self._state))  # plain JSON: several times faster than copy.deepcopy
 
     def deps(self) -> Deps:
         """``Deps(state=...)`` for the next run, on a copy of the committed state."""
@@ -203,9 +213,11 @@ class Session:
         self._conversation = conversation
         self._state = new_state
         if not self.title_manual:
-            turns = self.turns()
-            if turns:
-                self.title = _payload.make_title(scrub_text(turns[0].prompt))
+            first = _payload.turns_from_messages(
+                ConversationTypeAdapter.dump_python(replace(conversation, messages=_first_prompt(conversation.messages)), mode="json")["messages"]
+            )
+            if first:
+                self.title = _payload.make_title(scrub_text(first[0].prompt))
         self.updated_at = _payload.now_iso()
         self.dirty = True
 

@@ -103,8 +103,12 @@ def check_state(state: Any) -> None:
             _fields(f"{where}.citation_index[{chunk_id!r}]", entry, _CITATION)
             if entry["chunk_id"] != chunk_id:
                 raise _bad(f"{where}.citation_index[{chunk_id!r}].chunk_id", "names another chunk")
+        previous = None
         for i, record in enumerate(namespace["questions"]):
             _check_question(f"{where}.questions[{i}]", record)
+            if previous is not None and record["question"] <= previous:
+                raise _bad(f"{where}.questions[{i}].question", "does not follow the question before it")
+            previous = record["question"]
 
 
 def check_app_data(app_data: Any) -> None:
