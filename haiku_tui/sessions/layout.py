@@ -182,10 +182,10 @@ def join_messages(rows: list[tuple[int, int, str, str]]) -> list[dict[str, Any]]
     return json.loads("[" + ",".join(inner) + "]")
 
 
-def join_state_rows(rows: list[tuple[str, str, str, str]]) -> dict[str, Any]:
-    return _payload.join_state([(path, kind, json.loads(data) if kind == "leaf" else None) for path, kind, data, _ in rows])
+def join_state_rows(rows: list[tuple[str, str, str, str]]) -> tuple[dict[str, Any], dict[str, _payload.StateRow]]:
+    """The state map of checked rows, and the rows as ``split_state`` gives them (later saves compare with them).
 
-
-def known_rows(rows: list[tuple[str, str, str, str]]) -> dict[str, _payload.StateRow]:
-    """The rows as ``split_state`` would give them back, parsed anew (no object shared with the loaded state)."""
-    return {path: (kind, json.loads(data) if kind == "leaf" else None) for path, kind, data, _ in rows}
+    Both share the parsed values: the session's committed state is only ever replaced (``commit_run``), not
+    changed in place, so what the rows say stays what the store holds."""
+    known = {path: (kind, json.loads(data) if kind == "leaf" else None) for path, kind, data, _ in rows}
+    return _payload.join_state([(path, kind, value) for path, (kind, value) in known.items()]), known

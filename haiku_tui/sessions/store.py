@@ -340,8 +340,7 @@ class SessionStore:
                 if why:
                     raise self._damaged(session_id, why)
                 data["conversation"]["messages"] = layout.join_messages(messages)
-                data["state"] = layout.join_state_rows(state)
-                known = layout.known_rows(state)
+                data["state"], known = layout.join_state_rows(state)
         data = self._upgrade(data, session_id)
         if data.get("revision") != revision:
             raise SessionCorrupt(
