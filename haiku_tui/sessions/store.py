@@ -194,7 +194,8 @@ class SessionStore:
                 try:
                     yield self._conn
                 except BaseException:
-                    self._conn.execute("ROLLBACK")
+                    if self._conn.in_transaction:  # SQLite may have rolled back itself (disk full)
+                        self._conn.execute("ROLLBACK")
                     raise
                 else:
                     self._conn.execute("COMMIT")
