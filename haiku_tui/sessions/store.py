@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import layout
+from .pieces import Change, PieceWriter
+from .search import like_escape, search_sessions
 from . import payload as _payload
 from .errors import (
     AmbiguousSessionId,
@@ -42,7 +44,7 @@ from .errors import (
     StaleSession,
     UnsupportedSchema,
 )
-from .scrub import is_secret_key, needs_scrub, scrub_json, scrub_location, scrub_text
+from .scrub import scrub_location, scrub_text
 
 if TYPE_CHECKING:
     from .model import Session
@@ -83,22 +85,6 @@ class SearchHit:
 
     session: SessionSummary
     snippet: str
-
-
-@dataclass
-class _Change:
-    """What a write brings: the head (payload without messages and state), messages, the state map.
-
-    ``base`` is how many stored messages the write keeps (``messages`` are those after them); None when the
-    caller does not know (``messages`` is then the whole list and the store finds the common prefix).
-    ``known``: the state rows as this copy last read or wrote them (unchanged rows are skipped cheaply).
-    """
-
-    head: dict[str, Any]
-    messages: list[dict[str, Any]]
-    base: int | None
-    state: dict[str, Any]
-    known: dict[str, _payload.StateRow] | None = None
 
 
 def _fts5_available() -> bool:
@@ -255,7 +241,7 @@ class SessionStore:
                 continue
             conn.execute("UPDATE sessions SET body='' WHERE num=?", (num,))
             messages = data["conversation"].get("messages") or []
-            self._store_pieces(conn, num, _Change(_head_of(data), messages, 0, data["state"]), stored=None)
+            self._pieces().store(conn, num, Change(_head_of(data), messages, 0, data["state"]), stored=None)
 
     def _setup_fts(self) -> None:
         """Full-text index when SQLite has FTS5 (else search falls back to LIKE); rebuilt if it went stale."""
@@ -305,6 +291,9 @@ class SessionStore:
             f"session {session_id!r} in {self.path} is corrupt: {why} (changed outside haiku-tui or damaged on "
             f"disk); nothing was changed — delete it with `haiku-tui sessions delete {session_id}`"
         )
+
+    def _pieces(self) -> PieceWriter:
+        return PieceWriter(self._text, self._damaged)
 
     def _check_overwritable(self, session_id: str, text: str, stored_checksum: str, schema_version: int) -> None:
         """Refuse to replace a damaged head or one written by a newer schema (cheap when the row is sound)."""
@@ -371,12 +360,12 @@ class SessionStore:
         overwritten), ``SessionStoreUnavailable`` (read-only, disk full). On any error nothing is written.
         """
         data = _payload.upgrade(dict(data), where=f"session {data.get('id')!r}")
-        change = _Change(_head_of(data), data["conversation"].get("messages") or [], None, data["state"])
+        change = Change(_head_of(data), data["conversation"].get("messages") or [], None, data["state"])
         return self._commit(change, expected_revision, expected_checksum, touch=touch, create_only=create_only)
 
     def _commit(
         self,
-        change: _Change,
+        change: Change,
         expected_revision: int,
         expected_checksum: str | None,
         *,
@@ -434,127 +423,8 @@ class SessionStore:
                         "different content); nothing was saved — reopen the session"
                     )
                 stored = (stored_messages, stored_turns, json.loads(stored_text).get(layout.PARTS))
-            checksum = self._store_pieces(conn, num, change, stored=stored)
+            checksum = self._pieces().store(conn, num, change, stored=stored)
         return new_revision, checksum
-
-    def _store_pieces(
-        self, conn: sqlite3.Connection, num: int, change: _Change, *, stored: tuple[int, int, Any] | None
-    ) -> str:
-        """Append the new messages, rewrite the changed state rows, then the head and its columns."""
-        session_id = change.head["id"]
-        stored_count, stored_turns, parts = stored if stored is not None else (0, 0, None)
-        whole_row = stored is not None and not isinstance(parts, dict)  # a schema-1 style row: no pieces yet
-        base, messages = change.base, change.messages
-        message_rows = int(parts.get("message_rows", 0)) if isinstance(parts, dict) else 0
-        if base is None or base != stored_count or whole_row:
-            base, messages = self._common_prefix(conn, num, session_id, change, stored_count, parts)
-        if base == 0 and message_rows:
-            conn.execute("DELETE FROM session_messages WHERE num=?", (num,))
-            self._text.remove(conn, num, from_start=0)
-            message_rows, stored_turns = 0, 0
-        turns = stored_turns
-        if messages:
-            text = _payload.dumps(messages)
-            if needs_scrub(text):
-                messages = scrub_json(messages)
-                text = _payload.dumps(messages)
-            conn.execute(
-                "INSERT INTO session_messages(num, start, count, data, checksum) VALUES (?, ?, ?, ?, ?)",
-                (num, base, len(messages), text, _payload.checksum(text)),
-            )
-            message_rows += 1
-            for turn in _payload.turns_from_messages(messages):
-                self._text.add(conn, num, base + turn.first_message, "", _payload.turn_text(turn))
-                turns += 1
-        state_rows = self._store_state(conn, num, session_id, change)
-
-        head = scrub_json(change.head) if needs_scrub(_payload.dumps(change.head)) else change.head
-        metadata = head["metadata"]
-        title = str(metadata.get("title") or _payload.DEFAULT_TITLE)
-        total = base + len(messages)
-        head[layout.PARTS] = {"messages": total, "message_rows": message_rows, "state_rows": state_rows}
-        text = _payload.dumps(head)
-        checksum = _payload.checksum(text)
-        conn.execute(
-            "UPDATE sessions SET revision=?, schema_version=?, title=?, model=?, db=?, created_at=?, updated_at=?, "
-            "questions=?, citations=?, messages=?, turns=?, payload=?, checksum=? WHERE num=?",
-            (
-                head["revision"], head["schema_version"], title, metadata.get("model"), metadata.get("db"),
-                str(metadata["created_at"]), str(metadata["updated_at"]),
-                _payload.question_count(change.state, turns), _payload.citation_count(change.state),
-                total, turns, text, checksum, num,
-            ),
-        )
-        self._text.set_title(conn, num, title)
-        return checksum
-
-    def _common_prefix(
-        self, conn: sqlite3.Connection, num: int, session_id: str, change: _Change, stored_count: int, parts: Any
-    ) -> tuple[int, list[dict[str, Any]]]:
-        """``(base, new messages)`` for a write that did not say which messages are new: the stored messages it
-        repeats are kept; if it changes any of them, all are rewritten (after checking the stored ones)."""
-        if not isinstance(parts, dict):
-            return 0, change.messages if change.base in (None, 0) else []
-        rows = layout.message_rows(conn, num)
-        why = layout.check_messages(rows, parts)
-        if why:
-            raise self._damaged(session_id, why)
-        if change.base is not None:  # the caller's copy continues another stored version: cannot append
-            raise StaleSession(f"session {session_id!r} changed since it was loaded; nothing was saved — reopen it")
-        stored = layout.join_messages(rows)
-        if change.messages[:stored_count] == stored:
-            return stored_count, change.messages[stored_count:]
-        return 0, change.messages
-
-    def _store_state(self, conn: sqlite3.Connection, num: int, session_id: str, change: _Change) -> int:
-        """Rewrite the state rows that differ from the stored ones (checking each before replacing it).
-
-        Rows equal to ``change.known`` (what this copy last read or wrote) are skipped without serializing
-        them; ``change.known`` becomes the rows as now stored."""
-        stored = {
-            path: (rid, kind, checksum)
-            for rid, path, kind, checksum in conn.execute(
-                "SELECT rid, path, kind, checksum FROM session_state WHERE num=?", (num,)
-            )
-        }
-        known = change.known or {}
-        written: dict[str, _payload.StateRow] = {}
-        rows = _payload.split_state(change.state)
-        for path, row in rows.items():
-            kind, value = row
-            if path in stored and known.get(path) == row:
-                written[path] = known[path]
-                del stored[path]
-                continue
-            text = ""
-            if kind == "leaf":
-                text = _payload.dumps(value)
-                if needs_scrub(text) or (isinstance(value, str) and is_secret_key(str(json.loads(path)[-1]))):
-                    key = str(json.loads(path)[-1])
-                    text = _payload.dumps(scrub_json({key: value})[key])
-            checksum = _payload.checksum(text)
-            written[path] = (kind, json.loads(text) if kind == "leaf" else None)
-            old = stored.pop(path, None)
-            if old is None:
-                conn.execute(
-                    "INSERT INTO session_state(num, path, kind, data, checksum) VALUES (?, ?, ?, ?, ?)",
-                    (num, path, kind, text, checksum),
-                )
-            elif old[1:] != (kind, checksum):
-                self._check_state_row(conn, session_id, old[0])
-                conn.execute(
-                    "UPDATE session_state SET kind=?, data=?, checksum=? WHERE rid=?", (kind, text, checksum, old[0])
-                )
-        for rid, _kind, _checksum in stored.values():
-            self._check_state_row(conn, session_id, rid)
-            conn.execute("DELETE FROM session_state WHERE rid=?", (rid,))
-        change.known = written
-        return len(rows)
-
-    def _check_state_row(self, conn: sqlite3.Connection, session_id: str, rid: int) -> None:
-        path, data, checksum = conn.execute("SELECT path, data, checksum FROM session_state WHERE rid=?", (rid,)).fetchone()
-        if _payload.checksum(data) != checksum:
-            raise self._damaged(session_id, f"its state row {path} does not match its checksum")
 
     # -- sessions ---------------------------------------------------------------------------------------------
 
@@ -590,7 +460,7 @@ class SessionStore:
         if saved is not None and len(messages) >= len(saved) and all(a is b for a, b in zip(messages, saved)):
             base = len(saved)
         new = messages[base:] if base is not None else messages
-        change = _Change(
+        change = Change(
             _session_head(session),
             ModelMessagesTypeAdapter.dump_python(list(new), mode="json"),
             base,
@@ -628,7 +498,7 @@ class SessionStore:
         key = " ".join(str(ref).split())
         if not key:
             raise SessionNotFound("no session named '' (give an id, an id prefix or a title)")
-        escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        escaped = like_escape(key)
         with self._lock:
             exact = self._conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id=?", (key,)).fetchone()
             if exact is not None:
@@ -682,48 +552,14 @@ class SessionStore:
         """Full-text search over titles, questions and answers of every session (all words must match somewhere
         in the session; each word also matches as a prefix). Best matches first; FTS5 when available, else
         ``LIKE``."""
-        terms = [t for t in str(query).split() if any(ch.isalnum() for ch in t)]
-        if not terms:
-            return []
-        scores: dict[int, float] | None = None
         with self._lock:
-            for term in terms:
-                found = self._term_scores(term)
-                scores = found if scores is None else {n: s + found[n] for n, s in scores.items() if n in found}
-            ranked = sorted(scores or {}, key=lambda n: scores[n])[: max(0, int(limit))]  # type: ignore[index]
+            found = search_sessions(self._conn, self._text.fts, query, limit=limit, mark=mark)
             hits = []
-            for num in ranked:
+            for num, snippet in found:
                 row = self._conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE num=?", (num,)).fetchone()
                 summary = SessionSummary(*row)
-                pattern = "%" + _like_escape(terms[0]) + "%"
-                text = self._conn.execute(
-                    "SELECT body FROM session_text WHERE num=? AND body LIKE ? ESCAPE '\\' ORDER BY start LIMIT 1",
-                    (num, pattern),
-                ).fetchone()
-                hits.append(SearchHit(summary, _like_snippet(text[0] if text else "", summary.title, terms, mark)))
+                hits.append(SearchHit(summary, snippet or summary.title))
         return hits
-
-    def _term_scores(self, term: str) -> dict[int, float]:
-        """Session → score (lower is better) of the sessions where ``term`` occurs (title or any question)."""
-        if self._text.fts:
-            try:
-                rows = self._conn.execute(
-                    f"SELECT t.num, MIN(bm25({layout.FTS_TABLE}, 5.0, 1.0)) FROM {layout.FTS_TABLE} "
-                    f"JOIN session_text t ON t.tid = {layout.FTS_TABLE}.rowid WHERE {layout.FTS_TABLE} MATCH ? "
-                    "GROUP BY t.num",
-                    ('"' + term.replace('"', '""') + '"*',),
-                ).fetchall()
-                return {num: score for num, score in rows}
-            except sqlite3.OperationalError:
-                pass  # fall back to LIKE
-        pattern = "%" + _like_escape(term) + "%"
-        rows = self._conn.execute(
-            "SELECT s.num, s.updated_at FROM sessions s WHERE s.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM "
-            "session_text t WHERE t.num = s.num AND t.body LIKE ? ESCAPE '\\')",
-            (pattern, pattern),
-        ).fetchall()
-        order = sorted(rows, key=lambda r: r[1], reverse=True)  # newest first, like the list
-        return {num: float(rank) for rank, (num, _) in enumerate(order)}
 
     def rename(self, session: Session | str, title: str) -> str:
         """Give a session a title by hand (a manual title always wins over the automatic one).
@@ -819,21 +655,3 @@ def _head_of(data: dict[str, Any]) -> dict[str, Any]:
 def _session_head(session: Session) -> dict[str, Any]:
     """The head of a session's payload, built without serializing its messages."""
     return _head_of(session.to_payload(messages=False))
-
-
-def _like_escape(term: str) -> str:
-    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _like_snippet(body: str, title: str, terms: list[str], mark: tuple[str, str], width: int = 60) -> str:
-    """A snippet around the first matching term (LIKE fallback)."""
-    lower = body.lower()
-    for term in terms:
-        at = lower.find(term.lower())
-        if at >= 0:
-            start, end = max(0, at - width), min(len(body), at + len(term) + width)
-            text = (
-                body[start:at] + mark[0] + body[at : at + len(term)] + mark[1] + body[at + len(term) : end]
-            )
-            return ("…" if start else "") + " ".join(text.split()) + ("…" if end < len(body) else "")
-    return title
