@@ -11,6 +11,7 @@ Measured on a file-backed store (WAL, synchronous=FULL), median of several repea
 * save: ``SessionStore.save`` after a new run (one more question) was committed to a session of that
   many questions (serialize, scrub, checksum and write what the run added, in one transaction);
 * load: ``SessionStore.load`` (read, checksum, JSON parse, Pydantic validation of the conversation);
+* peek: ``SessionStore.peek`` (the state and the newest 3 runs, validated: what showing the last answer needs);
 * list / search: ``SessionStore.list()`` and ``search()`` over the store holding all three sessions.
 
     python bench/bench_sessions.py [--repeat N]
@@ -135,9 +136,10 @@ def main() -> None:
             repeat = args.repeat if turns < 1000 else max(3, args.repeat // 2)
             full, full_state = build(turns + repeat, texts)
             session = store.new(model="openai:gpt-4o", db="/home/me/.local/share/haiku-tui/haiku.rag.lancedb")
-            session.commit_run(*prefix(full, full_state, turns))
-            store.save(session)
-            saves, loads = [], []
+            for done in range(1, turns + 1):  # saved run by run, as a session grows
+                session.commit_run(*prefix(full, full_state, done))
+                store.save(session)
+            saves, loads, peeks = [], [], []
             for i in range(repeat):
                 conversation, state = prefix(full, full_state, turns + i + 1)
                 session.commit_run(conversation, state)  # a new run (one more question) was committed
@@ -147,6 +149,10 @@ def main() -> None:
                 t0 = time.perf_counter()
                 loaded = store.load(session.id)
                 loads.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                peek = store.peek(session.id)
+                peeks.append(time.perf_counter() - t0)
+                assert peek.messages == conversation.messages[peek.first_message :]
             assert loaded.messages == conversation.messages and loaded.state == state
             stored = sum(
                 n or 0 for n in store._conn.execute(
@@ -155,7 +161,7 @@ def main() -> None:
                     "length(CAST(payload AS BLOB)) FROM sessions s WHERE id=?", (session.id,)
                 ).fetchone()
             )
-            rows.append((turns, len(conversation.messages), stored / 1e6, median_ms(saves), median_ms(loads)))
+            rows.append((turns, len(conversation.messages), stored / 1e6, median_ms(saves), median_ms(loads), median_ms(peeks)))
         t0 = time.perf_counter()
         for _ in range(20):
             store.list()
@@ -170,10 +176,10 @@ def main() -> None:
     print(f"Sessions save/load (median of {args.repeat}; 1000 turns: {max(3, args.repeat // 2)}), "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     print()
-    print("| questions | messages | stored MB | save ms | load ms |")
-    print("|---:|---:|---:|---:|---:|")
-    for turns, messages, mb, save, load in rows:
-        print(f"| {turns} | {messages} | {mb:.2f} | {save:.1f} | {load:.1f} |")
+    print("| questions | messages | stored MB | save ms | load ms | peek ms |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for turns, messages, mb, save, load, peek in rows:
+        print(f"| {turns} | {messages} | {mb:.2f} | {save:.1f} | {load:.1f} | {peek:.1f} |")
     print()
     print(f"list(): {list_ms:.2f} ms; search(): {search_ms:.2f} ms ({len(hits)} hits); database files {db_mb:.1f} MB")
 

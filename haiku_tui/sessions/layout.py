@@ -186,6 +186,7 @@ def join_state_rows(rows: list[tuple[str, str, str, str]]) -> tuple[dict[str, An
     """The state map of checked rows, and the rows as ``split_state`` gives them (later saves compare with them).
 
     Both share the parsed values: the session's committed state is only ever replaced (``commit_run``), not
-    changed in place, so what the rows say stays what the store holds."""
-    known = {path: (kind, json.loads(data) if kind == "leaf" else None) for path, kind, data, _ in rows}
+    changed in place, so what the rows say stays what the store holds. One JSON parse for all rows."""
+    values = json.loads("[" + ",".join(data if kind == "leaf" else "null" for _, kind, data, _ in rows) + "]")
+    known = {path: (kind, value) for (path, kind, _, _), value in zip(rows, values)}
     return _payload.join_state([(path, kind, value) for path, (kind, value) in known.items()]), known

@@ -220,8 +220,8 @@ def join_state(rows: list[tuple[str, str, Any]]) -> dict[str, Any]:
     """The state map from ``(path, kind, value)`` rows in their stored order (inverse of :func:`split_state`)."""
     state: dict[str, Any] = {}
     lists: list[tuple[dict[str, Any], str]] = []
-    for path_text, kind, value in rows:
-        path = json.loads(path_text)
+    paths = json.loads("[" + ",".join(path for path, _, _ in rows) + "]")
+    for path, (_, kind, value) in zip(paths, rows):
         parent: Any = state
         for step in path[:-1]:
             parent = parent[step]

@@ -53,19 +53,21 @@ class PieceWriter:
             self._text.remove(conn, num, from_start=0)
             message_rows, stored_turns = 0, 0
         turns = stored_turns
-        if messages:
-            text = _payload.dumps(messages)
+        start = base
+        for batch in _by_run(messages):  # one batch per run: peek reads the newest runs alone
+            text = _payload.dumps(batch)
             if needs_scrub(text):
-                messages = scrub_json(messages)
-                text = _payload.dumps(messages)
+                batch = scrub_json(batch)
+                text = _payload.dumps(batch)
             conn.execute(
                 "INSERT INTO session_messages(num, start, count, data, checksum) VALUES (?, ?, ?, ?, ?)",
-                (num, base, len(messages), text, _payload.checksum(text)),
+                (num, start, len(batch), text, _payload.checksum(text)),
             )
             message_rows += 1
-            for turn in _payload.turns_from_messages(messages):
-                self._text.add(conn, num, base + turn.first_message, "", _payload.turn_text(turn))
+            for turn in _payload.turns_from_messages(batch):
+                self._text.add(conn, num, start + turn.first_message, "", _payload.turn_text(turn))
                 turns += 1
+            start += len(batch)
         state_rows = self._store_state(conn, num, session_id, change)
 
         head = scrub_json(change.head) if needs_scrub(_payload.dumps(change.head)) else change.head
@@ -155,3 +157,16 @@ class PieceWriter:
         path, data, checksum = conn.execute("SELECT path, data, checksum FROM session_state WHERE rid=?", (rid,)).fetchone()
         if _payload.checksum(data) != checksum:
             raise self._damaged(session_id, f"its state row {path} does not match its checksum")
+
+
+def _by_run(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Consecutive messages grouped by their ``run_id`` (messages without one join the batch before them)."""
+    batches: list[list[dict[str, Any]]] = []
+    current: Any = object()
+    for message in messages:
+        run_id = message.get("run_id") if isinstance(message, dict) else None
+        if not batches or (run_id is not None and run_id != current):
+            batches.append([])
+            current = run_id
+        batches[-1].append(message)
+    return batches

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from haiku_tui.text import one_line
+
 from . import layout
-from .pieces import Change, PieceWriter
-from .search import like_escape, search_sessions
 from . import payload as _payload
 from .errors import (
     AmbiguousSessionId,
@@ -44,7 +44,9 @@ from .errors import (
     StaleSession,
     UnsupportedSchema,
 )
+from .pieces import Change, PieceWriter
 from .scrub import scrub_location, scrub_text
+from .search import like_escape, search_sessions
 
 if TYPE_CHECKING:
     from .model import Session
@@ -85,6 +87,21 @@ class SearchHit:
 
     session: SessionSummary
     snippet: str
+
+
+@dataclass(frozen=True)
+class SessionPeek:
+    """The newest questions of a session, read without loading it whole (to show its last answer at once).
+
+    ``messages`` (validated Pydantic AI messages) are the last runs' messages; ``first_message`` is the index
+    of ``messages[0]`` in the whole history (a question's ledger identity is its first message's index).
+    ``state`` is the whole state map; ``app_data`` the app's data."""
+
+    summary: SessionSummary
+    messages: list[Any]
+    first_message: int
+    state: dict[str, Any]
+    app_data: dict[str, Any]
 
 
 def _fts5_available() -> bool:
@@ -474,6 +491,42 @@ class SessionStore:
         session._saved_rows = change.known
         session.dirty = False
         return session
+
+    def peek(self, ref: str, *, runs: int = 3) -> SessionPeek:
+        """The session's state and its last ``runs`` message batches (one per saved run), checked and validated,
+        without reading or validating the rest of its history: constant time in the session's length but for
+        the state. Raises like :meth:`load`."""
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        summary = self.find(ref)
+        with self._lock:
+            num, text, stored_checksum = self._conn.execute(
+                "SELECT num, payload, checksum FROM sessions WHERE id=?", (summary.id,)
+            ).fetchone()
+            head = self._parse_head(summary.id, text, stored_checksum)
+            parts = head.get(layout.PARTS) if isinstance(head, dict) else None
+            if not isinstance(parts, dict):  # not yet in pieces (a row kept as it was): the whole payload
+                data, _ = self.read_payload(summary.id)
+                messages, first, state = data["conversation"]["messages"], 0, data["state"]
+            else:
+                batches = self._conn.execute(
+                    "SELECT start, count, data, checksum FROM session_messages WHERE num=? ORDER BY start DESC LIMIT ?",
+                    (num, max(1, int(runs))),
+                ).fetchall()[::-1]
+                state_rows = layout.state_rows(self._conn, num)
+                why = layout.check_state(state_rows, parts) or next(
+                    (f"its message batch at {b[0]} does not match its checksum" for b in batches
+                     if _payload.checksum(b[2]) != b[3]), None)
+                if why:
+                    raise self._damaged(summary.id, why)
+                messages, first = layout.join_messages(batches), batches[0][0] if batches else 0
+                state = layout.join_state_rows(state_rows)[0]
+        head = self._upgrade({**head, "state": state, "conversation": {"messages": messages}}, summary.id)
+        try:
+            validated = ModelMessagesTypeAdapter.validate_python(head["conversation"]["messages"])
+        except Exception as exc:  # noqa: BLE001 - pydantic.ValidationError: a damaged row, reported as such
+            raise self._damaged(summary.id, f"its newest messages failed validation ({one_line(exc, 160)})") from None
+        return SessionPeek(summary, validated, first, head["state"], head["app_data"])
 
     def load(self, ref: str) -> Session:
         """Open a session (``ref``: an id, a unique id prefix or an exact title, see :meth:`find`). Raises

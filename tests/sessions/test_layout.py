@@ -232,3 +232,21 @@ def test_an_intact_store_that_cannot_open_is_never_called_damaged(tmp_path, monk
     assert main(["sessions", "--sessions-db", str(path), "list"]) == 1
     err = capsys.readouterr().err
     assert said in err and "nothing was saved" in err and "move it aside" not in err and err.count("\n") == 1
+
+
+def test_peek_reads_the_newest_runs_and_the_state_without_the_rest(store):
+    session = store.new(title="Peeked")
+    pairs: list[tuple[str, str]] = []
+    for i in range(5):
+        pairs.append((f"q{i}", f"a{i}"))
+        conversation = chat(*pairs, of=session)
+        conversation.messages[: 2 * i] = session.conversation.messages
+        session.commit_run(conversation, {"rag": {"note": i}})
+        store.save(session)
+    peek = store.peek("Peeked", runs=2)
+    assert peek.first_message == 6 and len(peek.messages) == 4
+    assert peek.messages == session.messages[6:] and peek.state == {"rag": {"note": 4}}
+    assert peek.summary.id == session.id and peek.summary.questions == 5
+    raw(store, "UPDATE session_messages SET data=replace(data, 'a4', 'zz') WHERE start=8")
+    with pytest.raises(SessionCorrupt, match="message batch at 8"):
+        store.peek(session.id)
