@@ -95,8 +95,10 @@ class PieceWriter:
     ) -> tuple[int, list[dict[str, Any]]]:
         """``(base, new messages)`` for a write that did not say which messages are new: the stored messages it
         repeats are kept; if it changes any of them, all are rewritten (after checking the stored ones)."""
-        if not isinstance(parts, dict):
-            return 0, change.messages if change.base in (None, 0) else []
+        if not isinstance(parts, dict):  # a whole (schema-1 style) row: written whole, in pieces
+            if change.base not in (None, 0):
+                raise StaleSession(f"session {session_id!r} changed since it was loaded; nothing was saved — reopen it")
+            return 0, change.messages
         rows = layout.message_rows(conn, num)
         why = layout.check_messages(rows, parts)
         if why:

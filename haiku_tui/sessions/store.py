@@ -22,7 +22,6 @@ payloads and does not import Pydantic AI.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -44,6 +43,7 @@ from .errors import (
     StaleSession,
     UnsupportedSchema,
 )
+from .migrate import DB_SCHEMA_VERSION, migrate
 from .pieces import Change, PieceWriter
 from .scrub import scrub_location, scrub_text
 from .search import like_escape, search_sessions
@@ -51,8 +51,6 @@ from .search import like_escape, search_sessions
 if TYPE_CHECKING:
     from .model import Session
 
-DB_SCHEMA_VERSION = 2
-"""``PRAGMA user_version`` of the sessions database this haiku-tui writes."""
 
 _SUMMARY_COLUMNS = (
     "id, title, model, db, created_at, updated_at, revision, schema_version, questions, citations, messages"
@@ -162,7 +160,7 @@ class SessionStore:
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
-            self._migrate()
+            migrate(self)
             self._setup_fts()
         except (UnsupportedSchema, SessionStoreUnavailable):
             self._conn.close()
@@ -206,59 +204,6 @@ class SessionStore:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise _unavailable(self.path, exc, "nothing was saved") or exc from None
-
-    def _user_version(self) -> int:
-        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
-
-    def _check_db_version(self, version: int) -> None:
-        if version > DB_SCHEMA_VERSION:
-            raise UnsupportedSchema(
-                f"the sessions database {self.path} has schema version {version}, but this haiku-tui knows up to "
-                f"{DB_SCHEMA_VERSION} (it was written by a newer haiku-tui); nothing was changed — upgrade haiku-tui"
-            )
-
-    def _migrate(self) -> None:
-        version = self._user_version()
-        self._check_db_version(version)
-        if version == DB_SCHEMA_VERSION:
-            return
-        if version > 0:
-            self._backup(version)
-        with self._write() as conn:
-            version = self._user_version()  # another process may have migrated meanwhile
-            self._check_db_version(version)
-            if version == 0:
-                layout.create_v1(conn)
-                version = 1
-            if version == 1:
-                self._v1_to_v2(conn)
-            conn.execute(f"PRAGMA user_version={DB_SCHEMA_VERSION}")
-
-    def _backup(self, version: int) -> None:
-        """Copy the database (consistently, WAL included) to ``<name>.v<version>-backup`` before migrating it."""
-        target = self.path.with_name(f"{self.path.name}.v{version}-backup")
-        partial = target.with_name(target.name + ".partial")
-        copy = sqlite3.connect(str(partial))
-        try:
-            self._conn.backup(copy)
-        finally:
-            copy.close()
-        os.replace(partial, target)
-
-    def _v1_to_v2(self, conn: sqlite3.Connection) -> None:
-        """Split every schema-1 session (one whole payload per row) into head and pieces.
-
-        A row that fails its checks is left as it was: it stays refused (and deletable), never rewritten."""
-        layout.create_v2_tables(conn)
-        rows = conn.execute("SELECT num, id, payload, checksum FROM sessions").fetchall()
-        for num, session_id, text, stored_checksum in rows:
-            try:
-                data = self._upgrade(self._parse_head(session_id, text, stored_checksum), session_id)
-            except (SessionCorrupt, UnsupportedSchema):
-                continue
-            conn.execute("UPDATE sessions SET body='' WHERE num=?", (num,))
-            messages = data["conversation"].get("messages") or []
-            self._pieces().store(conn, num, Change(_head_of(data), messages, 0, data["state"]), stored=None)
 
     def _setup_fts(self) -> None:
         """Full-text index when SQLite has FTS5 (else search falls back to LIKE); rebuilt if it went stale."""
@@ -538,7 +483,8 @@ class SessionStore:
         data, checksum, known = self._read(session_id)
         session = Session.from_payload(data, where=f"session {session_id!r} in {self.path}")
         session._stored_checksum = checksum
-        session._saved_messages = tuple(session.conversation.messages)
+        # a row not yet in pieces (kept whole by the migration) is written whole by its next save
+        session._saved_messages = tuple(session.conversation.messages) if known is not None else None
         session._saved_rows = known
         return session
 

@@ -250,3 +250,24 @@ def test_peek_reads_the_newest_runs_and_the_state_without_the_rest(store):
     raw(store, "UPDATE session_messages SET data=replace(data, 'a4', 'zz') WHERE start=8")
     with pytest.raises(SessionCorrupt, match="message batch at 8"):
         store.peek(session.id)
+
+
+def test_a_row_the_migration_could_not_split_is_read_whole_and_split_by_its_next_save(tmp_path):
+    path = tmp_path / "sessions.db"
+    written = _v1_database(path, 2)
+    data = written["old0001"]
+    del data["metadata"]["created_at"]  # nothing to index it by: left whole
+    text = _payload.dumps(data)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE sessions SET payload=?, checksum=? WHERE id='old0001'", (text, _payload.checksum(text)))
+    conn.commit()
+    conn.close()
+    with SessionStore(path) as store:
+        assert raw(store, "SELECT COUNT(*) FROM session_messages WHERE num=2") == [(0,)]
+        session = store.load("old0001")
+        assert session.turns()[0].prompt == "old question 1"
+        session.commit_run(chat(("old question 1", "x"), ("new question", "y"), of=session), session.state)
+        store.save(session)
+        assert [t.prompt for t in store.load("old0001").turns()] == ["old question 1", "new question"]
+        assert raw(store, "SELECT COUNT(*) FROM session_messages WHERE num=2") == [(2,)]
+        assert store.load("old0000").revision == 3
