@@ -26,14 +26,28 @@ def search_sessions(
         found = _term_scores(conn, fts, term)
         scores = found if scores is None else {n: s + found[n] for n, s in scores.items() if n in found}
     ranked = sorted(scores or {}, key=lambda n: (scores or {})[n])[: max(0, int(limit))]
-    out = []
-    for num in ranked:
-        text = conn.execute(
-            "SELECT body FROM session_text WHERE num=? AND body LIKE ? ESCAPE '\\' ORDER BY start LIMIT 1",
-            (num, "%" + like_escape(terms[0]) + "%"),
+    return [(num, _snippet(_context(conn, num, terms), terms, mark)) for num in ranked]
+
+
+def _context(conn: sqlite3.Connection, num: int, terms: list[str]) -> str:
+    """The first question (prompt and answer) holding a term, with the questions either side of it."""
+    for term in terms:
+        row = conn.execute(
+            "SELECT start, body FROM session_text WHERE num=? AND start>=0 AND body LIKE ? ESCAPE '\\' "
+            "ORDER BY start LIMIT 1",
+            (num, "%" + like_escape(term) + "%"),
         ).fetchone()
-        out.append((num, _snippet(text[0], terms, mark) if text else ""))
-    return out
+        if row is None:
+            continue
+        start, body = row
+        before = conn.execute(
+            "SELECT body FROM session_text WHERE num=? AND start>=0 AND start<? ORDER BY start DESC LIMIT 1", (num, start)
+        ).fetchone()
+        after = conn.execute(
+            "SELECT body FROM session_text WHERE num=? AND start>? ORDER BY start LIMIT 1", (num, start)
+        ).fetchone()
+        return "\n\n".join(text for text in (before and before[0], body, after and after[0]) if text)
+    return ""
 
 
 def _term_scores(conn: sqlite3.Connection, fts: bool, term: str) -> dict[int, float]:
