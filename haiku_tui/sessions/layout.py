@@ -21,6 +21,22 @@ from typing import Any
 
 from . import payload as _payload
 
+
+def _fts5_available() -> bool:
+    try:
+        probe = sqlite3.connect(":memory:")
+        try:
+            probe.execute("CREATE VIRTUAL TABLE probe USING fts5(x)")
+        finally:
+            probe.close()
+        return True
+    except sqlite3.Error:
+        return False
+
+
+FTS5 = _fts5_available()
+"""True when this SQLite has FTS5 (else search falls back to ``LIKE``)."""
+
 PARTS = "parts"
 """Head key holding ``{"messages": n, "message_rows": n, "state_rows": n}`` (absent in a whole payload)."""
 

@@ -68,8 +68,7 @@ def _v1_to_v2(store: SessionStore, conn: sqlite3.Connection) -> None:
 
     A row that fails its checks or cannot be split is left as it was: a damaged one stays refused (and
     deletable), a sound one is still read whole and is split by its next save."""
-    from .pieces import Change
-    from .store import _head_of
+    from .pieces import Change, head_of
 
     layout.create_v2_tables(conn)
     rows = conn.execute("SELECT num, id, payload, checksum FROM sessions").fetchall()
@@ -81,7 +80,7 @@ def _v1_to_v2(store: SessionStore, conn: sqlite3.Connection) -> None:
         conn.execute("SAVEPOINT session_row")
         try:
             messages = data["conversation"].get("messages") or []
-            store._pieces().store(conn, num, Change(_head_of(data), messages, 0, data["state"]), stored=None)
+            store._pieces().store(conn, num, Change(head_of(data), messages, 0, data["state"]), stored=None)
             conn.execute("UPDATE sessions SET body='' WHERE num=?", (num,))
         except (KeyError, TypeError, ValueError, AttributeError):
             conn.execute("ROLLBACK TO session_row")

@@ -172,3 +172,11 @@ def _by_run(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
             current = run_id
         batches[-1].append(message)
     return batches
+
+
+def head_of(data: dict[str, Any]) -> dict[str, Any]:
+    """A payload without its messages and state (they are stored as pieces)."""
+    head = {k: v for k, v in data.items() if k not in ("state", layout.PARTS)}
+    head["conversation"] = {k: v for k, v in data["conversation"].items() if k != "messages"}
+    head["state"] = {}
+    return head

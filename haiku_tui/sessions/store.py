@@ -42,9 +42,10 @@ from .errors import (
     SessionStoreUnavailable,
     StaleSession,
     UnsupportedSchema,
+    unavailable,
 )
 from .migrate import DB_SCHEMA_VERSION, migrate
-from .pieces import Change, PieceWriter
+from .pieces import Change, PieceWriter, head_of
 from .scrub import scrub_location, scrub_text
 from .search import like_escape, search_sessions
 
@@ -102,33 +103,7 @@ class SessionPeek:
     app_data: dict[str, Any]
 
 
-def _fts5_available() -> bool:
-    try:
-        probe = sqlite3.connect(":memory:")
-        try:
-            probe.execute("CREATE VIRTUAL TABLE probe USING fts5(x)")
-        finally:
-            probe.close()
-        return True
-    except sqlite3.Error:
-        return False
 
-
-_FTS5 = _fts5_available()
-
-
-def _unavailable(path: Path, exc: sqlite3.Error, doing: str) -> SessionStoreUnavailable | None:
-    """The one-line error for a store that is intact but cannot be used now (None: not such a fault)."""
-    text = str(exc).lower()
-    if "readonly" in text or "read-only" in text or "read only" in text:
-        why = f"the sessions database {path} is read only"
-    elif "disk is full" in text or "database or disk is full" in text:
-        why = f"the disk holding {path} is full"
-    elif "unable to open" in text or "disk i/o error" in text or "permission" in text:
-        why = f"the sessions database {path} cannot be written or read ({exc})"
-    else:
-        return None
-    return SessionStoreUnavailable(f"{why}; {doing} — free space or fix the permissions and try again")
 
 
 class SessionStore:
@@ -153,7 +128,7 @@ class SessionStore:
                 str(self.path), timeout=timeout, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise _unavailable(self.path, exc, "nothing was saved") or SessionCorrupt(
+            raise unavailable(self.path, exc, "nothing was saved") or SessionCorrupt(
                 f"cannot open the sessions database {self.path}: {exc}"
             ) from None
         try:
@@ -167,7 +142,7 @@ class SessionStore:
             raise
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            raise _unavailable(self.path, exc, "nothing was saved") or SessionCorrupt(
+            raise unavailable(self.path, exc, "nothing was saved") or SessionCorrupt(
                 f"{self.path} is not a usable sessions database ({exc}); nothing was changed — move it aside "
                 "to start a new one"
             ) from None
@@ -203,7 +178,7 @@ class SessionStore:
             except sqlite3.OperationalError as exc:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-                raise _unavailable(self.path, exc, "nothing was saved") or exc from None
+                raise unavailable(self.path, exc, "nothing was saved") or exc from None
 
     def _setup_fts(self) -> None:
         """Full-text index when SQLite has FTS5 (else search falls back to LIKE); rebuilt if it went stale."""
@@ -212,7 +187,7 @@ class SessionStore:
                 "SELECT 1 FROM sqlite_master WHERE name=?", (layout.FTS_TABLE,)
             ).fetchone() is not None
             stale = self._conn.execute("SELECT value FROM store_meta WHERE key='fts_stale'").fetchone() is not None
-        if not _FTS5:
+        if not layout.FTS5:
             return
         if not has_table or stale:
             with self._write() as conn:
@@ -322,7 +297,7 @@ class SessionStore:
         overwritten), ``SessionStoreUnavailable`` (read-only, disk full). On any error nothing is written.
         """
         data = _payload.upgrade(dict(data), where=f"session {data.get('id')!r}")
-        change = Change(_head_of(data), data["conversation"].get("messages") or [], None, data["state"])
+        change = Change(head_of(data), data["conversation"].get("messages") or [], None, data["state"])
         return self._commit(change, expected_revision, expected_checksum, touch=touch, create_only=create_only)
 
     def _commit(
@@ -643,14 +618,6 @@ class SessionStore:
         return session
 
 
-def _head_of(data: dict[str, Any]) -> dict[str, Any]:
-    """A payload without its messages and state (they are stored as pieces)."""
-    head = {k: v for k, v in data.items() if k not in ("state", layout.PARTS)}
-    head["conversation"] = {k: v for k, v in data["conversation"].items() if k != "messages"}
-    head["state"] = {}
-    return head
-
-
 def _session_head(session: Session) -> dict[str, Any]:
     """The head of a session's payload, built without serializing its messages."""
-    return _head_of(session.to_payload(messages=False))
+    return head_of(session.to_payload(messages=False))
