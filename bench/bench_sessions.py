@@ -8,9 +8,10 @@ search with 5 hit records (240-character snippets) and a declaration; a citation
 (with its ~800-character text) per cited chunk; the citation policy's violations.
 
 Measured on a file-backed store (WAL, synchronous=FULL), median of several repeats:
-* save: ``SessionStore.save`` after a new run was committed (serialize, scrub, checksum, write the
-  row and its full-text entry in one transaction);
+* save: ``SessionStore.save`` after a new run (one more question) was committed to a session of that
+  many questions (serialize, scrub, checksum and write what the run added, in one transaction);
 * load: ``SessionStore.load`` (read, checksum, JSON parse, Pydantic validation of the conversation);
+* peek: ``SessionStore.peek`` (the state and the newest 3 runs, validated: what showing the last answer needs);
 * list / search: ``SessionStore.list()`` and ``search()`` over the store holding all three sessions.
 
     python bench/bench_sessions.py [--repeat N]
@@ -105,6 +106,17 @@ def build(turns: int, texts: list[str]):
     return conversation, state
 
 
+def prefix(conversation, state, turns: int):
+    """(Conversation, state) of the first ``turns`` questions of a built session (same message objects)."""
+    questions = state["rag"]["questions"][:turns]
+    cited = {c for q in questions for c in q["declaration"]["chunk_ids"]}
+    rag = {**state["rag"], "questions": questions, "question": questions[-1]["question"],
+           "citation_index": {c: e for c, e in state["rag"]["citation_index"].items() if c in cited}}
+    messages = conversation.messages[: 6 * turns]
+    return (Conversation(messages=messages, conversation_id=conversation.conversation_id, usage=conversation.usage),
+            {**state, "rag": rag})
+
+
 def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
@@ -121,23 +133,35 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = SessionStore(Path(tmp) / "sessions.db")
         for turns in SIZES:
-            conversation, state = build(turns, texts)
-            session = store.new(model="openai:gpt-4o", db="/home/me/.local/share/haiku-tui/haiku.rag.lancedb")
-            session.commit_run(conversation, state)
-            store.save(session)
             repeat = args.repeat if turns < 1000 else max(3, args.repeat // 2)
-            saves, loads = [], []
-            for _ in range(repeat):
-                session.commit_run(conversation, state)  # a new run was committed
+            full, full_state = build(turns + repeat, texts)
+            session = store.new(model="openai:gpt-4o", db="/home/me/.local/share/haiku-tui/haiku.rag.lancedb")
+            for done in range(1, turns + 1):  # saved run by run, as a session grows
+                session.commit_run(*prefix(full, full_state, done))
+                store.save(session)
+            saves, loads, peeks = [], [], []
+            for i in range(repeat):
+                conversation, state = prefix(full, full_state, turns + i + 1)
+                session.commit_run(conversation, state)  # a new run (one more question) was committed
                 t0 = time.perf_counter()
                 store.save(session)
                 saves.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
                 loaded = store.load(session.id)
                 loads.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                peek = store.peek(session.id)
+                peeks.append(time.perf_counter() - t0)
+                assert peek.messages == conversation.messages[peek.first_message :]
             assert loaded.messages == conversation.messages and loaded.state == state
-            stored = store._conn.execute("SELECT length(CAST(payload AS BLOB)) FROM sessions WHERE id=?", (session.id,)).fetchone()[0]
-            rows.append((turns, len(conversation.messages), stored / 1e6, median_ms(saves), median_ms(loads)))
+            stored = sum(
+                n or 0 for n in store._conn.execute(
+                    "SELECT (SELECT SUM(length(CAST(data AS BLOB))) FROM session_messages m WHERE m.num = s.num) + "
+                    "(SELECT SUM(length(CAST(data AS BLOB))) FROM session_state t WHERE t.num = s.num) + "
+                    "length(CAST(payload AS BLOB)) FROM sessions s WHERE id=?", (session.id,)
+                ).fetchone()
+            )
+            rows.append((turns, len(conversation.messages), stored / 1e6, median_ms(saves), median_ms(loads), median_ms(peeks)))
         t0 = time.perf_counter()
         for _ in range(20):
             store.list()
@@ -152,10 +176,10 @@ def main() -> None:
     print(f"Sessions save/load (median of {args.repeat}; 1000 turns: {max(3, args.repeat // 2)}), "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     print()
-    print("| questions | messages | payload MB | save ms | load ms |")
-    print("|---:|---:|---:|---:|---:|")
-    for turns, messages, mb, save, load in rows:
-        print(f"| {turns} | {messages} | {mb:.2f} | {save:.1f} | {load:.1f} |")
+    print("| questions | messages | stored MB | save ms | load ms | peek ms |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for turns, messages, mb, save, load, peek in rows:
+        print(f"| {turns} | {messages} | {mb:.2f} | {save:.1f} | {load:.1f} | {peek:.1f} |")
     print()
     print(f"list(): {list_ms:.2f} ms; search(): {search_ms:.2f} ms ({len(hits)} hits); database files {db_mb:.1f} MB")
 

@@ -36,24 +36,27 @@ def build_capsule(state: dict[str, Any], boundary: int) -> str | None:
     """The text that keeps every chunk cited before ``boundary`` in full, or None if none was.
 
     Each chunk appears once, under the most recent earlier question that cited it; groups run
-    newest question first.
+    newest question first. One pass over the ledger.
     """
-    owner: dict[str, int] = {}
     prompts: dict[int, str] = {}
     for namespace in ledger.evidence_namespaces(state).values():
         for record in namespace["questions"]:
-            q = record["question"]
-            if q >= boundary:
-                continue
-            prompts.setdefault(q, record["prompt"])
-            for chunk_id in ledger.cited_ids(state, q):
-                owner[chunk_id] = max(owner.get(chunk_id, q), q)
+            if record["question"] >= boundary:
+                break
+            prompts.setdefault(record["question"], record["prompt"])
+    owner: dict[str, int] = {}
+    for q, chunk_ids in ledger.cited_by_question(state, boundary).items():
+        for chunk_id in chunk_ids:
+            owner[chunk_id] = max(owner.get(chunk_id, q), q)
     if not owner:
         return None
+    owned: dict[int, list[str]] = {}
+    for chunk_id, q in owner.items():
+        owned.setdefault(q, []).append(chunk_id)
     blocks = [CAPSULE_HEADER]
-    for q in sorted(set(owner.values()), reverse=True):
+    for q in sorted(owned, reverse=True):
         blocks.append(f"[Cited for the earlier question: {one_line(prompts.get(q, ''), 120)}]")
-        for chunk_id in sorted(c for c, owned_by in owner.items() if owned_by == q):
+        for chunk_id in sorted(owned[q]):
             entry = ledger.citation_for(state, chunk_id)
             if entry is None:
                 raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
@@ -97,10 +100,18 @@ def compact_history(
 
 
 @dataclass
+class _Compacted:
+    """One run's compacted history before its question: reused while the run's earlier messages stay the same."""
+
+    source: list[ModelMessage]
+    compacted: list[ModelMessage]
+
+
+@dataclass
 class EvidenceCompactionCapability(AbstractCapability[Any]):
     """Shrinks each request to the evidence earlier questions cited; no tools, no configuration."""
 
-    _cache: dict[tuple[str, int], str | None] | None = None
+    _cache: dict[int, _Compacted] | None = None
 
     async def for_run(self, ctx: RunContext[Any]) -> EvidenceCompactionCapability:
         return EvidenceCompactionCapability(id=self.id, _cache={})
@@ -111,20 +122,26 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
         if not evidence or not boundary:
             return request_context
         messages = request_context.messages
+        cache = self._cache if self._cache is not None else {}
+        hit = cache.get(boundary)
+        if hit is None or len(messages) < boundary or any(a is not b for a, b in zip(hit.source, messages)):
+            hit = cache[boundary] = _Compacted(messages[:boundary], self._compact(evidence, messages[:boundary], boundary))
+        request_context.messages = hit.compacted + list(messages[boundary:])
+        return request_context
+
+    @staticmethod
+    def _compact(evidence: list[Any], earlier: list[ModelMessage], boundary: int) -> list[ModelMessage]:
+        """The messages before the question in progress, compacted (the same for every step of a run)."""
         for capability in evidence:
-            if not capability.state_carried and evidence_returns(messages, boundary, capability.evidence_tool_names):
+            if not capability.state_carried and evidence_returns(earlier, boundary, capability.evidence_tool_names):
                 raise EvidenceStateMissing(
                     f"Compaction found {capability.search_tool} results from an earlier question, but "
                     f"deps.state[{capability.namespace!r}] holds no record of what that question cited. "
                     "Carry the whole deps.state between runs alongside the message history."
                 )
         owned = frozenset().union(*(c.evidence_tool_names for c in evidence))
-        key = (ctx.run_id, ctx.run_step)
-        cache = self._cache if self._cache is not None else {}
-        if key not in cache:
-            cache[key] = build_capsule(evidence[0].state, boundary)
-        request_context.messages = compact_history(messages, boundary=boundary, owned_tools=owned, capsule=cache[key])
-        return request_context
+        capsule = build_capsule(evidence[0].state, boundary)
+        return compact_history(earlier, boundary=boundary, owned_tools=owned, capsule=capsule)
 
 
 def create_capability() -> EvidenceCompactionCapability:

@@ -27,6 +27,7 @@ Everything here is pure: no I/O, no Pydantic AI.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any, Literal
 
 from haiku_tui.capabilities.errors import HistoryRegression
@@ -52,11 +53,20 @@ def evidence_namespaces(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def find_question(namespace: dict[str, Any], question: int) -> dict[str, Any] | None:
-    """The record of ``question`` in one namespace, if that capability saw it."""
-    for record in reversed(namespace.get("questions", [])):
-        if record["question"] == question:
-            return record
+    """The record of ``question`` in one namespace, if that capability saw it.
+
+    Records are kept in increasing identity (:func:`begin_question` refuses anything else), so this is a
+    binary search: views and capabilities look questions up per question, on sessions of thousands.
+    """
+    records = namespace.get("questions", [])
+    at = bisect_right(records, question, key=_identity)
+    if at and records[at - 1]["question"] == question:
+        return records[at - 1]
     return None
+
+
+def _identity(record: dict[str, Any]) -> int:
+    return record["question"]
 
 
 def current_record(namespace: dict[str, Any]) -> dict[str, Any] | None:
@@ -168,12 +178,34 @@ def current_declarations(state: dict[str, Any], question: int) -> list[dict[str,
     A cite in the same response as a search (same epoch) could not have read the results, so it
     is not current; nor is one followed by a search of another capability.
     """
-    horizon = evidence_horizon(state, question)
+    return _current(_question_records(state, question))
+
+
+def _current(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The current declarations among one question's records (one per capability)."""
+    horizon = max((r["evidence_epoch"] for r in records if r["evidence_epoch"] is not None), default=None)
     return [
         r["declaration"]
-        for r in _question_records(state, question)
+        for r in records
         if r["declaration"] is not None and (horizon is None or r["declaration"]["epoch"] > horizon)
     ]
+
+
+def cited_by_question(state: dict[str, Any], before: int) -> dict[int, list[str]]:
+    """Chunk ids currently declared by every question before ``before`` (one pass over the ledger)."""
+    records: dict[int, list[dict[str, Any]]] = {}
+    for namespace in evidence_namespaces(state).values():
+        for record in namespace["questions"]:
+            if record["question"] >= before:
+                break  # records are in increasing identity
+            records.setdefault(record["question"], []).append(record)
+    out: dict[int, list[str]] = {}
+    for question, found in records.items():
+        ids: dict[str, None] = {}
+        for declaration in _current(found):
+            ids.update(dict.fromkeys(declaration["chunk_ids"]))
+        out[question] = list(ids)
+    return out
 
 
 def citation_status(state: dict[str, Any], question: int) -> CitationStatus:
@@ -199,11 +231,7 @@ def has_evidence(state: dict[str, Any], question: int) -> bool:
 
 def cited_before(state: dict[str, Any], question: int) -> bool:
     """True when a question before ``question`` cited something (it stays available later)."""
-    for namespace in evidence_namespaces(state).values():
-        for record in namespace["questions"]:
-            if record["question"] < question and cited_ids(state, record["question"]):
-                return True
-    return False
+    return any(cited_by_question(state, question).values())
 
 
 def violations(state: dict[str, Any]) -> list[int]:

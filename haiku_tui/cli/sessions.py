@@ -31,11 +31,12 @@ def _when(stamp: str) -> str:
 def _cmd_list(args: argparse.Namespace) -> int:
     with _store(args) as store:
         rows = store.list(limit=args.limit)
+        total = store.count() if not rows else len(rows)
     if args.json:
         print(json.dumps([row.__dict__ for row in rows], ensure_ascii=False, indent=2))
         return 0
     if not rows:
-        print("No sessions yet.")
+        print("No sessions yet." if args.limit != 0 or not total else f"{total} session(s); none shown (-n 0).")
         return 0
     print(f"{'ID':<12}  {'UPDATED':<16}  {'QUESTIONS':>9}  {'CITATIONS':>9}  TITLE")
     for row in rows:
@@ -97,12 +98,17 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from haiku_tui.sessions.export import file_name
+
     with _store(args) as store:
-        session_id = store.resolve(args.id)
-        text = store.export_json(session_id) if args.format == "json" else store.export_markdown(session_id)
+        found = store.find(args.id)
+        text = store.export_json(found.id) if args.format == "json" else store.export_markdown(found.id)
     if args.output and args.output != "-":
-        _write_atomic(Path(args.output).expanduser(), text)
-        print(f"Exported session {session_id} as {args.format} to {args.output}.", file=sys.stderr)
+        target = Path(args.output).expanduser()
+        if target.is_dir() or args.output.endswith(("/", os.sep)):
+            target = target / file_name(found.title, found.id, args.format)
+        _write_atomic(target, text)
+        print(f"Exported session {found.id} as {args.format} to {printable_line(str(target))}.", file=sys.stderr)
     else:
         sys.stdout.write(terminal_safe(text) if sys.stdout.isatty() else text)
     return 0
@@ -115,6 +121,16 @@ def _cmd_import(args: argparse.Namespace) -> int:
         session = store.import_json(text, keep_id=args.keep_id)
     print(f"Imported session {session.id}: {printable_line(session.title)}")
     return 0
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"use a number from 0 to 1000000, not {text}")
+    return value
 
 
 def _guarded(handler: Any) -> Any:
@@ -147,30 +163,30 @@ def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> 
     commands.required = True
 
     p = commands.add_parser("list", help="sessions, most recent first")
-    p.add_argument("-n", "--limit", type=int, default=None, help="show at most N sessions")
+    p.add_argument("-n", "--limit", type=_count, default=None, help="show at most N sessions")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_guarded(_cmd_list))
 
     p = commands.add_parser("search", help="full-text search over titles, questions and answers")
     p.add_argument("query", nargs="+", help="words to look for (all must match)")
-    p.add_argument("-n", "--limit", type=int, default=20)
+    p.add_argument("-n", "--limit", type=_count, default=20)
     p.set_defaults(func=_guarded(_cmd_search))
 
     p = commands.add_parser("show", help="print a session as Markdown")
-    p.add_argument("id", help="session id (or a unique prefix)")
+    p.add_argument("id", help="session id, unique id prefix, or exact title")
     p.set_defaults(func=_guarded(_cmd_show))
 
     p = commands.add_parser("rename", help="give a session a title")
-    p.add_argument("id", help="session id (or a unique prefix)")
+    p.add_argument("id", help="session id, unique id prefix, or exact title")
     p.add_argument("title", nargs="+", help="the new title")
     p.set_defaults(func=_guarded(_cmd_rename))
 
     p = commands.add_parser("delete", help="delete a session")
-    p.add_argument("id", help="session id (or a unique prefix)")
+    p.add_argument("id", help="session id, unique id prefix, or exact title")
     p.set_defaults(func=_guarded(_cmd_delete))
 
     p = commands.add_parser("export", help="export a session as Markdown or JSON")
-    p.add_argument("id", help="session id (or a unique prefix)")
+    p.add_argument("id", help="session id, unique id prefix, or exact title")
     p.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json (full fidelity)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
     p.set_defaults(func=_guarded(_cmd_export))

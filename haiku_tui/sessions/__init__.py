@@ -26,6 +26,7 @@ from .errors import (
     SessionExists,
     SessionNotFound,
     SessionStateError,
+    SessionStoreUnavailable,
     StaleSession,
     UnsupportedSchema,
 )
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from .export import answer_records, to_json, to_markdown
     from .model import REVIEW_MARKS, Session
     from .payload import SCHEMA_VERSION
-    from .store import DB_SCHEMA_VERSION, SearchHit, SessionStore, SessionSummary
+    from .store import DB_SCHEMA_VERSION, SearchHit, SessionPeek, SessionStore, SessionSummary
 
 _LAZY = {
     "Session": "model",
@@ -42,6 +43,7 @@ _LAZY = {
     "SessionStore": "store",
     "SessionSummary": "store",
     "SearchHit": "store",
+    "SessionPeek": "store",
     "DB_SCHEMA_VERSION": "store",
     "SCHEMA_VERSION": "payload",
     "to_markdown": "export",
@@ -72,7 +74,9 @@ __all__ = [
     "SessionError",
     "SessionExists",
     "SessionNotFound",
+    "SessionPeek",
     "SessionStateError",
+    "SessionStoreUnavailable",
     "SessionStore",
     "SessionSummary",
     "StaleSession",

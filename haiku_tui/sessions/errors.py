@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class SessionError(Exception):
     """Base class for every session-store error."""
@@ -15,7 +17,12 @@ class SessionNotFound(SessionError, KeyError):
 
 
 class AmbiguousSessionId(SessionError):
-    """An id prefix matches more than one session."""
+    """A session reference (id prefix or title) matches more than one session."""
+
+    def __init__(self, message: str, candidates: tuple = ()) -> None:
+        super().__init__(message)
+        self.candidates = tuple(candidates)
+        """The ``SessionSummary`` rows the reference matched."""
 
 
 class SessionExists(SessionError):
@@ -34,5 +41,23 @@ class UnsupportedSchema(SessionError):
     """A session or a sessions database uses a schema version this haiku-tui does not know."""
 
 
+class SessionStoreUnavailable(SessionError):
+    """The sessions database is intact but cannot be written (read-only, disk full) or read (I/O error)."""
+
+
 class SessionStateError(SessionError, TypeError):
     """The state handed to ``Session.commit_run`` is not a plain JSON namespace map."""
+
+
+def unavailable(path: Path, exc: Exception, doing: str) -> SessionStoreUnavailable | None:
+    """The one-line error for a store that is intact but cannot be used now (None: not such a fault)."""
+    text = str(exc).lower()
+    if "readonly" in text or "read-only" in text or "read only" in text:
+        why = f"the sessions database {path} is read only"
+    elif "disk is full" in text or "database or disk is full" in text:
+        why = f"the disk holding {path} is full"
+    elif "unable to open" in text or "disk i/o error" in text or "permission" in text:
+        why = f"the sessions database {path} cannot be written or read ({exc})"
+    else:
+        return None
+    return SessionStoreUnavailable(f"{why}; {doing} — free space or fix the permissions and try again")

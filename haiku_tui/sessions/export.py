@@ -8,10 +8,13 @@ the ledger's pure functions), so adapting to a change of the state shape is one 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import payload as _payload
+from haiku_tui.text import terminal_safe
+
 from .scrub import scrub_json
 
 if TYPE_CHECKING:
@@ -135,9 +138,21 @@ def _quote(text: str) -> str:
     return "\n".join(("> " + line) if line else ">" for line in text.strip().splitlines()) or ">"
 
 
+def file_name(title: str, session_id: str, kind: str) -> str:
+    """The file an export is written to inside a folder: ``<title-slug>-<id prefix>.<md|json>``."""
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:40].rstrip("-") or "session"
+    return f"{slug}-{session_id[:8]}.{kind}"
+
+
 def to_markdown(session: Session) -> str:
     """The session as Markdown: title, then per question the question, the answer (``[n]`` markers as
-    written), its grounding outcome, the numbered sources it cited and their review marks."""
+    written), its grounding outcome, the numbered sources it cited and their review marks.
+
+    Escape sequences and control characters in any of it are removed (``cat`` of the file never acts)."""
+    return terminal_safe(_markdown(session))
+
+
+def _markdown(session: Session) -> str:
     turns = session.turns()
     records = answer_records(session.state, turns)
     lines = [f"# {session.title}", ""]
@@ -174,4 +189,9 @@ def to_json(session: Session) -> str:
     """Full-fidelity JSON: format, schema version, id, metadata, conversation, whole state, app data."""
     data = scrub_json(session.to_payload())
     data["exported_at"] = _payload.now_iso()
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    # C0 controls are escaped by json; C1 (U+0080-U+009F, e.g. CSI U+009B) are not: they only occur in strings
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_C1 = re.compile("[\u0080-\u009f]")

@@ -1,7 +1,8 @@
-"""The stored form of a session: one JSON document per session, plus pure helpers over it.
+"""The form of a session as exported and handed around: one JSON document, plus pure helpers over it.
 
 Nothing here imports Pydantic AI, so the store's low-level path (and a process that only moves
-payloads around) starts fast. A payload looks like::
+payloads around) starts fast. The store keeps a payload in pieces (see :func:`split_state` and
+``haiku_tui.sessions.store``) so that a save writes only what a run added. A payload looks like::
 
     {
       "format": "haiku-tui.session",
@@ -47,7 +48,7 @@ def dumps(payload: dict[str, Any]) -> str:
 
 
 def checksum(text: str) -> str:
-    """SHA-256 of the stored JSON text."""
+    """SHA-256 of a stored JSON text (a session's head row, a message batch, a state row)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -151,8 +152,9 @@ def _evidence_namespaces(state: Any) -> list[dict[str, Any]]:
     return [ns for ns in state.values() if isinstance(ns, dict) and "citation_index" in ns and "questions" in ns]
 
 
-def question_count(state: dict[str, Any], turns: list[Turn]) -> int:
-    """Questions asked: the conversation's turns, or the evidence record's questions if it knows more."""
+def question_count(state: dict[str, Any], turns: list[Turn] | int) -> int:
+    """Questions asked: the conversation's turns (a list or their number), or the evidence record's questions
+    if it knows more."""
     recorded = {
         r.get("question")
         for ns in _evidence_namespaces(state)
@@ -160,7 +162,7 @@ def question_count(state: dict[str, Any], turns: list[Turn]) -> int:
         for r in ns["questions"]
         if isinstance(r, dict)
     }
-    return max(len(turns), len(recorded))
+    return max(turns if isinstance(turns, int) else len(turns), len(recorded))
 
 
 def citation_count(state: dict[str, Any]) -> int:
@@ -172,28 +174,76 @@ def citation_count(state: dict[str, Any]) -> int:
     return len(cited)
 
 
-@dataclass
-class Digest:
-    """What the store indexes for listing and full-text search, derived from a payload."""
-
-    title: str
-    questions: int
-    citations: int
-    messages: int
-    body: str  # prompts and answers, for full-text search
+def turn_text(turn: Turn) -> str:
+    """What full-text search indexes of one turn: its prompt and its answer."""
+    return "\n\n".join(part for part in (turn.prompt, turn.answer) if part)
 
 
-def digest(payload: dict[str, Any]) -> Digest:
-    messages = payload["conversation"].get("messages") or []
-    turns = turns_from_messages(messages)
-    body = "\n\n".join(part for turn in turns for part in (turn.prompt, turn.answer) if part)
-    return Digest(
-        title=str(payload["metadata"].get("title") or DEFAULT_TITLE),
-        questions=question_count(payload["state"], turns),
-        citations=citation_count(payload["state"]),
-        messages=len(messages),
-        body=body,
-    )
+# ---------------------------------------------------------------------------------------------------------
+# The state map in rows: a save rewrites only the rows a run changed.
+
+StateRow = tuple[str, Any]
+"""(kind, value): kind "leaf" (value is the JSON value), "dict" or "list" (a container; value None)."""
+
+
+def _record_container(value: Any) -> bool:
+    """A dict or list of JSON objects (per-question records, citation entries): stored one row per item."""
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    return bool(items) and all(isinstance(item, dict) for item in items)
+
+
+def split_state(state: dict[str, Any]) -> dict[str, StateRow]:
+    """The state map as rows keyed by JSON path text: ``["ns"]``, ``["ns","field"]``, ``["ns","field",key]``.
+
+    A namespace is a container row and each of its fields a row; a field holding records (a list or dict of
+    objects, e.g. ``questions`` or ``citation_index``) is a container row with one row per record, so a run
+    that adds a question writes that question's row, not every question's.
+    """
+    rows: dict[str, StateRow] = {}
+    for name, namespace in state.items():
+        if not isinstance(namespace, dict):
+            rows[_path(name)] = ("leaf", namespace)
+            continue
+        rows[_path(name)] = ("dict", None)
+        for field, value in namespace.items():
+            if not _record_container(value):
+                rows[_path(name, field)] = ("leaf", value)
+                continue
+            rows[_path(name, field)] = ("dict" if isinstance(value, dict) else "list", None)
+            keyed = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in keyed:
+                rows[_path(name, field, key)] = ("leaf", item)
+    return rows
+
+
+def join_state(rows: list[tuple[str, str, Any]]) -> dict[str, Any]:
+    """The state map from ``(path, kind, value)`` rows in their stored order (inverse of :func:`split_state`)."""
+    state: dict[str, Any] = {}
+    lists: list[tuple[dict[str, Any], str]] = []
+    paths = json.loads("[" + ",".join(path for path, _, _ in rows) + "]")
+    for path, (_, kind, value) in zip(paths, rows):
+        parent: Any = state
+        for step in path[:-1]:
+            parent = parent[step]
+        key = path[-1]
+        if kind == "dict":
+            parent[key] = {}
+        elif kind == "list":
+            parent[key] = {}  # filled by index, turned into a list below
+            lists.append((parent, key))
+        else:
+            parent[key] = value
+    for parent, key in lists:
+        parent[key] = [item for _, item in sorted(parent[key].items())]
+    return state
+
+
+def _path(*steps: Any) -> str:
+    """The JSON text of a path (``dumps`` of the list, written out: one call per state row adds up)."""
+    return "[" + ",".join(str(s) if isinstance(s, int) else _quote(str(s)) for s in steps) + "]"
+
+
+_quote = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")

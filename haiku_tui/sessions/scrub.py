@@ -1,5 +1,8 @@
 """Keep secrets out of sessions: API keys, bearer tokens, URL credentials.
 
+Two nets: the values actually in use — registered with :func:`register_secrets` by whoever sends them (the
+agent layer), plus every credential-named environment variable (``*_API_KEY``, ``*_TOKEN`` …) — are
+removed wherever they appear, whatever they look like; and key-shaped patterns catch the rest.
 Everything written to the sessions database (and every export) goes through :func:`scrub_json`;
 metadata values such as the model name and the knowledge-base location go through
 :func:`scrub_location` first, so a base URL keeps its host and path but loses its userinfo and query.
@@ -7,7 +10,9 @@ metadata values such as the model name and the knowledge-base location go throug
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -69,9 +74,39 @@ _CHECKS: list[tuple[bytes, bool, re.Pattern[bytes], int]] = [
 ]
 
 
+MIN_SECRET = 6
+"""Shorter registered values are ignored (they would redact ordinary words)."""
+_sent: dict[str, bytes] = {}  # registered secret -> its UTF-8 bytes, longest first
+_sent_lock = threading.Lock()
+_env_loaded = False
+
+
+def register_secrets(*values: str | None) -> None:
+    """Scrub these exact values (the API keys and tokens in use) from everything stored or exported."""
+    global _sent
+    with _sent_lock:
+        merged = dict(_sent)
+        for value in values:
+            value = (value or "").strip()
+            if len(value) >= MIN_SECRET:
+                merged[value] = value.encode("utf-8", "surrogatepass")
+        _sent = dict(sorted(merged.items(), key=lambda item: -len(item[0])))
+
+
+def _registered() -> dict[str, bytes]:
+    """The registered values, credential-named environment variables included (read once)."""
+    global _env_loaded
+    if not _env_loaded:
+        _env_loaded = True
+        register_secrets(*(value for name, value in os.environ.items() if is_secret_key(name)))
+    return _sent
+
+
 def needs_scrub(text: str | bytes) -> bool:
     """False when ``text`` (a string, or the JSON text of a whole payload) certainly holds nothing to scrub."""
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if any(secret in data for secret in _registered().values()):
+        return True
     lowered = data.lower()  # ASCII only: same length, same positions
     for literal, fold, pattern, back in _CHECKS:
         hay = lowered if fold else data
@@ -87,6 +122,7 @@ def scrub_text(text: str) -> str:
     """``text`` with API keys, bearer tokens, ``key=value`` secrets and URL credentials redacted."""
     if not needs_scrub(text):
         return text
+    text = scrub_registered(text)
     text = _KEY_RE.sub(REDACTED, text)
     text = _BEARER_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
     text = _ASSIGN_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{REDACTED}", text)
@@ -104,7 +140,7 @@ def scrub_location(value: str | None) -> str | None:
     """
     if value is None:
         return None
-    value = str(value)
+    value = scrub_registered(str(value))
     if "://" in value:
         try:
             parts = urlsplit(value)
@@ -113,6 +149,14 @@ def scrub_location(value: str | None) -> str | None:
         netloc = parts.netloc.rsplit("@", 1)[-1]
         value = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
     return _KEY_RE.sub(REDACTED, value)
+
+
+def scrub_registered(text: str) -> str:
+    """``text`` without the registered values (see :func:`register_secrets`)."""
+    for secret in _registered():
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
 
 
 def is_secret_key(name: str) -> bool:

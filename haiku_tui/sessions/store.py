@@ -1,17 +1,21 @@
-"""``SessionStore``: sessions in SQLite (stdlib ``sqlite3``), one row per session, one transaction per save.
+"""``SessionStore``: sessions in SQLite (stdlib ``sqlite3``), one transaction per save, appended per run.
 
 Durability and concurrency:
 
 * WAL journal, ``synchronous=FULL``, ``busy_timeout``: a kill at any moment leaves the last committed
   version of every session; readers never block the writer; two app instances share the file safely.
-* Every write is ``BEGIN IMMEDIATE`` … ``COMMIT``: the row (payload + checksum + indexed columns) and its
-  full-text entry change together or not at all.
-* Optimistic concurrency: a session remembers the revision (and checksum) it was loaded at; a save whose
-  revision no longer matches the row raises ``StaleSession`` and writes nothing.
-* The stored row is checked before it is replaced: a damaged row (checksum mismatch, invalid JSON) or one
+* Every write is ``BEGIN IMMEDIATE`` … ``COMMIT``: the head row, the pieces a save adds or changes and
+  their full-text entries change together or not at all (layout: :mod:`haiku_tui.sessions.layout`).
+* A save writes what changed since the copy was loaded or saved: the run's new messages as one batch,
+  the state rows that differ, and the head. Load reads and checks every piece.
+* Optimistic concurrency: a session remembers the revision (and head checksum) it was loaded at; a save
+  whose revision no longer matches the row raises ``StaleSession`` and writes nothing.
+* Stored pieces are checked before they are replaced: a damaged row (checksum mismatch, invalid JSON) or one
   written by a newer schema is never overwritten.
+* A database of an older layout is migrated on first open, in one transaction, after a backup copy
+  ``sessions.db.v<N>-backup`` beside it; a newer one is refused.
 
-The low-level path (:meth:`SessionStore.read_payload`, :meth:`SessionStore.write_payload`) moves raw JSON
+The low-level path (:meth:`SessionStore.read_payload`, :meth:`SessionStore.write_payload`) moves whole JSON
 payloads and does not import Pydantic AI.
 """
 
@@ -26,57 +30,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from haiku_tui.text import one_line
+
+from . import layout
 from . import payload as _payload
 from .errors import (
     AmbiguousSessionId,
     SessionCorrupt,
     SessionExists,
     SessionNotFound,
+    SessionStoreUnavailable,
     StaleSession,
     UnsupportedSchema,
+    unavailable,
 )
-from .scrub import needs_scrub, scrub_json, scrub_location, scrub_text
+from .migrate import DB_SCHEMA_VERSION, migrate
+from .pieces import Change, PieceWriter, head_of
+from .scrub import scrub_location, scrub_text
+from .search import like_escape, search_sessions
 
 if TYPE_CHECKING:
     from .model import Session
 
-DB_SCHEMA_VERSION = 1
-"""``PRAGMA user_version`` of the sessions database this haiku-tui writes."""
 
-
-def _create_v1(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """
-        CREATE TABLE sessions (
-            num INTEGER PRIMARY KEY,
-            id TEXT NOT NULL UNIQUE,
-            revision INTEGER NOT NULL,
-            schema_version INTEGER NOT NULL,
-            title TEXT NOT NULL,
-            model TEXT,
-            db TEXT,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            questions INTEGER NOT NULL DEFAULT 0,
-            citations INTEGER NOT NULL DEFAULT 0,
-            messages INTEGER NOT NULL DEFAULT 0,
-            body TEXT NOT NULL DEFAULT '',
-            payload TEXT NOT NULL,
-            checksum TEXT NOT NULL
-        )
-        """
-    )
-    conn.execute("CREATE INDEX sessions_by_updated ON sessions(updated_at)")
-    conn.execute("CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT)")
-
-
-# Database migrations: version N -> function upgrading an N database to N+1 (run inside one transaction).
-DB_MIGRATIONS = {0: _create_v1}
-
-_FTS_DDL = (
-    "CREATE VIRTUAL TABLE session_fts USING fts5(title, body, content='sessions', content_rowid='num', "
-    "tokenize='unicode61 remove_diacritics 2')"
-)
 _SUMMARY_COLUMNS = (
     "id, title, model, db, created_at, updated_at, revision, schema_version, questions, citations, messages"
 )
@@ -112,19 +88,22 @@ class SearchHit:
     snippet: str
 
 
-def _fts5_available() -> bool:
-    try:
-        probe = sqlite3.connect(":memory:")
-        try:
-            probe.execute("CREATE VIRTUAL TABLE probe USING fts5(x)")
-        finally:
-            probe.close()
-        return True
-    except sqlite3.Error:
-        return False
+@dataclass(frozen=True)
+class SessionPeek:
+    """The newest questions of a session, read without loading it whole (to show its last answer at once).
+
+    ``messages`` (validated Pydantic AI messages) are the last runs' messages; ``first_message`` is the index
+    of ``messages[0]`` in the whole history (a question's ledger identity is its first message's index).
+    ``state`` is the whole state map; ``app_data`` the app's data."""
+
+    summary: SessionSummary
+    messages: list[Any]
+    first_message: int
+    state: dict[str, Any]
+    app_data: dict[str, Any]
 
 
-_FTS5 = _fts5_available()
+
 
 
 class SessionStore:
@@ -136,27 +115,34 @@ class SessionStore:
 
             path = locations.sessions_db_path()
         self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SessionStoreUnavailable(
+                f"cannot create the sessions folder {self.path.parent} ({exc.strerror or exc}); nothing was saved"
+            ) from None
         self._lock = threading.RLock()
-        self._fts = False
+        self._text = layout.TextIndex(False)
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=timeout, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise SessionCorrupt(f"cannot open the sessions database {self.path}: {exc}") from None
+            raise unavailable(self.path, exc, "nothing was saved") or SessionCorrupt(
+                f"cannot open the sessions database {self.path}: {exc}"
+            ) from None
         try:
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
-            self._migrate()
+            migrate(self)
             self._setup_fts()
-        except UnsupportedSchema:
+        except (UnsupportedSchema, SessionStoreUnavailable):
             self._conn.close()
             raise
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            raise SessionCorrupt(
+            raise unavailable(self.path, exc, "nothing was saved") or SessionCorrupt(
                 f"{self.path} is not a usable sessions database ({exc}); nothing was changed — move it aside "
                 "to start a new one"
             ) from None
@@ -175,62 +161,46 @@ class SessionStore:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken up front (``BEGIN IMMEDIATE``) so ``busy_timeout`` applies."""
+        """One write transaction, taken up front (``BEGIN IMMEDIATE``) so ``busy_timeout`` applies.
+
+        A read-only file or a full disk becomes ``SessionStoreUnavailable`` (nothing was saved)."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            else:
-                self._conn.execute("COMMIT")
-
-    def _user_version(self) -> int:
-        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
-
-    def _check_db_version(self, version: int) -> None:
-        if version > DB_SCHEMA_VERSION:
-            raise UnsupportedSchema(
-                f"the sessions database {self.path} has schema version {version}, but this haiku-tui knows up to "
-                f"{DB_SCHEMA_VERSION} (it was written by a newer haiku-tui); nothing was changed — upgrade haiku-tui"
-            )
-
-    def _migrate(self) -> None:
-        self._check_db_version(self._user_version())
-        if self._user_version() == DB_SCHEMA_VERSION:
-            return
-        with self._write() as conn:
-            version = self._user_version()  # another process may have migrated meanwhile
-            self._check_db_version(version)
-            while version < DB_SCHEMA_VERSION:
-                DB_MIGRATIONS[version](conn)
-                version += 1
-            conn.execute(f"PRAGMA user_version={DB_SCHEMA_VERSION}")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                except BaseException:
+                    if self._conn.in_transaction:  # SQLite may have rolled back itself (disk full)
+                        self._conn.execute("ROLLBACK")
+                    raise
+                else:
+                    self._conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise unavailable(self.path, exc, "nothing was saved") or exc from None
 
     def _setup_fts(self) -> None:
         """Full-text index when SQLite has FTS5 (else search falls back to LIKE); rebuilt if it went stale."""
         with self._lock:
             has_table = self._conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE name='session_fts'"
+                "SELECT 1 FROM sqlite_master WHERE name=?", (layout.FTS_TABLE,)
             ).fetchone() is not None
             stale = self._conn.execute("SELECT value FROM store_meta WHERE key='fts_stale'").fetchone() is not None
-        if not _FTS5:
+        if not layout.FTS5:
             return
-        if has_table and not stale:
-            self._fts = True
-            return
-        with self._write() as conn:
-            if conn.execute("SELECT 1 FROM sqlite_master WHERE name='session_fts'").fetchone() is None:
-                conn.execute(_FTS_DDL)
-            conn.execute("INSERT INTO session_fts(session_fts) VALUES('rebuild')")
-            conn.execute("DELETE FROM store_meta WHERE key='fts_stale'")
-        self._fts = True
+        if not has_table or stale:
+            with self._write() as conn:
+                if conn.execute("SELECT 1 FROM sqlite_master WHERE name=?", (layout.FTS_TABLE,)).fetchone() is None:
+                    conn.execute(layout.FTS_DDL)
+                conn.execute(f"INSERT INTO {layout.FTS_TABLE}({layout.FTS_TABLE}) VALUES('rebuild')")
+                conn.execute("DELETE FROM store_meta WHERE key='fts_stale'")
+        self._text = layout.TextIndex(True)
 
     # -- checks on stored rows ------------------------------------------------------------------------------
 
-    def _verify_row(self, session_id: str, text: str, stored_checksum: str) -> dict[str, Any]:
-        """Parse and check a stored payload; raise ``SessionCorrupt`` / ``UnsupportedSchema`` (nothing changes)."""
+    def _parse_head(self, session_id: str, text: str, stored_checksum: str) -> dict[str, Any]:
+        """Parse and check a stored head row; raise ``SessionCorrupt`` (nothing changes)."""
         where = f"session {session_id!r} in {self.path}"
         try:
             data = json.loads(text)
@@ -244,40 +214,67 @@ class SessionStore:
                 f"{where} is corrupt: its content does not match its checksum (changed outside haiku-tui or "
                 "damaged on disk); nothing was changed"
             )
+        return data
+
+    def _upgrade(self, data: Any, session_id: str) -> dict[str, Any]:
+        where = f"session {session_id!r} in {self.path}"
         data = _payload.upgrade(data, where=where)
         if data.get("id") != session_id:
             raise SessionCorrupt(f"{where} is corrupt: it holds session {data.get('id')!r}; nothing was changed")
         return data
 
+    def _damaged(self, session_id: str, why: str) -> SessionCorrupt:
+        return SessionCorrupt(
+            f"session {session_id!r} in {self.path} is corrupt: {why} (changed outside haiku-tui or damaged on "
+            f"disk); nothing was changed — delete it with `haiku-tui sessions delete {session_id}`"
+        )
+
+    def _pieces(self) -> PieceWriter:
+        return PieceWriter(self._text, self._damaged)
+
     def _check_overwritable(self, session_id: str, text: str, stored_checksum: str, schema_version: int) -> None:
-        """Refuse to replace a damaged row or one written by a newer schema (cheap when the row is sound)."""
+        """Refuse to replace a damaged head or one written by a newer schema (cheap when the row is sound)."""
         if _payload.checksum(text) != stored_checksum:
-            self._verify_row(session_id, text, stored_checksum)  # raises with the precise reason
-            raise SessionCorrupt(f"session {session_id!r} is corrupt; nothing was changed")  # pragma: no cover
+            self._parse_head(session_id, text, stored_checksum)  # raises with the precise reason
         if schema_version > _payload.SCHEMA_VERSION:
             raise UnsupportedSchema(
                 f"session {session_id!r} was written with session schema version {schema_version} by a newer "
                 f"haiku-tui (this one knows up to {_payload.SCHEMA_VERSION}); refusing to overwrite it; nothing was saved"
             )
 
-    # -- low-level path: raw payloads ----------------------------------------------------------------------------
+    # -- low-level path: whole payloads ----------------------------------------------------------------------------
 
     def read_payload(self, session_id: str) -> tuple[dict[str, Any], str]:
-        """The stored payload of a session (checked, upgraded) and its checksum, without Pydantic validation."""
+        """The stored payload of a session (checked, upgraded) and its head checksum, without Pydantic validation."""
+        data, checksum, _ = self._read(session_id)
+        return data, checksum
+
+    def _read(self, session_id: str) -> tuple[dict[str, Any], str, dict[str, _payload.StateRow] | None]:
+        """``read_payload`` and the state rows as stored (a separate parse: later saves compare against it)."""
+        known = None
         with self._lock:
             row = self._conn.execute(
-                "SELECT revision, payload, checksum FROM sessions WHERE id=?", (session_id,)
+                "SELECT num, revision, payload, checksum FROM sessions WHERE id=?", (session_id,)
             ).fetchone()
-        if row is None:
-            raise SessionNotFound(f"no session {session_id!r} in {self.path}")
-        revision, text, stored_checksum = row
-        data = self._verify_row(session_id, text, stored_checksum)
+            if row is None:
+                raise SessionNotFound(f"no session {session_id!r} in {self.path}")
+            num, revision, text, stored_checksum = row
+            data = self._parse_head(session_id, text, stored_checksum)
+            parts = data.pop(layout.PARTS, None) if isinstance(data, dict) else None
+            if isinstance(parts, dict) and isinstance(data.get("conversation"), dict):
+                messages, state = layout.message_rows(self._conn, num), layout.state_rows(self._conn, num)
+                why = layout.check_messages(messages, parts) or layout.check_state(state, parts)
+                if why:
+                    raise self._damaged(session_id, why)
+                data["conversation"]["messages"] = layout.join_messages(messages)
+                data["state"], known = layout.join_state_rows(state)
+        data = self._upgrade(data, session_id)
         if data.get("revision") != revision:
             raise SessionCorrupt(
                 f"session {session_id!r} is corrupt: payload revision {data.get('revision')!r} does not match "
                 f"the row's {revision}; nothing was changed"
             )
-        return data, stored_checksum
+        return data, stored_checksum, known
 
     def write_payload(
         self,
@@ -288,56 +285,48 @@ class SessionStore:
         touch: bool = True,
         create_only: bool = False,
     ) -> tuple[int, str]:
-        """Write a payload in one transaction if the stored row is still at ``expected_revision``.
+        """Write a whole payload in one transaction if the stored row is still at ``expected_revision``.
 
         ``expected_revision`` 0 means "a new session" (the id must not exist yet). When ``expected_checksum``
         is given, the stored row must also still have that checksum. The payload is scrubbed of secrets, its
         ``revision`` set to ``expected_revision + 1`` (and ``metadata.updated_at`` to now when ``touch``).
-        Returns ``(new_revision, checksum)``.
+        Messages the store already holds are kept, not rewritten. Returns ``(new_revision, checksum)``.
 
         Raises ``StaleSession`` (changed or deleted since loaded), ``SessionExists`` (``create_only`` and the id
         exists), ``SessionCorrupt`` / ``UnsupportedSchema`` (the stored row is damaged or newer: never
-        overwritten). On any error nothing is written.
+        overwritten), ``SessionStoreUnavailable`` (read-only, disk full). On any error nothing is written.
         """
         data = _payload.upgrade(dict(data), where=f"session {data.get('id')!r}")
-        session_id = data["id"]
-        if not _payload.valid_id(session_id):
+        change = Change(head_of(data), data["conversation"].get("messages") or [], None, data["state"])
+        return self._commit(change, expected_revision, expected_checksum, touch=touch, create_only=create_only)
+
+    def _commit(
+        self,
+        change: Change,
+        expected_revision: int,
+        expected_checksum: str | None,
+        *,
+        touch: bool = True,
+        create_only: bool = False,
+    ) -> tuple[int, str]:
+        head = change.head
+        session_id = head["id"]
+        if not isinstance(session_id, str) or not _payload.valid_id(session_id):
             raise ValueError(f"invalid session id {session_id!r} (use 1-64 letters, digits, '-' or '_')")
-        metadata = dict(data["metadata"])
+        metadata = dict(head["metadata"])
         metadata["model"] = scrub_location(metadata.get("model"))
         metadata["db"] = scrub_location(metadata.get("db"))
         if touch or not metadata.get("updated_at"):
             metadata["updated_at"] = _payload.now_iso()
         metadata.setdefault("created_at", metadata["updated_at"])
-        data["metadata"] = metadata
-        data["format"] = _payload.FORMAT
-        data["schema_version"] = _payload.SCHEMA_VERSION
+        head["metadata"] = metadata
+        head["format"] = _payload.FORMAT
+        head["schema_version"] = _payload.SCHEMA_VERSION
         new_revision = expected_revision + 1
-        data["revision"] = new_revision
-        text = _payload.dumps(data)
-        if needs_scrub(text):  # one regex pass over the whole payload; the walk only when something may match
-            data = scrub_json(data)
-            text = _payload.dumps(data)
-        digest = _payload.digest(data)
-        new_checksum = _payload.checksum(text)
-        row_values = (
-            new_revision,
-            _payload.SCHEMA_VERSION,
-            digest.title,
-            metadata.get("model"),
-            metadata.get("db"),
-            str(metadata["created_at"]),
-            str(metadata["updated_at"]),
-            digest.questions,
-            digest.citations,
-            digest.messages,
-            digest.body,
-            text,
-            new_checksum,
-        )
+        head["revision"] = new_revision
         with self._write() as conn:
             row = conn.execute(
-                "SELECT num, revision, schema_version, payload, checksum, title, body FROM sessions WHERE id=?",
+                "SELECT num, revision, schema_version, payload, checksum, messages, turns FROM sessions WHERE id=?",
                 (session_id,),
             ).fetchone()
             if row is None:
@@ -346,15 +335,14 @@ class SessionStore:
                         f"session {session_id!r} was deleted (in another window or by a command) since it was "
                         "loaded; nothing was saved"
                     )
-                cursor = conn.execute(
-                    "INSERT INTO sessions (revision, schema_version, title, model, db, created_at, updated_at, "
-                    "questions, citations, messages, body, payload, checksum, id) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*row_values, session_id),
-                )
-                num = cursor.lastrowid
+                num = conn.execute(
+                    "INSERT INTO sessions (id, revision, schema_version, title, created_at, updated_at, payload, "
+                    "checksum) VALUES (?, 0, ?, '', '', '', '', '')",
+                    (session_id, _payload.SCHEMA_VERSION),
+                ).lastrowid
+                stored = None
             else:
-                num, stored_revision, stored_schema, stored_text, stored_checksum, old_title, old_body = row
+                num, stored_revision, stored_schema, stored_text, stored_checksum, stored_messages, stored_turns = row
                 if create_only:
                     raise SessionExists(
                         f"a session with id {session_id!r} already exists in {self.path}; nothing was changed"
@@ -371,33 +359,9 @@ class SessionStore:
                         f"session {session_id!r} was changed outside haiku-tui since it was loaded (same revision, "
                         "different content); nothing was saved — reopen the session"
                     )
-                conn.execute(
-                    "UPDATE sessions SET revision=?, schema_version=?, title=?, model=?, db=?, created_at=?, "
-                    "updated_at=?, questions=?, citations=?, messages=?, body=?, payload=?, checksum=? WHERE num=?",
-                    (*row_values, num),
-                )
-                self._unindex(conn, num, old_title, old_body)
-            self._index(conn, num, digest.title, digest.body)
-        return new_revision, new_checksum
-
-    def _index(self, conn: sqlite3.Connection, num: int, title: str, body: str) -> None:
-        if self._fts:
-            conn.execute("INSERT INTO session_fts(rowid, title, body) VALUES (?, ?, ?)", (num, title, body))
-        else:
-            self._mark_fts_stale(conn)
-
-    def _unindex(self, conn: sqlite3.Connection, num: int, title: str, body: str) -> None:
-        if self._fts:
-            conn.execute(
-                "INSERT INTO session_fts(session_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
-                (num, title, body),
-            )
-        else:
-            self._mark_fts_stale(conn)
-
-    def _mark_fts_stale(self, conn: sqlite3.Connection) -> None:
-        # An index made by an FTS5-enabled SQLite is now behind; the next FTS5-enabled open rebuilds it.
-        conn.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('fts_stale', '1')")
+                stored = (stored_messages, stored_turns, json.loads(stored_text).get(layout.PARTS))
+            checksum = self._pieces().store(conn, num, change, stored=stored)
+        return new_revision, checksum
 
     # -- sessions ---------------------------------------------------------------------------------------------
 
@@ -418,51 +382,127 @@ class SessionStore:
         return session
 
     def save(self, session: Session) -> Session:
-        """Write the session's committed conversation, state, app data and metadata in one transaction.
+        """Write what the session committed since it was loaded or saved, in one transaction.
 
         Call it after :meth:`Session.commit_run` (i.e. after a completed run) or after changing app data or
-        metadata. Raises ``StaleSession`` if the stored session changed since this copy was loaded or saved,
-        ``SessionCorrupt`` / ``UnsupportedSchema`` if the stored row must not be overwritten.
+        metadata. Only the run's new messages and the changed state rows are written. Raises ``StaleSession`` if
+        the stored session changed since this copy was loaded or saved, ``SessionCorrupt`` / ``UnsupportedSchema``
+        if the stored row must not be overwritten, ``SessionStoreUnavailable`` if the store cannot be written.
         """
-        revision, checksum = self.write_payload(
-            session.to_payload(),
-            expected_revision=session.revision,
-            expected_checksum=session._stored_checksum,
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        messages = session.conversation.messages
+        saved = getattr(session, "_saved_messages", None)
+        base: int | None = None
+        if saved is not None and len(messages) >= len(saved) and all(a is b for a, b in zip(messages, saved)):
+            base = len(saved)
+        new = messages[base:] if base is not None else messages
+        change = Change(
+            _session_head(session),
+            ModelMessagesTypeAdapter.dump_python(list(new), mode="json"),
+            base,
+            session._state,
+            getattr(session, "_saved_rows", None),
         )
+        revision, checksum = self._commit(change, session.revision, session._stored_checksum)
         session.revision = revision
         session._stored_checksum = checksum
+        session._saved_messages = tuple(messages)
+        session._saved_rows = change.known
         session.dirty = False
         return session
 
-    def load(self, session_id: str) -> Session:
-        """Open a session (``session_id`` may be a unique prefix). Raises ``SessionNotFound``,
-        ``AmbiguousSessionId``, ``SessionCorrupt`` or ``UnsupportedSchema`` (nothing is changed)."""
+    def peek(self, ref: str, *, runs: int = 3) -> SessionPeek:
+        """The session's state and its last ``runs`` message batches (one per saved run), checked and validated,
+        without reading or validating the rest of its history: constant time in the session's length but for
+        the state. Raises like :meth:`load`."""
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        summary = self.find(ref)
+        with self._lock:
+            num, text, stored_checksum = self._conn.execute(
+                "SELECT num, payload, checksum FROM sessions WHERE id=?", (summary.id,)
+            ).fetchone()
+            head = self._parse_head(summary.id, text, stored_checksum)
+            parts = head.get(layout.PARTS) if isinstance(head, dict) else None
+            if not isinstance(parts, dict):  # not yet in pieces (a row kept as it was): the whole payload
+                data, _ = self.read_payload(summary.id)
+                messages, first, state = data["conversation"]["messages"], 0, data["state"]
+            else:
+                batches = self._conn.execute(
+                    "SELECT start, count, data, checksum FROM session_messages WHERE num=? ORDER BY start DESC LIMIT ?",
+                    (num, max(1, int(runs))),
+                ).fetchall()[::-1]
+                state_rows = layout.state_rows(self._conn, num)
+                why = layout.check_state(state_rows, parts) or next(
+                    (f"its message batch at {b[0]} does not match its checksum" for b in batches
+                     if _payload.checksum(b[2]) != b[3]), None)
+                if why:
+                    raise self._damaged(summary.id, why)
+                messages, first = layout.join_messages(batches), batches[0][0] if batches else 0
+                state = layout.join_state_rows(state_rows)[0]
+        head = self._upgrade({**head, "state": state, "conversation": {"messages": messages}}, summary.id)
+        try:
+            validated = ModelMessagesTypeAdapter.validate_python(head["conversation"]["messages"])
+        except Exception as exc:  # noqa: BLE001 - pydantic.ValidationError: a damaged row, reported as such
+            raise self._damaged(summary.id, f"its newest messages failed validation ({one_line(exc, 160)})") from None
+        return SessionPeek(summary, validated, first, head["state"], head["app_data"])
+
+    def load(self, ref: str) -> Session:
+        """Open a session (``ref``: an id, a unique id prefix or an exact title, see :meth:`find`). Raises
+        ``SessionNotFound``, ``AmbiguousSessionId``, ``SessionCorrupt`` or ``UnsupportedSchema`` (nothing is
+        changed)."""
         from .model import Session
 
-        session_id = self.resolve(session_id)
-        data, checksum = self.read_payload(session_id)
+        session_id = self.resolve(ref)
+        data, checksum, known = self._read(session_id)
         session = Session.from_payload(data, where=f"session {session_id!r} in {self.path}")
         session._stored_checksum = checksum
+        # a row not yet in pieces (kept whole by the migration) is written whole by its next save
+        session._saved_messages = tuple(session.conversation.messages) if known is not None else None
+        session._saved_rows = known
         return session
 
     open = load
     """Alias: open (resume) a session."""
 
-    def resolve(self, id_or_prefix: str) -> str:
-        """The full id of the session ``id_or_prefix`` names (an exact id or a unique prefix)."""
-        key = str(id_or_prefix).strip()
+    def find(self, ref: str) -> SessionSummary:
+        """The session a reference names: an exact id, a unique id prefix, or an exact title (case and spacing
+        ignored). Raises ``SessionNotFound``, or ``AmbiguousSessionId`` listing the candidates."""
+        key = " ".join(str(ref).split())
+        if not key:
+            raise SessionNotFound("no session named '' (give an id, an id prefix or a title)")
+        escaped = like_escape(key)
         with self._lock:
-            if self._conn.execute("SELECT 1 FROM sessions WHERE id=?", (key,)).fetchone():
-                return key
-            escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            rows = self._conn.execute(
-                "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 3", (escaped + "%",)
+            exact = self._conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id=?", (key,)).fetchone()
+            if exact is not None:
+                return SessionSummary(*exact)
+            by_id = self._conn.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY updated_at DESC LIMIT 6",
+                (escaped + "%",),
             ).fetchall()
-        if not key or not rows:
-            raise SessionNotFound(f"no session {key!r} in {self.path} (see `haiku-tui sessions list`)")
-        if len(rows) > 1:
-            raise AmbiguousSessionId(f"{key!r} matches more than one session; type more of its id")
-        return rows[0][0]
+            by_title = [] if by_id else [
+                row for row in self._conn.execute(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM sessions ORDER BY updated_at DESC"
+                ) if " ".join(row[1].split()).casefold() == key.casefold()
+            ]
+        matches = [SessionSummary(*row) for row in by_id or by_title]
+        if not matches:
+            raise SessionNotFound(
+                f"no session {key!r} (by id, id prefix or title) in {self.path}; see `haiku-tui sessions list`"
+            )
+        if len(matches) > 1:
+            listed = "; ".join(f"{m.id} {m.title!r}" for m in matches[:5])
+            raise AmbiguousSessionId(
+                f"{key!r} names {'more than 5' if len(matches) > 5 else len(matches)} sessions ({listed}); "
+                "use one of their ids",
+                matches,
+            )
+        return matches[0]
+
+    def resolve(self, ref: str) -> str:
+        """The full id of the session ``ref`` names (see :meth:`find`)."""
+        return self.find(ref).id
 
     def exists(self, session_id: str) -> bool:
         with self._lock:
@@ -474,7 +514,7 @@ class SessionStore:
         params: tuple[Any, ...] = ()
         if limit is not None:
             sql += " LIMIT ?"
-            params = (int(limit),)
+            params = (max(0, int(limit)),)
         with self._lock:
             return [SessionSummary(*row) for row in self._conn.execute(sql, params)]
 
@@ -483,44 +523,23 @@ class SessionStore:
             return int(self._conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
 
     def search(self, query: str, *, limit: int = 20, mark: tuple[str, str] = ("**", "**")) -> list[SearchHit]:
-        """Full-text search over titles, questions and answers of every session (all words must match;
-        each word also matches as a prefix). Best matches first; FTS5 when available, else ``LIKE``."""
-        terms = [t for t in str(query).split() if any(ch.isalnum() for ch in t)]
-        if not terms:
-            return []
-        if self._fts:
-            match = " ".join('"' + t.replace('"', '""') + '"*' for t in terms)
-            # FTS5 ranks; the snippet is cut in Python (FTS5's snippet() re-tokenizes the whole body: slow on
-            # long sessions).
-            sql = (
-                f"SELECT {', '.join('s.' + c.strip() for c in _SUMMARY_COLUMNS.split(','))}, s.body "
-                "FROM session_fts JOIN sessions s ON s.num = session_fts.rowid "
-                "WHERE session_fts MATCH ? ORDER BY bm25(session_fts, 5.0, 1.0) LIMIT ?"
-            )
-            try:
-                with self._lock:
-                    rows = self._conn.execute(sql, (match, int(limit))).fetchall()
-                return [SearchHit(SessionSummary(*row[:-1]), _like_snippet(row[-1], row[1], terms, mark)) for row in rows]
-            except sqlite3.OperationalError:
-                pass  # fall back to LIKE
-        clauses, params = [], []
-        for term in terms:
-            pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            clauses.append("(title LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')")
-            params += [pattern, pattern]
-        sql = (
-            f"SELECT {_SUMMARY_COLUMNS}, body FROM sessions WHERE {' AND '.join(clauses)} "
-            "ORDER BY updated_at DESC LIMIT ?"
-        )
+        """Full-text search over titles, questions and answers of every session (all words must match somewhere
+        in the session; each word also matches as a prefix). Best matches first; FTS5 when available, else
+        ``LIKE``."""
         with self._lock:
-            rows = self._conn.execute(sql, (*params, int(limit))).fetchall()
-        return [SearchHit(SessionSummary(*row[:-1]), _like_snippet(row[-1], row[1], terms, mark)) for row in rows]
+            found = search_sessions(self._conn, self._text.fts, query, limit=limit, mark=mark)
+            hits = []
+            for num, snippet in found:
+                row = self._conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE num=?", (num,)).fetchone()
+                summary = SessionSummary(*row)
+                hits.append(SearchHit(summary, snippet or summary.title))
+        return hits
 
     def rename(self, session: Session | str, title: str) -> str:
         """Give a session a title by hand (a manual title always wins over the automatic one).
 
-        With a ``Session`` the copy is renamed and saved (``StaleSession`` rules apply); with an id the stored
-        session is renamed in one transaction. Returns the title as stored.
+        With a ``Session`` the copy is renamed and saved (``StaleSession`` rules apply); with a reference the
+        stored session is renamed in one transaction. Returns the title as stored.
         """
         from .model import Session
 
@@ -542,11 +561,14 @@ class SessionStore:
         """Delete a session (even a damaged one). Returns False when it did not exist."""
         session_id = getattr(session, "id", session)
         with self._write() as conn:
-            row = conn.execute("SELECT num, title, body FROM sessions WHERE id=?", (session_id,)).fetchone()
+            row = conn.execute("SELECT num FROM sessions WHERE id=?", (session_id,)).fetchone()
             if row is None:
                 return False
-            conn.execute("DELETE FROM sessions WHERE num=?", (row[0],))
-            self._unindex(conn, *row)
+            num = row[0]
+            self._text.remove(conn, num, from_start=-1)
+            conn.execute("DELETE FROM session_messages WHERE num=?", (num,))
+            conn.execute("DELETE FROM session_state WHERE num=?", (num,))
+            conn.execute("DELETE FROM sessions WHERE num=?", (num,))
         return True
 
     # -- export / import -------------------------------------------------------------------------------------
@@ -566,9 +588,11 @@ class SessionStore:
     def import_json(self, text: str | bytes, *, keep_id: bool = False) -> Session:
         """Import an exported session. It gets a new id unless ``keep_id`` (then ``SessionExists`` if taken).
 
-        Raises ``SessionCorrupt`` (not JSON / not a session / fails validation) or ``UnsupportedSchema``.
+        Everything it brings is validated first (conversation, state, app data). Raises ``SessionCorrupt`` (not
+        JSON / not a session / fails validation) or ``UnsupportedSchema``.
         """
         from .model import Session, new_session_id
+        from .validate import check_import
 
         try:
             data = json.loads(text)
@@ -577,6 +601,8 @@ class SessionStore:
         if not isinstance(data, dict) or data.get("format", _payload.FORMAT) != _payload.FORMAT:
             raise SessionCorrupt("the file is not a haiku-tui session export; nothing was imported")
         data.pop("exported_at", None)
+        data = _payload.upgrade(data, where="the imported session")
+        check_import(data)
         session = Session.from_payload(data, where="the imported session")
         if not keep_id:
             session.id = new_session_id()
@@ -588,18 +614,10 @@ class SessionStore:
             session.to_payload(), expected_revision=0, touch=False, create_only=True
         )
         session.revision, session._stored_checksum, session.dirty = revision, checksum, False
+        session._saved_messages = tuple(session.conversation.messages)
         return session
 
 
-def _like_snippet(body: str, title: str, terms: list[str], mark: tuple[str, str], width: int = 60) -> str:
-    """A snippet around the first matching term (LIKE fallback)."""
-    lower = body.lower()
-    for term in terms:
-        at = lower.find(term.lower())
-        if at >= 0:
-            start, end = max(0, at - width), min(len(body), at + len(term) + width)
-            text = (
-                body[start:at] + mark[0] + body[at : at + len(term)] + mark[1] + body[at + len(term) : end]
-            )
-            return ("…" if start else "") + " ".join(text.split()) + ("…" if end < len(body) else "")
-    return title
+def _session_head(session: Session) -> dict[str, Any]:
+    """The head of a session's payload, built without serializing its messages."""
+    return head_of(session.to_payload(messages=False))

@@ -3,6 +3,7 @@ path (stdlib + ``haiku_tui.sessions.store`` only, so it starts fast).
 
     python store_child.py DB hammer ROUNDS ID...   load/modify/save each id ROUNDS times; prints "ok stale"
     python store_child.py DB crash ID...           save forever, printing "ID REVISION" after each commit
+    python store_child.py DB open                   open the store (migrating an older database), then exit
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def main() -> None:
 
     db, mode, *rest = sys.argv[1:]
     store = SessionStore(db)
+    if mode == "open":
+        return
     if mode == "hammer":
         rounds, ids = int(rest[0]), rest[1:]
         ok = stale = 0

@@ -21,13 +21,17 @@ def cli(*argv: str) -> int:
     return main(["sessions", *argv])
 
 
+CITATION = {"index": 1, "chunk_id": "c1", "title": "Starters", "path": "docs/bread.md", "headings": [], "pages": [],
+            "text": "Feed it daily."}
+
+
 @pytest.fixture
 def saved(store):
     def make(question: str, answer: str, title: str | None = None):
         session = store.new(model="extractive")
         session.commit_run(
             Conversation(messages=[ModelRequest(parts=[UserPromptPart(question)], run_id="r"), ModelResponse(parts=[TextPart(answer)], run_id="r")]),
-            {"rag": {"citation_index": {"c1": {"index": 1}}, "questions": [{"question": 0, "prompt": question}]}},
+            {"rag": {"citation_index": {"c1": CITATION}, "questions": [{"question": 0, "prompt": question}]}},
         )
         if title:
             session.rename(title)
@@ -117,3 +121,90 @@ def test_console_entry_point_runs(saved):
     assert "Fresh process?" in done.stdout
     with SessionStore() as store:
         assert store.count() == 1
+
+
+def test_every_subcommand_takes_an_id_a_prefix_or_an_exact_title(saved, store, capsys, tmp_path):
+    a = saved("How do I feed a sourdough starter?", "Daily.", title="Cheese Qs")
+    assert cli("show", "cheese  qs") == 0  # case and spacing ignored
+    assert capsys.readouterr().out.startswith("# Cheese Qs")
+    assert cli("export", "Cheese Qs", "-o", str(tmp_path / "c.md")) == 0
+    assert cli("rename", "Cheese Qs", "Cheese", "questions") == 0
+    assert store.find("Cheese questions").id == a.id == store.find(a.id[:4]).id
+    b = saved("Another?", "Yes.", title="Cheese questions")
+    capsys.readouterr()
+    for command in (("show",), ("export",), ("rename", "x"), ("delete",)):
+        assert cli(command[0], "Cheese questions", *command[1:]) == 1
+        err = capsys.readouterr().err
+        assert "names 2 sessions" in err and a.id in err and b.id in err and err.count("\n") == 1
+    assert cli("delete", "no such session") == 1
+    assert "no session 'no such session'" in capsys.readouterr().err
+    assert store.count() == 2
+
+
+def test_an_import_with_malformed_app_data_or_state_is_refused(saved, store, capsys, tmp_path):
+    a = saved("How do I feed a sourdough starter?", "Daily [1].")
+    data = json.loads(store.export_json(a.id))
+    cases = {
+        "reviews": ({**data, "app_data": {"reviews": {"0": "zz"}}}, "app_data.reviews['0'] is not an object"),
+        "mark": ({**data, "app_data": {"reviews": {"0": {"c1": "maybe"}}}}, "is not a review mark"),
+        "title": (json.loads(json.dumps(data).replace('"title": "Starters"', '"title": 7')), "title has the wrong type"),
+        "order": (
+            {**data, "state": {"rag": {**data["state"]["rag"], "questions": [
+                {"question": 4, "prompt": "b"}, {"question": 2, "prompt": "a"}]}}},
+            "does not follow the question before it",
+        ),
+    }
+    for name, (bad, message) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(bad))
+        assert cli("import", str(path)) == 1, name
+        err = capsys.readouterr().err
+        assert message in err and "nothing was imported" in err and err.count("\n") == 1, (name, err)
+    assert store.count() == 1
+
+
+def test_exports_never_carry_escape_codes_and_a_folder_gets_a_file_name(saved, store, capsys, tmp_path):
+    a = saved("Evil \x1b]52;c;ZWNobyBwd25lZA==\x07question\x1b[2J?", "Answer \x1b]2;PWN\x07 with \u009b31m C1.",
+              title="Solar panels")
+    assert cli("export", a.id, "-o", str(tmp_path)) == 0
+    target = tmp_path / f"solar-panels-{a.id[:8]}.md"
+    text = target.read_text()
+    assert "\x1b" not in text and "\u009b" not in text and "\x07" not in text
+    assert "Evil question?" in text and "Answer  with 31m C1." in text
+    assert str(target) in capsys.readouterr().err
+    assert cli("export", a.id, "--format", "json", "-o", str(tmp_path / "new") + os.sep) == 0
+    exported = (tmp_path / "new" / f"solar-panels-{a.id[:8]}.json").read_text()
+    assert "\u009b" not in exported and "\\u009b" in exported
+    assert json.loads(exported)["conversation"]["messages"][1]["parts"][0]["content"].startswith("Answer \x1b]2;PWN")
+
+
+def test_list_with_n_0_does_not_say_there_are_none(saved, capsys):
+    saved("Q?", "A.")
+    assert cli("list", "-n", "0") == 0
+    out = capsys.readouterr().out
+    assert "No sessions yet." not in out and "1 session(s); none shown" in out
+    assert cli("list", "-n", "-3") == 2
+    assert "use a number from 0" in capsys.readouterr().err
+
+
+def test_the_secrets_in_use_are_scrubbed_whatever_they_look_like(store, monkeypatch):
+    from haiku_tui.sessions import scrub
+
+    monkeypatch.setattr(scrub, "_sent", {})
+    monkeypatch.setattr(scrub, "_env_loaded", False)
+    monkeypatch.setenv("HAIKU_TUI_API_KEY", "plainvalue42")
+    scrub.register_secrets("sk-test-123456", None, "abc")  # too short to register: "abc"
+    session = store.new()
+    session.commit_run(
+        Conversation(messages=[ModelRequest(parts=[UserPromptPart("why does sk-test-123456 fail? plainvalue42")], run_id="r"),
+                               ModelResponse(parts=[TextPart("Server said: Authorization: sk-test-123456; abc")], run_id="r")]),
+        {"rag": {"note": "sent sk-test-123456"}},
+    )
+    store.save(session)
+    store.close()
+    blob = b"".join(p.read_bytes() for p in store.path.parent.glob(store.path.name + "*"))
+    assert b"sk-test-123456" not in blob and b"plainvalue42" not in blob
+    with SessionStore() as reopened:
+        loaded = reopened.load(session.id)
+        assert loaded.turns()[0].answer == "Server said: Authorization: [redacted]; abc"
+        assert loaded.state["rag"]["note"] == "sent [redacted]"

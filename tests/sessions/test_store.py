@@ -128,7 +128,7 @@ def test_full_text_search(store):
 
 def test_search_falls_back_to_like_without_fts5(store, monkeypatch):
     a = committed(store, ("How do I feed a sourdough starter?", "Daily, with 100% flour_water."))
-    monkeypatch.setattr(store, "_fts", False)
+    monkeypatch.setattr(store._text, "fts", False)
     hits = store.search("SOURDOUGH starter")
     assert [h.session.id for h in hits] == [a.id] and "**sourdough**" in hits[0].snippet
     assert [h.session.id for h in store.search("100%")] == [a.id]
@@ -172,12 +172,12 @@ def test_saving_a_deleted_or_renamed_elsewhere_session_is_refused(store):
 def test_same_revision_but_changed_content_is_refused(store):
     session = committed(store, ("q1", "a1"))
     data = json.loads(raw(store, "SELECT payload FROM sessions")[0][0])
-    data["state"] = {"rewritten": True}
+    data["app_data"] = {"rewritten": True}
     text = json.dumps(data)
     raw(store, "UPDATE sessions SET payload=?, checksum=?", text, hashlib.sha256(text.encode()).hexdigest())
     with pytest.raises(StaleSession, match="changed outside haiku-tui"):
         store.save(session)
-    assert json.loads(raw(store, "SELECT payload FROM sessions")[0][0])["state"] == {"rewritten": True}
+    assert json.loads(raw(store, "SELECT payload FROM sessions")[0][0])["app_data"] == {"rewritten": True}
 
 
 def _saver(path: str, session_ids: list[str], rounds: int, results) -> None:
@@ -283,7 +283,7 @@ def test_corrupt_json_row_is_refused_and_never_overwritten(store):
 
 def test_checksum_mismatch_is_corrupt(store):
     session = committed(store, ("q", "a"))
-    text = raw(store, "SELECT payload FROM sessions")[0][0].replace('"a"', '"tampered"')
+    text = raw(store, "SELECT payload FROM sessions")[0][0].replace('"q"', '"tampered"')
     raw(store, "UPDATE sessions SET payload=?", text)
     with pytest.raises(SessionCorrupt, match="checksum"):
         store.load(session.id)
@@ -292,14 +292,35 @@ def test_checksum_mismatch_is_corrupt(store):
     assert raw(store, "SELECT payload FROM sessions")[0][0] == text
 
 
+def test_damaged_message_batch_or_state_row_is_corrupt_and_kept(store):
+    session = committed(store, ("q", "a"), state={"rag": {"note": "x"}})
+    raw(store, "UPDATE session_messages SET data=replace(data, '\"a\"', '\"tampered\"')")
+    with pytest.raises(SessionCorrupt, match="message batch at 0 does not match its checksum"):
+        store.load(session.id)
+    raw(store, "UPDATE session_messages SET data=replace(data, '\"tampered\"', '\"a\"')")
+    assert store.load(session.id).messages == session.messages
+    raw(store, "UPDATE session_state SET data='\"y\"' WHERE path='[\"rag\",\"note\"]'")
+    with pytest.raises(SessionCorrupt, match=r'state row \["rag","note"\] does not match'):
+        store.load(session.id)
+    session.commit_run(session.conversation, {"rag": {"note": "z"}})
+    with pytest.raises(SessionCorrupt, match="does not match"):  # the damaged row is never overwritten
+        store.save(session)
+    assert raw(store, "SELECT data FROM session_state WHERE path='[\"rag\",\"note\"]'") == [('"y"',)]
+    raw(store, "DELETE FROM session_state WHERE path='[\"rag\",\"note\"]'")
+    with pytest.raises(SessionCorrupt, match="state row"):  # a lost row is caught by the head's count
+        store.load(session.id)
+
+
 def test_row_failing_validation_is_corrupt(store):
     session = committed(store, ("q", "a"))
-    data = json.loads(raw(store, "SELECT payload FROM sessions")[0][0])
-    data["conversation"]["messages"][0]["kind"] = "gossip"
-    text = json.dumps(data)
-    raw(store, "UPDATE sessions SET payload=?, checksum=?", text, hashlib.sha256(text.encode()).hexdigest())
+    batch = json.loads(raw(store, "SELECT data FROM session_messages")[0][0])
+    batch[0]["kind"] = "gossip"
+    text = json.dumps(batch)
+    raw(store, "UPDATE session_messages SET data=?, checksum=?", text, hashlib.sha256(text.encode()).hexdigest())
     with pytest.raises(SessionCorrupt, match="failed validation.*nothing was changed"):
         store.load(session.id)
+    data = json.loads(raw(store, "SELECT payload FROM sessions")[0][0])
+    del data["parts"]
     data["state"] = []  # not a namespace map
     text = json.dumps(data)
     raw(store, "UPDATE sessions SET payload=?, checksum=?", text, hashlib.sha256(text.encode()).hexdigest())

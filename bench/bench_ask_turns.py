@@ -1,0 +1,132 @@
+"""Cost per question of ``haiku-tui ask --session S`` as the session grows (extractive model, pydoc corpus).
+
+1. The run loop: one agent, one session; each turn does what ``ask --session`` does after loading —
+   ``session.deps()``, the streamed run, ``commit_run``, ``save``, the report — timed per turn up to
+   ``--turns`` (default 1000). Reported as medians over windows of turns.
+2. The command in-process: ``haiku_tui.cli.main(["ask", "--session", S, …])`` (open the store, load the
+   session, build the agent, run, save, report), ``--samples`` times on a fresh session (turns 1…) and on
+   the grown one (turns 1001…).
+3. The command as a subprocess: ``haiku-tui ask --session S …``, the same way.
+
+    python bench/bench_ask_turns.py [--turns 1000] [--samples 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpus import topics, write_corpus  # noqa: E402
+
+
+def questions() -> list[str]:
+    names = sorted(topics())
+    return [f"How does {name.replace('-', ' ')} work?" for name in names]
+
+
+def ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def run_loop(db: str, turns: int) -> tuple[str, list[float]]:
+    """Grow one session to ``turns`` questions the way ``ask`` runs each one; per-turn seconds."""
+    from haiku_tui.agent import AgentConfig, build_agent
+    from haiku_tui.cli.ask import report, run_question
+    from haiku_tui.sessions import SessionStore
+    from haiku_tui.store.kb import KnowledgeBase
+
+    kb = KnowledgeBase.open(db, create=False)
+    agent = build_agent(AgentConfig(model="extractive", db=db), kb=kb)
+    store = SessionStore()
+    session = store.new(model="extractive", db=db, title="bench long")
+    asked = questions()
+    times = []
+    for turn in range(turns):
+        t0 = time.perf_counter()
+        deps = session.deps()
+        result = asyncio.run(run_question(agent, asked[turn % len(asked)], deps=deps, conversation=session.conversation))
+        session.commit_run(result, deps.state)
+        store.save(session)
+        report(deps.state, result.all_messages(), compaction=True, answer=str(result.output))
+        times.append(time.perf_counter() - t0)
+    store.close()
+    return session.id, times
+
+
+def ask_in_process(db: str, session: str, samples: int, first: int) -> list[float]:
+    from haiku_tui.cli import main
+
+    asked, times = questions(), []
+    for i in range(samples):
+        t0 = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            status = main(["ask", "--db", db, "--session", session, asked[(first + i) % len(asked)]])
+        times.append(time.perf_counter() - t0)
+        assert status == 0, err.getvalue()
+    return times
+
+
+def ask_subprocess(db: str, session: str, samples: int, first: int) -> list[float]:
+    asked, times = questions(), []
+    exe = str(Path(sys.executable).with_name("haiku-tui"))
+    for i in range(samples):
+        t0 = time.perf_counter()
+        done = subprocess.run([exe, "ask", "--db", db, "--session", session, asked[(first + i) % len(asked)]],
+                              capture_output=True, text=True)
+        times.append(time.perf_counter() - t0)
+        assert done.returncode == 0, done.stderr
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=1000)
+    parser.add_argument("--samples", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["HAIKU_TUI_DATA_DIR"] = str(Path(tmp) / "data")
+        from haiku_tui.store.kb import KnowledgeBase
+
+        db = str(Path(tmp) / "kb.lancedb")
+        kb = KnowledgeBase.open(db)
+        kb.add(write_corpus(Path(tmp) / "corpus"))
+        kb.close()
+
+        long_id, loop = run_loop(db, args.turns)
+        print(f"ask --session cost per question, extractive model, pydoc corpus; Python {sys.version.split()[0]}, "
+              f"{os.cpu_count()} CPUs (box shared: compare ratios within this run)\n")
+        print("Run loop (deps, run, commit, save, report), median ms per turn:\n")
+        print("| turns | median ms |\n|---|---:|")
+        windows = [(1, 10), (91, 100)] + ([(491, 500)] if args.turns >= 500 else []) + [(args.turns - 9, args.turns)]
+        for lo, hi in windows:
+            print(f"| {lo}–{hi} | {ms(loop[lo - 1:hi]):.1f} |")
+        first = ms(loop[:10])
+        print(f"\nturn {args.turns} / turn 1: {ms(loop[-10:]) / first:.2f}×\n")
+
+        short = ask_in_process(db, "bench fresh", 1, 0)  # creates it
+        fresh_in = ask_in_process(db, "bench fresh", args.samples, 1)
+        long_in = ask_in_process(db, long_id, args.samples, args.turns)
+        fresh_sub = ask_subprocess(db, "bench fresh", args.samples, args.samples + 1)
+        long_sub = ask_subprocess(db, long_id, args.samples, args.turns + args.samples)
+        del short
+        print("`ask --session S` (open, load, build, run, save, report), median ms:\n")
+        print(f"| how | session at turns 2–{args.samples * 2 + 1} | at turns {args.turns + 1}+ | ratio |")
+        print("|---|---:|---:|---:|")
+        for how, a, b in (("in-process", fresh_in, long_in), ("subprocess", fresh_sub, long_sub)):
+            print(f"| {how} | {ms(a):.0f} | {ms(b):.0f} | {ms(b) / ms(a):.2f}× |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Opening an older sessions database: a backup copy beside it, then one transaction up to the current schema.
+
+A kill at any moment leaves either the old schema (the next open migrates again) or the new one, never a mix;
+a database of a newer schema is refused untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import TYPE_CHECKING
+
+from . import layout
+from .errors import SessionCorrupt, UnsupportedSchema
+
+if TYPE_CHECKING:
+    from .store import SessionStore
+
+DB_SCHEMA_VERSION = 2
+"""``PRAGMA user_version`` of the sessions database this haiku-tui writes."""
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _check(store: SessionStore, version: int) -> None:
+    if version > DB_SCHEMA_VERSION:
+        raise UnsupportedSchema(
+            f"the sessions database {store.path} has schema version {version}, but this haiku-tui knows up to "
+            f"{DB_SCHEMA_VERSION} (it was written by a newer haiku-tui); nothing was changed — upgrade haiku-tui"
+        )
+
+
+def migrate(store: SessionStore) -> None:
+    """Bring ``store``'s database to :data:`DB_SCHEMA_VERSION` (creating it when empty)."""
+    version = _version(store._conn)
+    _check(store, version)
+    if version == DB_SCHEMA_VERSION:
+        return
+    if version > 0:
+        backup(store, version)
+    with store._write() as conn:
+        version = _version(conn)  # another process may have migrated meanwhile
+        _check(store, version)
+        if version == 0:
+            layout.create_v1(conn)
+            version = 1
+        if version == 1:
+            _v1_to_v2(store, conn)
+        conn.execute(f"PRAGMA user_version={DB_SCHEMA_VERSION}")
+
+
+def backup(store: SessionStore, version: int) -> None:
+    """Copy the database (consistently, WAL included) to ``<name>.v<version>-backup``."""
+    target = store.path.with_name(f"{store.path.name}.v{version}-backup")
+    partial = target.with_name(target.name + ".partial")
+    copy = sqlite3.connect(str(partial))
+    try:
+        store._conn.backup(copy)
+    finally:
+        copy.close()
+    os.replace(partial, target)
+
+
+def _v1_to_v2(store: SessionStore, conn: sqlite3.Connection) -> None:
+    """Split every schema-1 session (one whole payload per row) into head and pieces.
+
+    A row that fails its checks or cannot be split is left as it was: a damaged one stays refused (and
+    deletable), a sound one is still read whole and is split by its next save."""
+    from .pieces import Change, head_of
+
+    layout.create_v2_tables(conn)
+    rows = conn.execute("SELECT num, id, payload, checksum FROM sessions").fetchall()
+    for num, session_id, text, stored_checksum in rows:
+        try:
+            data = store._upgrade(store._parse_head(session_id, text, stored_checksum), session_id)
+        except (SessionCorrupt, UnsupportedSchema):
+            continue
+        conn.execute("SAVEPOINT session_row")
+        try:
+            messages = data["conversation"].get("messages") or []
+            store._pieces().store(conn, num, Change(head_of(data), messages, 0, data["state"]), stored=None)
+            conn.execute("UPDATE sessions SET body='' WHERE num=?", (num,))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            conn.execute("ROLLBACK TO session_row")
+        conn.execute("RELEASE session_row")
