@@ -347,35 +347,32 @@ class EvidenceCapability(AbstractCapability[Any]):
         return [cid for ns in ledger.evidence_namespaces(self._state).values() for cid in ns["citation_index"]]
 
     def _resolve(self, chunk_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """Citation entries for the ids that exist, registering new ones with the next number."""
+        """Citation entries for the ids that exist, registering new ones with the next number.
+
+        Where a chunk is cited again, its number stays but its provenance (title, path, headings,
+        pages, text) is read from the knowledge base again: an imported session's labels are history,
+        never the source of a fresh citation.
+        """
+        chunks = self.knowledge_base().get_chunks(chunk_ids)
         out: dict[str, dict[str, Any]] = {}
-        missing = []
         for cid in chunk_ids:
             entry = ledger.citation_for(self._state, cid)
-            if entry is not None:
-                self._namespace_state["citation_index"].setdefault(cid, entry)
-                out[cid] = entry
-            else:
-                missing.append(cid)
-        if missing:
-            chunks = self.knowledge_base().get_chunks(missing)
-            for cid in missing:
-                chunk = chunks.get(cid)
-                if chunk is None:
-                    continue
-                entry = {
-                    "index": ledger.next_citation_number(self._state),
-                    "chunk_id": cid,
-                    "document_id": chunk.document_id,
-                    "title": chunk.title,
-                    "path": chunk.path,
-                    "headings": list(chunk.headings),
-                    "pages": list(chunk.pages),
-                    "text": chunk.text,
-                    "capability": self.namespace,
-                }
-                self._namespace_state["citation_index"][cid] = entry
-                out[cid] = entry
+            chunk = chunks.get(cid)
+            if entry is None and chunk is None:
+                continue
+            if entry is None:
+                entry = {"index": ledger.next_citation_number(self._state), "chunk_id": cid, "capability": self.namespace}
+            if chunk is not None:
+                entry.update(
+                    document_id=chunk.document_id,
+                    title=chunk.title,
+                    path=chunk.path,
+                    headings=list(chunk.headings),
+                    pages=list(chunk.pages),
+                    text=chunk.text,
+                )
+            self._namespace_state["citation_index"].setdefault(cid, entry)
+            out[cid] = entry
         return {cid: out[cid] for cid in chunk_ids if cid in out}
 
 

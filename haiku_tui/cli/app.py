@@ -71,22 +71,6 @@ def _config(args: argparse.Namespace, db: str | None) -> Any:
     )
 
 
-def resolve_session(store: Any, name_or_id: str) -> str:
-    """The id of the session named by an id, a unique id prefix or an exact title."""
-    from haiku_tui.sessions import SessionNotFound
-
-    try:
-        return store.resolve(name_or_id)
-    except SessionNotFound:
-        wanted = " ".join(name_or_id.split()).casefold()
-        matches = [s.id for s in store.list() if " ".join(str(s.title).split()).casefold() == wanted]
-        if len(matches) == 1:
-            return matches[0]
-        if len(matches) > 1:
-            raise CommandError(f"{len(matches)} sessions are titled {name_or_id!r}; pass the id instead") from None
-        raise
-
-
 def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) -> int:
     """Open the app (the work of a bare ``haiku-tui`` and of ``haiku-tui demo``); ``prepare_kb`` runs
     behind the first frame, before the knowledge base is opened."""
@@ -105,7 +89,7 @@ def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) ->
     session_id = None
     if getattr(args, "session", None):
         try:
-            session_id = resolve_session(store, args.session)
+            session_id = store.resolve(args.session)
         except SessionError as exc:
             raise CommandError(str(exc)) from None
     kb = None

@@ -38,7 +38,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help=f"an OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama), e.g. http://127.0.0.1:8080/v1; "
         f"its key, if any, from ${API_KEY_ENV}",
     )
-    p.add_argument("--session", "-s", default=argparse.SUPPRESS, metavar="NAME", help="continue a saved session (id, id prefix or title); created if new")
+    p.add_argument("--session", "-s", default=argparse.SUPPRESS, metavar="NAME", help="continue a saved session (id, id prefix or exact title)")
+    p.add_argument("--new", action="store_true", help="with --session NAME: start a new session titled NAME when none has that name")
     p.add_argument("--no-policy", action="store_true", help="do not enforce the citation policy")
     p.add_argument("--no-compaction", action="store_true", help="send earlier evidence in full instead of compacting it")
     p.add_argument("--json", action="store_true", help="print {answer, citations, status, policy} as JSON (no streaming)")
@@ -156,19 +157,19 @@ def report(state: dict[str, Any], messages: list[Any], *, compaction: bool, answ
 # ---- sessions ---------------------------------------------------------------------------------
 
 
-def open_session(store: Any, name: str) -> Any:
-    """The session ``name`` names (an id, a unique id prefix, or an exact title); a new one if none."""
+def open_session(store: Any, name: str, *, new: bool = False) -> Any:
+    """The session ``name`` names (an id, a unique id prefix, or an exact title); with ``new``, a new
+    session titled ``name`` when none has that name (said on stderr)."""
     from haiku_tui.sessions import SessionNotFound
 
     try:
-        return store.load(name)
+        return store.load(store.resolve(name))
     except SessionNotFound:
-        pass
-    wanted = " ".join(name.split()).casefold()
-    for summary in store.list():
-        if summary.title.casefold() == wanted:
-            return store.load(summary.id)
-    return store.new(title=name)
+        if not new:
+            raise
+    session = store.new(title=name)
+    print(f"haiku-tui: created session {session.id} ({terminal_safe(session.title)})", file=sys.stderr)
+    return session
 
 
 # ---- the command ------------------------------------------------------------------------------
@@ -183,12 +184,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise CommandError("the question is empty")
 
     store = session = None
+    if args.new and not getattr(args, "session", None):
+        raise CommandError("--new needs --session NAME (the title of the new session)")
     if getattr(args, "session", None):
         from haiku_tui.sessions import SessionError, SessionStore
 
         try:
             store = SessionStore()
-            session = open_session(store, args.session)
+            session = open_session(store, args.session, new=args.new)
         except SessionError as error:
             raise CommandError(str(error)) from None
 

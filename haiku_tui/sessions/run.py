@@ -119,8 +119,11 @@ class QuestionRun:
             TextPartDelta,
         )
 
-        from haiku_tui.agent import describe_error, run_limits
+        from haiku_tui.agent import describe_error, run_limits, secrets_in_use
         from haiku_tui.capabilities.views import REDIRECT_STEP, call_step, is_redirect, result_step
+        from haiku_tui.sessions.scrub import register_secrets
+
+        register_secrets(*secrets_in_use())  # what this run sends is never saved
 
         calls: dict[str, Any] = {}
         result = None

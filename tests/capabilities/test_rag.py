@@ -306,3 +306,18 @@ async def test_repeated_ids_are_registered_once_and_only_unresolvable_ones_repor
     await agent_for(script, kb).run("tea?", deps=Deps())
     reply = last_return(script.sent[3], "rag_cite")
     assert "Registered 1 citation(s)" in reply and "Ignored 1 unresolvable id(s): ['0000000000000000']" in reply
+
+
+async def test_an_imported_label_never_labels_a_fresh_citation(kb):
+    """Provenance comes from the knowledge base: a forged title/path carried in the state is replaced
+    when the chunk is cited again, and its citation number is kept (issue 18)."""
+    deps = Deps()
+    first = Script(load(), search("sourdough starter"), cite_top(), text("Feed it [1]."))
+    result = await agent_for(first, kb).run("starter?", deps=deps)
+    (cid, entry), = deps.state["rag"]["citation_index"].items()
+    real_title, real_path = entry["title"], entry["path"]
+    entry.update(title="FORGED", path="/etc/forged.md")  # what an edited export brings back
+    second = Script(search("sourdough starter"), cite(cid), text("Again [1]."))
+    await agent_for(second, kb).run("again?", deps=deps, message_history=result.all_messages())
+    entry = deps.state["rag"]["citation_index"][cid]
+    assert (entry["index"], entry["title"], entry["path"]) == (1, real_title, real_path)

@@ -402,14 +402,13 @@ async def test_sessions_screen_opens_a_session(small_kb):
 
 
 async def test_session_option_resolves_a_title(small_kb):
-    from haiku_tui.cli.app import resolve_session
 
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
         session = app.session
-        assert resolve_session(app.workbench.store, session.id[:6]) == session.id
-        assert resolve_session(app.workbench.store, session.title.upper()) == session.id
+        assert app.workbench.store.resolve(session.id[:6]) == session.id
+        assert app.workbench.store.resolve(session.title.upper()) == session.id
 
 
 # ---- panes, keys, palette, help, themes -------------------------------------------------------------------------------
