@@ -164,9 +164,9 @@ def open_session(store: Any, name: str, *, new: bool = False) -> Any:
 
     try:
         return store.load(store.resolve(name))
-    except SessionNotFound:
+    except SessionNotFound as error:
         if not new:
-            raise
+            raise SessionNotFound(f"{error}; add --new to start a session titled {name!r}") from None
     session = store.new(title=name)
     print(f"haiku-tui: created session {session.id} ({terminal_safe(session.title)})", file=sys.stderr)
     return session

@@ -53,8 +53,11 @@ def test_ask_streams_the_answer_then_numbered_sources(kb_path, tmp_path):
 
 
 def test_ask_session_continues_and_saves(kb_path, tmp_path):
-    first = run("ask", "--db", str(kb_path), "--session", "garden", "--json", "How often should I oil the bicycle chain?", data_dir=tmp_path)
+    typo = run("ask", "--db", str(kb_path), "--session", "garden", "--json", "How often should I oil the chain?", data_dir=tmp_path)
+    assert typo.returncode == 1 and "no session 'garden'" in typo.stderr and "--new" in typo.stderr
+    first = run("ask", "--db", str(kb_path), "--session", "garden", "--new", "--json", "How often should I oil the bicycle chain?", data_dir=tmp_path)
     assert first.returncode == 0, first.stderr
+    assert "created session" in first.stderr
     session_id = json.loads(first.stdout)["session"]
     # the session remembers its knowledge base: no --db needed to continue
     second = run("ask", "--session", "garden", "--json", "What water temperature for black tea?", data_dir=tmp_path)

@@ -41,7 +41,7 @@ def test_no_policy_and_no_compaction(kb_path, capsys):
 
 
 def test_session_redirect_is_printed_once(kb_path, capsys):
-    code, out, err = ask(capsys, "--db", str(kb_path), "--session", "chat", "How do I adjust rim brakes?")
+    code, out, err = ask(capsys, "--db", str(kb_path), "--session", "chat", "--new", "How do I adjust rim brakes?")
     assert code == 0, err
     assert "Adjust rim brakes by turning the barrel adjuster" in out and "\nSources:\n[1] " in out
     code, out, err = ask(capsys, "--session", "chat", "thanks!")

@@ -104,7 +104,7 @@ def test_cli_failed_run_saves_nothing(kb_path, monkeypatch, capsys):
     from haiku_tui.cli import main
     from haiku_tui.sessions import SessionStore
 
-    assert main(["ask", "--db", str(kb_path), "--session", "talk", "How do I oil a bicycle chain?"]) == 0
+    assert main(["ask", "--db", str(kb_path), "--session", "talk", "--new", "How do I oil a bicycle chain?"]) == 0
     store = SessionStore()
     (summary,) = store.list()
     before = store.load(summary.id)
