@@ -28,6 +28,7 @@ from pydantic_ai.messages import (
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import QuestionStateMissing
 from haiku_tui.locations import resolve_db
+from haiku_tui.store.records import page_range
 
 if TYPE_CHECKING:
     from haiku_tui.store import KnowledgeBase, SearchHit
@@ -100,9 +101,7 @@ def hit_to_json(hit: SearchHit) -> dict[str, Any]:
 def source_label(title: str, headings: list[str] | tuple[str, ...], pages: list[int] | tuple[int, ...] = ()) -> str:
     """``"Title" › Heading › Sub (p. 3–4)`` as the model and the user see a source."""
     label = " › ".join([f'"{title}"', *headings])
-    if pages:
-        label += f" (p. {pages[0]}–{pages[-1]})" if len(pages) > 1 else f" (p. {pages[0]})"
-    return label
+    return f"{label} ({page_range(pages)})" if pages else label
 
 
 def format_result(hit: SearchHit, total: int) -> str:

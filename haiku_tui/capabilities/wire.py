@@ -98,27 +98,25 @@ def evidence_tools(state: dict[str, Any]) -> frozenset[str]:
 def _text(part: Any) -> str:
     if isinstance(part, ToolCallPart):
         return f"{part.tool_name}({part.args_as_json_str()})"
-    content = getattr(part, "content", "")
-    if isinstance(content, str):
-        return content
-    if isinstance(part, (UserPromptPart, RetryPromptPart, ToolReturnPart)):
-        return part.model_response() if isinstance(part, RetryPromptPart) else str(content)
-    return str(content)
+    if isinstance(part, RetryPromptPart):
+        return part.model_response()
+    return str(getattr(part, "content", ""))
+
+
+_KINDS: tuple[tuple[type, PartKind], ...] = (
+    (SystemPromptPart, "instructions"),
+    (UserPromptPart, "prompt"),
+    (RetryPromptPart, "retry"),
+    (ToolCallPart, "tool call"),
+    (ThinkingPart, "thinking"),
+    (TextPart, "answer"),
+)
 
 
 def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
-    if isinstance(part, SystemPromptPart):
-        return "instructions"
-    if isinstance(part, UserPromptPart):
-        return "prompt"
-    if isinstance(part, RetryPromptPart):
-        return "retry"
-    if isinstance(part, ToolCallPart):
-        return "tool call"
-    if isinstance(part, ThinkingPart):
-        return "thinking"
-    if isinstance(part, TextPart):
-        return "answer"
+    for cls, kind in _KINDS:
+        if isinstance(part, cls):
+            return kind
     if isinstance(part, ToolReturnPart) and part.tool_name in evidence:
         if current:
             return "evidence current"

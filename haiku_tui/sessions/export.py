@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import payload as _payload
+from haiku_tui.store.records import chunk_label, page_range
 from haiku_tui.text import terminal_safe
 
 from .scrub import scrub_json
@@ -27,7 +28,6 @@ _OUTCOME_TEXT = {
     "missing": "missing — the answer declared nothing",
     "violation": "violation — the answer ended undeclared although the citation policy asked for a declaration",
 }
-_REVIEW_TEXT = {"supports": "supports", "does_not_support": "does not support", "unsure": "unsure"}
 
 
 @dataclass
@@ -43,7 +43,7 @@ class Source:
 
     @property
     def label(self) -> str:
-        return " › ".join([self.title or self.path or self.chunk_id, *[h for h in self.headings if h]])
+        return chunk_label(self.title, self.headings) or self.path or self.chunk_id
 
 
 @dataclass
@@ -116,24 +116,6 @@ def _hashable(value: Any) -> Any:
     return value if isinstance(value, (int, str, float, bool, type(None))) else json.dumps(value, sort_keys=True)
 
 
-def _pages(pages: list[int]) -> str:
-    if not pages:
-        return ""
-    pages = sorted(set(pages))
-    if len(pages) == 1:
-        return f"p. {pages[0]}"
-    if pages == list(range(pages[0], pages[-1] + 1)):
-        return f"pp. {pages[0]}–{pages[-1]}"
-    return "pp. " + ", ".join(str(p) for p in pages)
-
-
-def _review(app_data: dict[str, Any], question: Any, chunk_id: str) -> str | None:
-    reviews = app_data.get("reviews")
-    marks = reviews.get(str(question)) if isinstance(reviews, dict) else None
-    mark = marks.get(chunk_id) if isinstance(marks, dict) else None
-    return _REVIEW_TEXT.get(mark) if isinstance(mark, str) else None
-
-
 def _quote(text: str) -> str:
     return "\n".join(("> " + line) if line else ">" for line in text.strip().splitlines()) or ">"
 
@@ -155,6 +137,7 @@ def to_markdown(session: Session) -> str:
 def _markdown(session: Session) -> str:
     turns = session.turns()
     records = answer_records(session.state, turns)
+    marks, _ = session.review_marks()
     lines = [f"# {session.title}", ""]
     facts = [f"session `{session.id}`"]
     if session.model:
@@ -174,12 +157,12 @@ def _markdown(session: Session) -> str:
             for source in record.sources:
                 parts = [f"[{source.index}]" if source.index is not None else "[?]", source.label]
                 if source.pages:
-                    parts.append("— " + _pages(source.pages))
+                    parts.append("— " + page_range(source.pages))
                 if source.path:
                     parts.append(f"— `{source.path}`")
-                mark = _review(session.app_data, record.question, source.chunk_id)
+                mark = marks.get(record.question, {}).get(source.chunk_id) if isinstance(record.question, int) else None
                 if mark:
-                    parts.append(f"— *review: {mark}*")
+                    parts.append(f"— *review: {mark.text}*")
                 lines.append("- " + " ".join(parts))
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -49,7 +49,7 @@ async def test_markdown_export(store, kb):
     assert "> How efficient are solar panels?" in q1
     assert "Answer to 'How efficient are solar panels?' [1]" in q1  # markers as written
     assert "**Grounding:** grounded" in q1
-    assert "- [1] Solar Guide › Panels › Efficiency — pp. 3–4 — `docs/solar.md` — *review: supports*" in q1
+    assert "- [1] Solar Guide › Panels › Efficiency — p. 3–4 — `docs/solar.md` — *review: supports*" in q1
     assert "- [2] Bread Book › Starter — p. 12 — `docs/bread.pdf` — *review: does not support*" in q2
     assert "[1]" not in q2.split("**Sources**")[1]  # only the citations this answer used
     assert "**Grounding:** ungrounded" in q3 and "**Sources**" not in q3
