@@ -72,9 +72,9 @@ def choose_threshold(rows: list[tuple[float, bool]]) -> float:
 
 
 def embedder():
-    from haiku_tui.store.embedding import default_embedder, embed_documents
+    from haiku_tui.store.embedding import builtin_embedder, embed_documents
 
-    model = default_embedder()
+    model = builtin_embedder()
     return lambda texts: embed_documents(model, list(texts))
 
 
