@@ -53,12 +53,14 @@ def guide_kb(tmp_path_factory):
         ("what does a receipted chunk mean", "The evidence pane and compaction"),
         ("what is the difference between ungrounded and missing", "The citation policy"),
         ("how do I use a local model server", "Models"),
-        ("which key opens the command palette", "Keyboard reference"),
+        ("which key opens the command palette", {"Keyboard reference", "Getting started"}),
     ],
 )
 def test_questions_find_the_right_page_first(guide_kb, question, title):
+    """The first hit is a page that answers (the palette key is stated on two pages)."""
     hits = guide_kb.search(question, limit=3)
-    assert hits and hits[0].title == title, [(h.title, h.headings) for h in hits]
+    titles = title if isinstance(title, set) else {title}
+    assert hits and hits[0].title in titles, [(h.title, h.headings) for h in hits]
 
 
 def test_add_folder_answer_is_a_quotable_sentence(guide_kb):
