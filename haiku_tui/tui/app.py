@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.content import Content
 
 from haiku_tui.tui.main import actions
 from haiku_tui.tui.main.commands import HaikuCommands
 from haiku_tui.tui.main.screen import MainScreen
 from haiku_tui.tui.settings import load_theme, save_theme
-from haiku_tui.tui.text import clean_line
+from haiku_tui.tui.text import clean, clean_line
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -133,6 +134,11 @@ class HaikuApp(App[None]):
     def palette_commands(self) -> list[tuple[str, str, str]]:
         return actions.palette()
 
-    def notify(self, message: str, *, markup: bool = False, **kwargs: Any) -> None:  # type: ignore[override]
-        """Notifications carry model, document and error text: never read them as markup."""
-        super().notify(message, markup=markup, **kwargs)
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **kwargs: Any) -> None:  # type: ignore[override]
+        """Every toast: its text and title carry model, document, server and error text, so controls are
+        made visible (:func:`~haiku_tui.tui.text.clean`) and neither is ever read as markup."""
+        super().notify(clean(message), title=clean_line(title), markup=False, **kwargs)
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        """The header of every screen: a session title (e.g. from an import) or a path shown inert."""
+        return super().format_title(clean_line(title), clean_line(sub_title))

@@ -4,8 +4,9 @@
 deleting and searching all run in thread workers; progress reaches the UI through
 ``App.call_from_thread``, so the screen stays responsive while a large folder is ingested.
 
-Document titles, paths and chunk text are untrusted: every cell and result is a ``rich.text.Text``,
-so ``[bold]x[/bold]`` or ``[@click=app.quit]`` in a title is shown literally.
+Document titles, paths and chunk text are untrusted: every cell and result is a ``rich.text.Text``
+of :func:`~haiku_tui.tui.text.clean` text, so ``[bold]x[/bold]`` or ``[@click=app.quit]`` in a title is
+shown literally and an escape sequence as inert ``␛[2J``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
+
+from haiku_tui.tui.text import clean, clean_line
 
 from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time
 
@@ -45,7 +48,7 @@ def ingest_summary(report: IngestReport) -> str:
 
 
 def _snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    flat = " ".join(text.split())
+    flat = clean_line(text)
     if len(flat) <= limit:
         return flat
     cut = flat[:limit].rsplit(" ", 1)[0]
@@ -58,13 +61,18 @@ def result_prompt(hit: SearchHit) -> Text:
     text.append(f"{hit.rank:>2}. ", style="bold")
     text.append(f"{hit.score:.3f}", style="cyan")
     text.append("  ")
-    text.append(hit.label() or display_path(hit.path), style="bold")
+    text.append(clean_line(hit.label()) or display_path(hit.path), style="bold")
     if hit.pages:
         pages = ", ".join(str(p) for p in hit.pages)
         text.append(f"  p. {pages}", style="dim")
     text.append("\n    ")
     text.append(_snippet(hit.text), style="dim")
     return text
+
+
+def _doc_name(doc: DocumentRecord) -> str:
+    """A document's title (else its file name) on one line, controls made visible."""
+    return clean_line(doc.title or Path(doc.path).name)
 
 
 class KnowledgeScreen(Screen[None]):
@@ -195,7 +203,7 @@ class KnowledgeScreen(Screen[None]):
         table.clear()
         for doc in self.documents:
             table.add_row(
-                Text(doc.title or Path(doc.path).name, no_wrap=True, overflow="ellipsis"),
+                Text(_doc_name(doc), no_wrap=True, overflow="ellipsis"),
                 Text(display_path(doc.path), no_wrap=True, overflow="ellipsis", style="dim"),
                 Text(str(doc.chunks), justify="right"),
                 Text(local_time(doc.updated_at)),
@@ -290,7 +298,7 @@ class KnowledgeScreen(Screen[None]):
         self._set_status(self._describe())
         self.notify(summary, title="Ingest finished", severity="warning" if report.failed else "information", markup=False)
         for failure in report.failed[:3]:
-            self.notify(f"{display_path(failure.path)}: {failure.reason}", title="Not ingested", severity="warning", markup=False)
+            self.notify(f"{display_path(failure.path)}: {clean_line(failure.reason)}", title="Not ingested", severity="warning", markup=False)
         if len(report.failed) > 3:
             self.notify(f"… and {len(report.failed) - 3} more files not ingested.", severity="warning", markup=False)
 
@@ -327,7 +335,7 @@ class KnowledgeScreen(Screen[None]):
 
         self.app.push_screen(
             ConfirmDialog(
-                f"Delete “{doc.title or Path(doc.path).name}” from the knowledge base?",
+                f"Delete “{_doc_name(doc)}” from the knowledge base?",
                 detail=f"{display_path(doc.path)} — {doc.chunks} chunk(s). The file on disk is not touched.",
             ),
             done,
@@ -348,7 +356,7 @@ class KnowledgeScreen(Screen[None]):
     def _deleted(self, doc: DocumentRecord, docs: list[DocumentRecord]) -> None:
         self._show_documents(docs)
         self._set_status(self._describe())
-        self.notify(f"Deleted “{doc.title or Path(doc.path).name}”.", markup=False)
+        self.notify(f"Deleted “{_doc_name(doc)}”.", markup=False)
 
     def _notify_error(self, message: str) -> None:
         self.notify(message, severity="error", markup=False)
@@ -408,7 +416,7 @@ class KnowledgeScreen(Screen[None]):
         if hit.pages:
             where += f" (p. {', '.join(str(p) for p in hit.pages)})"
         self.app.push_screen(
-            TextViewDialog(f"[{hit.rank}] {hit.label() or where}", f"{where} · score {hit.score:.3f}\n\n{hit.text}")
+            TextViewDialog(f"[{hit.rank}] {clean_line(hit.label()) or where}", f"{where} · score {hit.score:.3f}\n\n{clean(hit.text)}")
         )
 
     # -- leaving --------------------------------------------------------------------------------------------
