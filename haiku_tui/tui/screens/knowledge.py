@@ -40,11 +40,16 @@ class _IngestStopped(Exception):
 
 
 def ingest_summary(report: IngestReport) -> str:
-    """``"2 added, 1 replaced, 3 unchanged, 1 failed"`` (parts that are zero are kept: it is a receipt)."""
-    return (
+    """``"2 added, 1 replaced, 3 unchanged, 1 failed"`` (parts that are zero are kept: it is a receipt),
+    with ``", 1 removed, 1 moved"`` after a sync that removed or moved documents; a dry run says
+    ``"would be: …"``."""
+    text = (
         f"{len(report.added)} added, {len(report.replaced)} replaced, "
         f"{len(report.skipped)} unchanged, {len(report.failed)} failed"
     )
+    if report.removed or report.moved:
+        text += f", {len(report.removed)} removed, {len(report.moved)} moved"
+    return f"would be: {text}" if report.dry_run else text
 
 
 def _snippet(text: str, limit: int = SNIPPET_CHARS) -> str:

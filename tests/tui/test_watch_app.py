@@ -1,0 +1,66 @@
+"""Issue 14, app side: ``--watch`` keeps the knowledge base in step while the app runs (real files,
+real watchfiles), and quitting ends the watch promptly."""
+
+from __future__ import annotations
+
+import time
+
+from haiku_tui.agent import AgentConfig
+from haiku_tui.sessions import SessionStore
+from haiku_tui.store import KnowledgeBase
+from haiku_tui.tui.app import HaikuApp
+from haiku_tui.tui.main.screen import StatusBar
+from tests.tui.conftest import SIZE, wait_for
+
+
+async def test_a_watched_folder_picks_up_a_new_file_without_a_restart(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tea.md").write_text("# Tea\n\nGreen tea is brewed at 80 degrees.\n", encoding="utf-8")
+    kb = KnowledgeBase.open(str(tmp_path / "kb.lancedb"))
+    kb.add([docs])
+    store = SessionStore(tmp_path / "sessions.db")
+    app = HaikuApp(AgentConfig(model="extractive", db=str(tmp_path / "kb.lancedb")), kb=kb, store=store, watch=[str(docs)])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.folder_watch is not None and "unchanged" in app.folder_watch.status, 30)
+        assert "1 unchanged" in app.folder_watch.status
+        (docs / "zebra.md").write_text("# Zebras\n\nZebra crossings were painted in 1951.\n", encoding="utf-8")
+        await wait_for(pilot, lambda: "1 added" in app.folder_watch.status, 30)
+        assert {d.title for d in app.workbench.kb.documents()} == {"Tea", "Zebras"}
+        assert app.workbench.kb.search("zebra crossings", limit=1)[0].title == "Zebras"
+        synced = [n for n in app._notifications if n.title == "Knowledge base synced"]
+        assert synced and synced[-1].message.startswith("1 added")
+        await pilot.pause()
+        status = str(app.main.query_one(StatusBar).render())
+        assert status.endswith("│  watching docs: 1 added")
+
+        (docs / "zebra.md").unlink()  # a deleted file is removed while the app runs
+        await wait_for(pilot, lambda: "1 removed" in app.folder_watch.status, 30)
+        assert {d.title for d in app.workbench.kb.documents()} == {"Tea"}
+        watch = app.folder_watch
+        started = time.monotonic()
+    quit_seconds = time.monotonic() - started
+    assert watch.stop_event.is_set() and watch.worker is not None and watch.worker.is_finished
+    assert quit_seconds < 5
+    store.close()
+
+
+async def test_watching_a_missing_folder_is_one_line_and_empty_stops(tmp_path):
+    kb = KnowledgeBase.open(str(tmp_path / "kb.lancedb"))
+    store = SessionStore(tmp_path / "sessions.db")
+    app = HaikuApp(AgentConfig(model="extractive", db=str(tmp_path / "kb.lancedb")), kb=kb, store=store)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        app.watch_folders([str(tmp_path / "nowhere")])
+        await pilot.pause()
+        errors = [n.message for n in app._notifications if n.severity == "error"]
+        assert errors and errors[-1].startswith("Cannot watch") and "\n" not in errors[-1]
+        assert app.folder_watch is None
+        (tmp_path / "docs").mkdir()
+        app.watch_folders([str(tmp_path / "docs")])
+        running = app.folder_watch
+        assert running is not None
+        app.watch_folders([])  # empty stops watching
+        assert app.folder_watch is None and running.stop_event.is_set()
+    store.close()
