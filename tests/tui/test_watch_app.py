@@ -64,3 +64,37 @@ async def test_watching_a_missing_folder_is_one_line_and_empty_stops(tmp_path):
         app.watch_folders([])  # empty stops watching
         assert app.folder_watch is None and running.stop_event.is_set()
     store.close()
+
+
+async def test_kb_screen_sync_lists_the_changes_then_removes_a_deleted_file(tmp_path, monkeypatch):
+    from textual.widgets import DataTable, Static
+
+    from haiku_tui.tui.screens import ConfirmDialog, KnowledgeScreen
+    from tests.tui.test_screens import Host, settle, write_docs
+
+    monkeypatch.chdir(tmp_path)
+    write_docs(tmp_path / "docs", {"a.md": "# Apples\n\nApples are red.\n", "b.md": "# Bananas\n\nBananas are yellow.\n"})
+    (tmp_path / "docs" / "c.psd").write_bytes(b"8BPS")
+    kb = KnowledgeBase.open(str(tmp_path / "kb.lancedb"))
+    kb.add([tmp_path / "docs"])
+    (tmp_path / "docs" / "b.md").unlink()
+    (tmp_path / "docs" / "d.md").write_text("# Dates\n\nDates are sweet.\n", encoding="utf-8")
+    app = Host(KnowledgeScreen(str(tmp_path / "kb.lancedb"), kb=kb))
+    async with app.run_test(size=(110, 30), notifications=True) as pilot:
+        await settle(app, pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")  # the folder of the documents is offered
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmDialog)
+        detail = str(app.screen.query_one("#dialog-detail", Static).render())
+        assert detail.splitlines()[:3] == ["would be: 1 added, 0 replaced, 1 unchanged, 0 failed, 1 removed, 0 moved", "+ docs/d.md", "- docs/b.md"]
+        assert "1 skipped: unsupported type (.psd)" in detail
+        assert {d.title for d in kb.documents()} == {"Apples", "Bananas"}  # the dry run changed nothing
+        await pilot.press("y")
+        await settle(app, pilot)
+        rows = app.screen.query_one("#kb-documents", DataTable)
+        assert sorted(str(rows.get_row_at(i)[0]) for i in range(rows.row_count)) == ["Apples", "Dates"]
+        done = [n.message for n in app._notifications if n.title == "Ingest finished"]
+        assert done and done[-1].startswith("1 added, 0 replaced, 1 unchanged, 0 failed, 1 removed, 0 moved")
+        assert "1 skipped: unsupported type (.psd)" in done[-1]

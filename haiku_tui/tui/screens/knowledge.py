@@ -11,6 +11,7 @@ shown literally and an escape sequence as inert ``␛[2J``.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,16 @@ def ingest_summary(report: IngestReport) -> str:
     if report.removed or report.moved:
         text += f", {len(report.removed)} removed, {len(report.moved)} moved"
     return f"would be: {text}" if report.dry_run else text
+
+
+def change_list(report: IngestReport, limit: int = 12) -> str:
+    """What a (dry-run) sync changes, one file a line (at most ``limit``), then what it passed over."""
+    lines = [f"+ {display_path(d.path)}" for d in report.added]
+    lines += [f"~ {display_path(d.path)}" for d in report.replaced]
+    lines += [f"- {display_path(d.path)}" for d in report.removed]
+    lines += [f"→ {display_path(a)} → {display_path(b)}" for a, b in report.moved]
+    more = [f"… and {len(lines) - limit} more"] if len(lines) > limit else []
+    return "\n".join(lines[:limit] + more + report.passed_over_summary())
 
 
 def _snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
@@ -105,6 +116,7 @@ class KnowledgeScreen(Screen[None]):
 
     BINDINGS = [
         Binding("a", "add", "Add path", id="kb.add", tooltip="Ingest a file or a folder (recursively)"),
+        Binding("s", "sync", "Sync folder", id="kb.sync", tooltip="Make the documents under a folder match the disk (lists the changes first)"),
         Binding("d", "delete", "Delete doc", id="kb.delete", tooltip="Delete the highlighted document (asks first)"),
         Binding("slash", "focus_search", "Search", id="kb.search", tooltip="Try a search: rank, score, source, snippet"),
         Binding("f5", "reload", "Reload", id="kb.reload", tooltip="Re-read the documents list"),
@@ -249,8 +261,9 @@ class KnowledgeScreen(Screen[None]):
             return
         self.start_ingest(path)
 
-    def start_ingest(self, path: str | Path) -> None:
-        """Ingest ``path`` in a thread worker, with the progress bar (also callable by the host)."""
+    def start_ingest(self, path: str | Path, *, sync: bool = False) -> None:
+        """Ingest ``path`` in a thread worker, with the progress bar (also callable by the host); ``sync``
+        also removes documents whose file under ``path`` is gone and re-links moved ones."""
         if self.kb is None or self.ingesting:
             return
         self.ingesting = True
@@ -259,12 +272,83 @@ class KnowledgeScreen(Screen[None]):
         self.query_one("#kb-progress").remove_class("hidden")
         bar = self.query_one("#kb-progress-bar", ProgressBar)
         bar.update(total=None, progress=0)
-        self.query_one("#kb-progress-label", Static).update(Text(f"Ingesting {name}…"))
-        self._set_status(f"Ingesting {name}…")
-        self._ingest(Path(path).expanduser(), name)
+        doing = "Syncing" if sync else "Ingesting"
+        self.query_one("#kb-progress-label", Static).update(Text(f"{doing} {name}…"))
+        self._set_status(f"{doing} {name}…")
+        self._ingest(Path(path).expanduser(), name, sync)
+
+    # -- syncing a folder -----------------------------------------------------------------------------------
+
+    def action_sync(self) -> None:
+        if self.kb is None:
+            self.notify("The knowledge base is not open yet.", severity="warning", markup=False)
+            return
+        if self.ingesting:
+            self.notify("An ingest is already running; wait for it to finish.", severity="warning", markup=False)
+            return
+        paths = [d.path for d in self.documents if "://" not in d.path]
+        try:
+            common = os.path.commonpath([str(Path(p).parent) for p in paths]) if paths else ""
+        except ValueError:
+            common = ""
+        self.app.push_screen(
+            TextInputDialog(
+                "Sync a folder",
+                value=display_path(common) if common else "",
+                placeholder="path/to/docs",
+                detail="New and changed files are ingested, documents whose file is gone are removed and moved "
+                "files re-linked. The changes are listed first.",
+                submit_label="Check",
+            ),
+            self._sync_chosen,
+        )
+
+    def _sync_chosen(self, value: str | None) -> None:
+        if not value:
+            return
+        path = Path(value).expanduser()
+        if not path.exists():
+            self.notify(f"Cannot sync {value}: no such file or folder.", severity="error", markup=False)
+            return
+        self._set_status(f"Checking {display_path(str(path.resolve()))}…")
+        self._preview(path)
+
+    @work(thread=True, exclusive=True, group="kb-preview", exit_on_error=False)
+    def _preview(self, path: Path) -> None:
+        """The dry run: what a sync of ``path`` would change."""
+        kb = self.kb
+        assert kb is not None
+        try:
+            report = kb.sync([path], dry_run=True)
+        except Exception as exc:
+            self._call(self._notify_error, f"Cannot sync {display_path(str(path))}: {error_line(exc)}")
+            return
+        self._call(self._previewed, path, report)
+
+    def _previewed(self, path: Path, report: IngestReport) -> None:
+        self._set_status(self._describe())
+        name = display_path(str(path.resolve()))
+        if not (report.added or report.replaced or report.removed or report.moved):
+            notes = "; ".join(report.passed_over_summary())
+            self.notify(f"{name} is in step: nothing to change." + (f" {notes}." if notes else ""), title="Sync", markup=False)
+            return
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                self.start_ingest(path, sync=True)
+
+        self.app.push_screen(
+            ConfirmDialog(
+                f"Sync {name}?",
+                detail=f"{ingest_summary(report)}\n{change_list(report)}",
+                confirm_label="Sync",
+                danger=bool(report.removed),
+            ),
+            done,
+        )
 
     @work(thread=True, group="kb-ingest", exit_on_error=False)
-    def _ingest(self, path: Path, name: str) -> None:
+    def _ingest(self, path: Path, name: str, sync: bool = False) -> None:
         kb = self.kb
         assert kb is not None
         worker = get_current_worker()
@@ -275,7 +359,7 @@ class KnowledgeScreen(Screen[None]):
             self._call(self._progress, p)
 
         try:
-            report = kb.add([path], on_progress=progress)
+            report = kb.sync([path], on_progress=progress) if sync else kb.add([path], on_progress=progress)
             docs = kb.documents()
         except _IngestStopped:
             return
@@ -301,7 +385,8 @@ class KnowledgeScreen(Screen[None]):
         bar.update(total=max(report.files, 1), progress=max(report.files, 1))
         self.query_one("#kb-progress-label", Static).update(Text(f"Done: {summary}"))
         self._set_status(self._describe())
-        self.notify(summary, title="Ingest finished", severity="warning" if report.failed else "information", markup=False)
+        notes = "".join(f"\n{line}" for line in report.passed_over_summary())
+        self.notify(summary + notes, title="Ingest finished", severity="warning" if report.failed else "information", markup=False)
         for failure in report.failed[:3]:
             self.notify(f"{display_path(failure.path)}: {clean_line(failure.reason)}", title="Not ingested", severity="warning", markup=False)
         if len(report.failed) > 3:
