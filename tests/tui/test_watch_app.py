@@ -26,11 +26,12 @@ async def test_a_watched_folder_picks_up_a_new_file_without_a_restart(tmp_path, 
         await wait_for(pilot, lambda: app.folder_watch is not None and "unchanged" in app.folder_watch.status, 30)
         assert "1 unchanged" in app.folder_watch.status
         (docs / "zebra.md").write_text("# Zebras\n\nZebra crossings were painted in 1951.\n", encoding="utf-8")
-        await wait_for(pilot, lambda: "1 added" in app.folder_watch.status, 30)
+        def synced() -> list[str]:
+            return [n.message for n in app._notifications if n.title == "Knowledge base synced"]
+
+        await wait_for(pilot, lambda: "1 added" in app.folder_watch.status and synced()[-1].startswith("1 added"), 30)
         assert {d.title for d in app.workbench.kb.documents()} == {"Tea", "Zebras"}
         assert app.workbench.kb.search("zebra crossings", limit=1)[0].title == "Zebras"
-        synced = [n for n in app._notifications if n.title == "Knowledge base synced"]
-        assert synced and synced[-1].message.startswith("1 added")
         await pilot.pause()
         status = str(app.main.query_one(StatusBar).render())
         assert status.endswith("│  watching docs: 1 added")
