@@ -9,11 +9,10 @@ markup is shown literally.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from rich.text import Text
-from textual.widgets import DataTable, OptionList, Static
+from textual.widgets import DataTable, OptionList
 
 from haiku_tui.sessions import SessionStore
 from haiku_tui.text import control_pictures
