@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from haiku_tui.text import printable_line
+
 from . import CommandError, db_arg, embedder_arg
 
 GUIDE_DIR = Path(__file__).resolve().parent.parent / "guide"
@@ -45,6 +47,13 @@ def add_app_options(parser: argparse.ArgumentParser, *, suppress: bool = False) 
         metavar="NAME_OR_ID",
         help="open a saved session by id, unique id prefix or exact title (default: a new session)",
     )
+    parser.add_argument(
+        "--watch",
+        default=default,
+        nargs="+",
+        metavar="PATH",
+        help="keep the knowledge base in step with these folders while the app runs (like `haiku-tui watch`)",
+    )
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -77,6 +86,10 @@ def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) ->
     served = "WebDriver" in os.environ.get("TEXTUAL_DRIVER", "")  # `haiku-tui serve` runs it for a browser
     if not served and (not sys.stdin.isatty() or not sys.stdout.isatty()):
         raise CommandError("the app needs an interactive terminal (use `haiku-tui ask` in scripts)")
+    watch = getattr(args, "watch", None) or []
+    missing = [p for p in watch if not Path(p).expanduser().exists()]
+    if missing:
+        raise CommandError(f"cannot watch {printable_line(missing[0])}: no such file or folder")
     from haiku_tui.agent import ModelConfigError, choose_model
     from haiku_tui.sessions import SessionError, SessionStore
 
@@ -100,7 +113,7 @@ def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) ->
         kb = KnowledgeBase.open(db, embedder=embedder, create=False)
     from haiku_tui.tui.app import HaikuApp
 
-    HaikuApp(config, store=store, session_id=session_id, kb=kb, prepare_kb=prepare_kb).run()
+    HaikuApp(config, store=store, session_id=session_id, kb=kb, prepare_kb=prepare_kb, watch=watch).run()
     store.close()
     return 0
 

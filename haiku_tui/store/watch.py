@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .parsing import SUPPORTED_SUFFIXES
-from .records import IngestReport
+from .records import IngestProgress, IngestReport
 
 if TYPE_CHECKING:
     from .kb import KnowledgeBase
@@ -29,14 +29,16 @@ def watch(
     stop_event: threading.Event | None = None,
     debounce_ms: int = DEBOUNCE_MS,
     initial_sync: bool = True,
+    on_progress: Callable[[IngestProgress], None] | None = None,
 ) -> Iterator[IngestReport]:
-    """Yield one report for the initial sync, then one per burst of changes under ``paths``."""
+    """Yield one report for the initial sync, then one per burst of changes under ``paths``
+    (``on_progress`` is passed to each sync: raising from it stops a sync at the next file)."""
     from watchfiles import DefaultFilter
     from watchfiles import watch as watch_changes
 
     roots = [Path(p).expanduser().resolve() for p in paths]
     if initial_sync:
-        yield kb.sync(roots)
+        yield kb.sync(roots, on_progress=on_progress)
     ignore = DefaultFilter()
 
     def relevant(change: object, path: str) -> bool:
@@ -53,6 +55,6 @@ def watch(
         changed = sorted(p for p in changed if p.suffix.lower() in SUPPORTED_SUFFIXES or p.is_dir() or not p.exists())
         if not changed:
             continue
-        report = kb.sync(changed)
+        report = kb.sync(changed, on_progress=on_progress)
         if report.added or report.replaced or report.removed or report.moved or report.failed:
             yield report

@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.content import Content
 
 from haiku_tui.tui.main import actions
 from haiku_tui.tui.main.commands import HaikuCommands
 from haiku_tui.tui.main.screen import MainScreen
 from haiku_tui.tui.settings import load_theme, save_theme
-from haiku_tui.tui.text import clean_line
+from haiku_tui.tui.text import clean, clean_line
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from haiku_tui.sessions import Session, SessionStore
     from haiku_tui.sessions.workbench import Workbench
     from haiku_tui.store import KnowledgeBase
+    from haiku_tui.tui.watching import FolderWatch
 
 
 class HaikuApp(App[None]):
@@ -54,11 +56,13 @@ class HaikuApp(App[None]):
         kb: KnowledgeBase | None = None,
         model: Model | None = None,
         prepare_kb: Callable[[], Any] | None = None,
+        watch: list[str] | None = None,
     ) -> None:
         """``store`` defaults to ``SessionStore()`` at ``<data dir>/sessions.db``; ``session_id`` (an id or
         unique prefix) opens a saved session, otherwise a new one starts; ``kb`` is an open knowledge base
         (otherwise ``agent_config.db`` is opened in a worker, after ``prepare_kb()`` when given);
-        ``model`` overrides the configured model (a test double or a script)."""
+        ``model`` overrides the configured model (a test double or a script); ``watch`` folders keep the
+        knowledge base in step while the app runs (:mod:`haiku_tui.tui.watching`)."""
         super().__init__()
         from haiku_tui.sessions.workbench import Workbench
 
@@ -69,6 +73,8 @@ class HaikuApp(App[None]):
         self.workbench: Workbench = Workbench(agent_config, store=store, kb=kb, model=model, prepare_kb=prepare_kb)
         self.session_id = session_id
         self.main = MainScreen(self.workbench)
+        self.watch_paths = list(watch or [])
+        self.folder_watch: FolderWatch | None = None
 
     def get_default_screen(self) -> MainScreen:
         return self.main
@@ -117,9 +123,65 @@ class HaikuApp(App[None]):
         if model_error:
             self.notify(model_error, title="Model", severity="error", timeout=10)
         await self.main.backend_ready()
+        if self.watch_paths:
+            self.watch_folders(self.watch_paths)
 
     async def on_unmount(self) -> None:
+        if self.folder_watch is not None:  # quitting: the watch thread ends now, not after its next sync
+            self.folder_watch.stop()
         self.workbench.close()
+
+    # -- watching folders ----------------------------------------------------------------------------------------
+
+    def watch_folders(self, paths: list[str]) -> None:
+        """Keep the open knowledge base in step with ``paths`` (replacing a running watch); ``[]`` stops it."""
+        from pathlib import Path
+
+        from haiku_tui import locations
+        from haiku_tui.tui.watching import FolderWatch
+
+        if self.folder_watch is not None:
+            self.folder_watch.stop()
+            self.folder_watch = None
+        folders = [Path(p).expanduser() for p in paths]
+        missing = [str(p) for p in folders if not p.exists()]
+        if missing:
+            self.notify(f"Cannot watch {missing[0]}: no such file or folder.", title="Watch", severity="error")
+        elif folders:
+            bench = self.workbench
+            self.folder_watch = FolderWatch(self, folders, kb=bench.kb, db=locations.resolve_db(bench.config.db))
+            self.folder_watch.start()
+        self.watch_paths = [str(p) for p in folders] if not missing else []
+        if self.main.is_mounted:
+            self.main.update_status()
+
+    def action_watch_folders(self) -> None:
+        """Ask which folders to watch (the palette's "Watch folders…"); empty stops watching."""
+        import shlex
+
+        from haiku_tui.tui.screens.dialogs import TextInputDialog
+
+        def chosen(value: str | None) -> None:
+            if value is None:
+                return
+            try:
+                paths = shlex.split(value)
+            except ValueError as exc:
+                self.notify(f"Cannot read those paths: {exc}; quote a path with spaces.", title="Watch", severity="error")
+                return
+            self.watch_folders(paths)
+
+        self.push_screen(
+            TextInputDialog(
+                "Watch folders",
+                value=" ".join(shlex.quote(p) for p in self.watch_paths),
+                placeholder="~/notes docs   (empty stops watching)",
+                detail="New, changed, moved and deleted files are synced into the knowledge base while the app runs.",
+                submit_label="Watch",
+                allow_empty=True,
+            ),
+            chosen,
+        )
 
     # -- settings, palette, notifications ---------------------------------------------------------------------
 
@@ -133,6 +195,11 @@ class HaikuApp(App[None]):
     def palette_commands(self) -> list[tuple[str, str, str]]:
         return actions.palette()
 
-    def notify(self, message: str, *, markup: bool = False, **kwargs: Any) -> None:  # type: ignore[override]
-        """Notifications carry model, document and error text: never read them as markup."""
-        super().notify(message, markup=markup, **kwargs)
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **kwargs: Any) -> None:  # type: ignore[override]
+        """Every toast: its text and title carry model, document, server and error text, so controls are
+        made visible (:func:`~haiku_tui.tui.text.clean`) and neither is ever read as markup."""
+        super().notify(clean(message), title=clean_line(title), markup=False, **kwargs)
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        """The header of every screen: a session title (e.g. from an import) or a path shown inert."""
+        return super().format_title(clean_line(title), clean_line(sub_title))

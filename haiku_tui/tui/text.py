@@ -11,32 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from haiku_tui.text import one_line
+from haiku_tui.text import MARKER as _CITE
+from haiku_tui.text import control_pictures, one_line
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
-_CITE = re.compile(r"(?<!\\)\[(\d{1,4})\](?![(:])")
 _PARTIAL_CITE = re.compile(r"\[\d{0,4}$")
 CITE_SCHEME = "cite:"
 
 
-def _picture(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # ␀ … ␟ (␛ for ESC)
-    if code == 0x7F:
-        return "␡"
-    return f"\\x{code:02x}"  # C1 controls: shown as an escape, never sent raw
-
-
 def clean(text: object) -> str:
-    """``text`` with every control character except newline and tab made visible and inert.
-
-    ``"\\r\\n"`` becomes ``"\\n"``; ``ESC`` becomes ``␛``, other C0 characters their control pictures
-    and C1 characters ``\\x9b``-style escapes.
-    """
-    value = "" if text is None else str(text)
-    value = value.replace("\r\n", "\n")
-    return _CONTROL.sub(_picture, value)
+    """``text`` with every control character except newline and tab made visible and inert
+    (:func:`haiku_tui.text.control_pictures`: ``ESC`` → ``␛``, C1 and bidi controls as escapes)."""
+    return control_pictures(text)
 
 
 def clean_line(text: object, limit: int | None = None) -> str:

@@ -49,6 +49,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("new_session", "New session", "Ctrl+N · start an empty conversation", "ctrl+n", "New session", "Start a new, empty session"),
     Command("switch_kb", "Switch knowledge base…", "a path or URI · starts a new session on it"),
     Command("knowledge", "Knowledge base…", "Ctrl+B · documents, ingest, search playground", "ctrl+b", "Knowledge base", "Documents, ingest and the search playground"),
+    Command("app.watch_folders", "Watch folders…", "keep the knowledge base in step with folders while the app runs"),
     Command("filter", "Filter documents…", "Ctrl+G · e.g. path LIKE '%guide%' (empty clears it)", "ctrl+g", "Filter documents", "Search only documents matching an SQL filter"),
     Command("app.quit", "Quit", "Ctrl+Q"),
 )

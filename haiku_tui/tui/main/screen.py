@@ -171,6 +171,9 @@ class MainScreen(Screen[None]):
                 parts.append((f" (compaction saved {compact_number(saved)}, {saved * 100 // full}%)", "$success"))
             elif not config.compaction:
                 parts.append((" (compaction off)", "$text-muted"))
+        watch = getattr(self.app, "folder_watch", None)
+        if watch is not None:
+            parts += [("  │  ", "$text-muted"), (clean_line(watch.status, 80), "")]
         if self.running:
             parts += [("  │  ", "$text-muted"), ("answering… Esc cancels", "bold $warning")]
         self.query_one(StatusBar).update(Content.assemble(*parts))

@@ -1,7 +1,8 @@
 """Small shared modals: a one-line text input and a yes/no confirmation.
 
-Every piece of text a caller passes in (a session title, a document path) is shown as plain
-text: labels are built from ``rich.text.Text`` objects, never parsed as markup.
+Every piece of text a caller passes in (a session title, a document path, a chunk) is shown as plain
+text with its controls made visible (:func:`~haiku_tui.tui.text.clean`): labels are built from
+``rich.text.Text`` objects, never parsed as markup.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from haiku_tui.tui.text import clean_line
+from haiku_tui.tui.text import clean, clean_line
 
 DIALOG_CSS = """
 .dialog {
@@ -76,10 +77,10 @@ class TextInputDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="dialog"):
-            yield Static(Text(self._title), classes="dialog-title", id="dialog-title")
+            yield Static(Text(clean_line(self._title)), classes="dialog-title", id="dialog-title")
             if self._detail:
-                yield Static(Text(self._detail), classes="dialog-detail", id="dialog-detail")
-            yield Input(value=self._value, placeholder=self._placeholder, id="dialog-input", select_on_focus=False)
+                yield Static(Text(clean(self._detail)), classes="dialog-detail", id="dialog-detail")
+            yield Input(value=clean_line(self._value), placeholder=self._placeholder, id="dialog-input", select_on_focus=False)
             yield Static("", id="dialog-hint")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="dialog-cancel")
@@ -144,9 +145,9 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="dialog"):
-            yield Static(Text(self._question), classes="dialog-title", id="dialog-title")
+            yield Static(Text(clean_line(self._question)), classes="dialog-title", id="dialog-title")
             if self._detail:
-                yield Static(Text(self._detail), classes="dialog-detail", id="dialog-detail")
+                yield Static(Text(clean(self._detail)), classes="dialog-detail", id="dialog-detail")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (n)", id="dialog-cancel")
                 yield Button(
@@ -197,9 +198,9 @@ class TextViewDialog(ModalScreen[None]):
         from textual.containers import VerticalScroll
 
         with Vertical(classes="dialog", id="dialog"):
-            yield Static(Text(self._title), classes="dialog-title", id="dialog-title")
+            yield Static(Text(clean_line(self._title)), classes="dialog-title", id="dialog-title")
             with VerticalScroll(id="dialog-body"):
-                yield Static(Text(self._body), id="dialog-text")
+                yield Static(Text(clean(self._body)), id="dialog-text")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -209,11 +210,14 @@ class TextViewDialog(ModalScreen[None]):
 
 
 def display_path(path: str | os.PathLike[str] | None) -> str:
-    """A path as a user wants to read it: relative to the working directory when inside it, else with
-    the home directory as ``~``. URIs (``s3://…``) are returned unchanged."""
+    """A path as a user wants to read it, on one line with its controls made visible: relative to the
+    working directory when inside it, else with the home directory as ``~``; URIs (``s3://…``) as they are."""
     if path is None:
         return ""
-    text = str(path)
+    return clean_line(_relative(str(path)))
+
+
+def _relative(text: str) -> str:
     if "://" in text:
         return text
     try:

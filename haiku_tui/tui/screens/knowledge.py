@@ -4,12 +4,14 @@
 deleting and searching all run in thread workers; progress reaches the UI through
 ``App.call_from_thread``, so the screen stays responsive while a large folder is ingested.
 
-Document titles, paths and chunk text are untrusted: every cell and result is a ``rich.text.Text``,
-so ``[bold]x[/bold]`` or ``[@click=app.quit]`` in a title is shown literally.
+Document titles, paths and chunk text are untrusted: every cell and result is a ``rich.text.Text``
+of :func:`~haiku_tui.tui.text.clean` text, so ``[bold]x[/bold]`` or ``[@click=app.quit]`` in a title is
+shown literally and an escape sequence as inert ``␛[2J``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +24,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
+
+from haiku_tui.tui.text import clean, clean_line
 
 from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time
 
@@ -37,15 +41,30 @@ class _IngestStopped(Exception):
 
 
 def ingest_summary(report: IngestReport) -> str:
-    """``"2 added, 1 replaced, 3 unchanged, 1 failed"`` (parts that are zero are kept: it is a receipt)."""
-    return (
+    """``"2 added, 1 replaced, 3 unchanged, 1 failed"`` (parts that are zero are kept: it is a receipt),
+    with ``", 1 removed, 1 moved"`` after a sync that removed or moved documents; a dry run says
+    ``"would be: …"``."""
+    text = (
         f"{len(report.added)} added, {len(report.replaced)} replaced, "
         f"{len(report.skipped)} unchanged, {len(report.failed)} failed"
     )
+    if report.removed or report.moved:
+        text += f", {len(report.removed)} removed, {len(report.moved)} moved"
+    return f"would be: {text}" if report.dry_run else text
+
+
+def change_list(report: IngestReport, limit: int = 12) -> str:
+    """What a (dry-run) sync changes, one file a line (at most ``limit``), then what it passed over."""
+    lines = [f"+ {display_path(d.path)}" for d in report.added]
+    lines += [f"~ {display_path(d.path)}" for d in report.replaced]
+    lines += [f"- {display_path(d.path)}" for d in report.removed]
+    lines += [f"→ {display_path(a)} → {display_path(b)}" for a, b in report.moved]
+    more = [f"… and {len(lines) - limit} more"] if len(lines) > limit else []
+    return "\n".join(lines[:limit] + more + report.passed_over_summary())
 
 
 def _snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    flat = " ".join(text.split())
+    flat = clean_line(text)
     if len(flat) <= limit:
         return flat
     cut = flat[:limit].rsplit(" ", 1)[0]
@@ -58,13 +77,18 @@ def result_prompt(hit: SearchHit) -> Text:
     text.append(f"{hit.rank:>2}. ", style="bold")
     text.append(f"{hit.score:.3f}", style="cyan")
     text.append("  ")
-    text.append(hit.label() or display_path(hit.path), style="bold")
+    text.append(clean_line(hit.label()) or display_path(hit.path), style="bold")
     if hit.pages:
         pages = ", ".join(str(p) for p in hit.pages)
         text.append(f"  p. {pages}", style="dim")
     text.append("\n    ")
     text.append(_snippet(hit.text), style="dim")
     return text
+
+
+def _doc_name(doc: DocumentRecord) -> str:
+    """A document's title (else its file name) on one line, controls made visible."""
+    return clean_line(doc.title or Path(doc.path).name)
 
 
 class KnowledgeScreen(Screen[None]):
@@ -92,6 +116,7 @@ class KnowledgeScreen(Screen[None]):
 
     BINDINGS = [
         Binding("a", "add", "Add path", id="kb.add", tooltip="Ingest a file or a folder (recursively)"),
+        Binding("s", "sync", "Sync folder", id="kb.sync", tooltip="Make the documents under a folder match the disk (lists the changes first)"),
         Binding("d", "delete", "Delete doc", id="kb.delete", tooltip="Delete the highlighted document (asks first)"),
         Binding("slash", "focus_search", "Search", id="kb.search", tooltip="Try a search: rank, score, source, snippet"),
         Binding("f5", "reload", "Reload", id="kb.reload", tooltip="Re-read the documents list"),
@@ -197,7 +222,7 @@ class KnowledgeScreen(Screen[None]):
         table.clear()
         for doc in self.documents:
             table.add_row(
-                Text(doc.title or Path(doc.path).name, no_wrap=True, overflow="ellipsis"),
+                Text(_doc_name(doc), no_wrap=True, overflow="ellipsis"),
                 Text(display_path(doc.path), no_wrap=True, overflow="ellipsis", style="dim"),
                 Text(str(doc.chunks), justify="right"),
                 Text(local_time(doc.updated_at)),
@@ -238,8 +263,9 @@ class KnowledgeScreen(Screen[None]):
             return
         self.start_ingest(path)
 
-    def start_ingest(self, path: str | Path) -> None:
-        """Ingest ``path`` in a thread worker, with the progress bar (also callable by the host)."""
+    def start_ingest(self, path: str | Path, *, sync: bool = False) -> None:
+        """Ingest ``path`` in a thread worker, with the progress bar (also callable by the host); ``sync``
+        also removes documents whose file under ``path`` is gone and re-links moved ones."""
         if self.kb is None or self.ingesting:
             return
         self.ingesting = True
@@ -248,12 +274,83 @@ class KnowledgeScreen(Screen[None]):
         self.query_one("#kb-progress").remove_class("hidden")
         bar = self.query_one("#kb-progress-bar", ProgressBar)
         bar.update(total=None, progress=0)
-        self.query_one("#kb-progress-label", Static).update(Text(f"Ingesting {name}…"))
-        self._set_status(f"Ingesting {name}…")
-        self._ingest(Path(path).expanduser(), name)
+        doing = "Syncing" if sync else "Ingesting"
+        self.query_one("#kb-progress-label", Static).update(Text(f"{doing} {name}…"))
+        self._set_status(f"{doing} {name}…")
+        self._ingest(Path(path).expanduser(), name, sync)
+
+    # -- syncing a folder -----------------------------------------------------------------------------------
+
+    def action_sync(self) -> None:
+        if self.kb is None:
+            self.notify("The knowledge base is not open yet.", severity="warning", markup=False)
+            return
+        if self.ingesting:
+            self.notify("An ingest is already running; wait for it to finish.", severity="warning", markup=False)
+            return
+        paths = [d.path for d in self.documents if "://" not in d.path]
+        try:
+            common = os.path.commonpath([str(Path(p).parent) for p in paths]) if paths else ""
+        except ValueError:
+            common = ""
+        self.app.push_screen(
+            TextInputDialog(
+                "Sync a folder",
+                value=display_path(common) if common else "",
+                placeholder="path/to/docs",
+                detail="New and changed files are ingested, documents whose file is gone are removed and moved "
+                "files re-linked. The changes are listed first.",
+                submit_label="Check",
+            ),
+            self._sync_chosen,
+        )
+
+    def _sync_chosen(self, value: str | None) -> None:
+        if not value:
+            return
+        path = Path(value).expanduser()
+        if not path.exists():
+            self.notify(f"Cannot sync {value}: no such file or folder.", severity="error", markup=False)
+            return
+        self._set_status(f"Checking {display_path(str(path.resolve()))}…")
+        self._preview(path)
+
+    @work(thread=True, exclusive=True, group="kb-preview", exit_on_error=False)
+    def _preview(self, path: Path) -> None:
+        """The dry run: what a sync of ``path`` would change."""
+        kb = self.kb
+        assert kb is not None
+        try:
+            report = kb.sync([path], dry_run=True)
+        except Exception as exc:
+            self._call(self._notify_error, f"Cannot sync {display_path(str(path))}: {error_line(exc)}")
+            return
+        self._call(self._previewed, path, report)
+
+    def _previewed(self, path: Path, report: IngestReport) -> None:
+        self._set_status(self._describe())
+        name = display_path(str(path.resolve()))
+        if not (report.added or report.replaced or report.removed or report.moved):
+            notes = "; ".join(report.passed_over_summary())
+            self.notify(f"{name} is in step: nothing to change." + (f" {notes}." if notes else ""), title="Sync", markup=False)
+            return
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                self.start_ingest(path, sync=True)
+
+        self.app.push_screen(
+            ConfirmDialog(
+                f"Sync {name}?",
+                detail=f"{ingest_summary(report)}\n{change_list(report)}",
+                confirm_label="Sync",
+                danger=bool(report.removed),
+            ),
+            done,
+        )
 
     @work(thread=True, group="kb-ingest", exit_on_error=False)
-    def _ingest(self, path: Path, name: str) -> None:
+    def _ingest(self, path: Path, name: str, sync: bool = False) -> None:
         kb = self.kb
         assert kb is not None
         worker = get_current_worker()
@@ -264,7 +361,7 @@ class KnowledgeScreen(Screen[None]):
             self._call(self._progress, p)
 
         try:
-            report = kb.add([path], on_progress=progress)
+            report = kb.sync([path], on_progress=progress) if sync else kb.add([path], on_progress=progress)
             docs = kb.documents()
         except _IngestStopped:
             return
@@ -290,9 +387,10 @@ class KnowledgeScreen(Screen[None]):
         bar.update(total=max(report.files, 1), progress=max(report.files, 1))
         self.query_one("#kb-progress-label", Static).update(Text(f"Done: {summary}"))
         self._set_status(self._describe())
-        self.notify(summary, title="Ingest finished", severity="warning" if report.failed else "information", markup=False)
+        notes = "".join(f"\n{line}" for line in report.passed_over_summary())
+        self.notify(summary + notes, title="Ingest finished", severity="warning" if report.failed else "information", markup=False)
         for failure in report.failed[:3]:
-            self.notify(f"{display_path(failure.path)}: {failure.reason}", title="Not ingested", severity="warning", markup=False)
+            self.notify(f"{display_path(failure.path)}: {clean_line(failure.reason)}", title="Not ingested", severity="warning", markup=False)
         if len(report.failed) > 3:
             self.notify(f"… and {len(report.failed) - 3} more files not ingested.", severity="warning", markup=False)
 
@@ -329,7 +427,7 @@ class KnowledgeScreen(Screen[None]):
 
         self.app.push_screen(
             ConfirmDialog(
-                f"Delete “{doc.title or Path(doc.path).name}” from the knowledge base?",
+                f"Delete “{_doc_name(doc)}” from the knowledge base?",
                 detail=f"{display_path(doc.path)} — {doc.chunks} chunk(s). The file on disk is not touched.",
             ),
             done,
@@ -350,7 +448,7 @@ class KnowledgeScreen(Screen[None]):
     def _deleted(self, doc: DocumentRecord, docs: list[DocumentRecord]) -> None:
         self._show_documents(docs)
         self._set_status(self._describe())
-        self.notify(f"Deleted “{doc.title or Path(doc.path).name}”.", markup=False)
+        self.notify(f"Deleted “{_doc_name(doc)}”.", markup=False)
 
     def _notify_error(self, message: str) -> None:
         self.notify(message, severity="error", markup=False)
@@ -410,7 +508,7 @@ class KnowledgeScreen(Screen[None]):
         if hit.pages:
             where += f" (p. {', '.join(str(p) for p in hit.pages)})"
         self.app.push_screen(
-            TextViewDialog(f"[{hit.rank}] {hit.label() or where}", f"{where} · score {hit.score:.3f}\n\n{hit.text}")
+            TextViewDialog(f"[{hit.rank}] {clean_line(hit.label()) or where}", f"{where} · score {hit.score:.3f}\n\n{clean(hit.text)}")
         )
 
     # -- leaving --------------------------------------------------------------------------------------------

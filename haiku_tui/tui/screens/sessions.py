@@ -52,7 +52,7 @@ def _clip(text: str, limit: int = 48) -> str:
 def _marked(snippet: str, lead: int = 14) -> Text:
     """A search snippet with its private-use match marks turned into highlighting."""
     text = Text(no_wrap=True, overflow="ellipsis")
-    flat = " ".join(snippet.split())
+    flat = clean_line(snippet)
     first = flat.find(_MARK[0])
     if first > lead:  # keep the first match in view in a narrow column
         flat = "…" + flat[first - lead :].lstrip("…")
@@ -167,14 +167,14 @@ class SessionsScreen(Screen[str | None]):
         table.add_column("Qs", key="questions")
         table.add_column("Cites", key="citations")
         for s in summaries:
-            title = Text(_clip(s.title), no_wrap=True, overflow="ellipsis")
+            title = Text(_clip(clean_line(s.title)), no_wrap=True, overflow="ellipsis")
             if not s.supported:
                 title.append("  (newer format)", style="italic")
             mark = Text("●", style="bold green") if s.id == self.current_id else Text(" ")
             cells: list[Any] = [
                 mark,
                 title,
-                Text(s.model or "—", no_wrap=True, overflow="ellipsis"),
+                Text(clean_line(s.model) or "—", no_wrap=True, overflow="ellipsis"),
                 Text(clean_line(display_path(s.db), 30) if s.db else "—", no_wrap=True, overflow="ellipsis"),
                 Text(local_time(s.updated_at)),
                 Text(str(s.questions), justify="right"),
