@@ -138,7 +138,7 @@ def test_sessions_markup_title_literal(snap_compare, tmp_path, monkeypatch):
 def test_kb_documents_table(snap_compare, kb_dir):
     """The knowledge-base screen on kb.lancedb: "3 documents, 3 chunks", the documents table (markup-looking
     title first, then Solar panels, Tea brewing) with relative paths, chunk counts and 2026-03-14 09:30; an
-    empty search playground below; the footer lists a Add path, d Delete doc, / Search, f5 Reload, esc Back."""
+    empty search playground below; the footer lists a Add path, s Sync folder, d Delete doc, / Search, f5 Reload, esc Back."""
     assert snap_compare(Host(KnowledgeScreen(str(kb_dir / "kb.lancedb"))), run_before=settle, terminal_size=KB_SIZE)
 
 

@@ -154,9 +154,9 @@ class KnowledgeScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = display_path(self.kb_uri)
         table = self.query_one("#kb-documents", DataTable)
-        table.add_column("Title", key="title")
-        table.add_column("Path", key="path")
-        table.add_column("Chunks", key="chunks")
+        table.add_column("Title", key="title", width=30)  # fixed: long titles and paths end in "…"
+        table.add_column("Path", key="path", width=44)
+        table.add_column("Chunks", key="chunks", width=6)
         table.add_column("Updated", key="updated", width=16)
         self._open()
 
