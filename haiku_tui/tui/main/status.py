@@ -1,4 +1,4 @@
-"""The status bar's line: model · database · filter · last request and compaction's saving · tokens.
+"""The status bar's line: model · last request and compaction's saving · tokens · database · filter (when set).
 
 Fitted to the screen's width (120 columns included): the database path comes last and gets what
 is left, elided in the middle (its end names it), so the request size, compaction's saving and the
@@ -40,13 +40,13 @@ def status_line(bench: Workbench, *, running: bool, width: int = 120) -> Content
 
     config = bench.config
     sep = (" │ ", "$text-muted")
-    parts: list[Any] = [("model ", "$text-muted"), (elide_middle(clean_line(model_label(config.model, config.base_url), 200), 26), "bold")]
+    parts: list[Any] = [(elide_middle(clean_line(model_label(config.model, config.base_url), 200), 26), "bold")]
     if bench.view.request_size is not None:
         compacted, full = bench.view.request_size
         saved = full - compacted
-        parts += [sep, ("request ", "$text-muted"), (f"{compact_number(compacted)} chars", "bold")]
+        parts += [sep, ("sent ", "$text-muted"), (f"{compact_number(compacted)} chars", "bold")]
         if saved > 0 and full:
-            parts.append((f" (compaction −{saved * 100 // full}%)", "$success"))
+            parts.append((f" (compacted −{saved * 100 // full}%)", "$success"))
         elif not config.compaction:
             parts.append((" (compaction off)", "$text-muted"))
     if bench.view.tokens is not None:
