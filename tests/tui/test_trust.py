@@ -49,7 +49,7 @@ async def test_unbacked_marker_in_badge_and_policy_log_not_a_link(small_kb):
         session = app.session
         response = session.messages[-1]
         response.parts = [TextPart("Panels need light [1], as [7] says.")]
-        session.state.setdefault("citation_policy", {}).setdefault("unbacked", {})[str(session.messages.index(session.messages[0]))] = [7]
+        session.state.setdefault("citation_policy", {}).setdefault("unbacked", {})["0"] = [7]
         app.workbench.refresh()
         app.main.refresh_panes()
         turn = app.main.turn_log.turns[0]
