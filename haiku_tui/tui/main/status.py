@@ -24,7 +24,7 @@ def elide_middle(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters by replacing its middle with ``…`` (a path keeps its end)."""
     if len(text) <= limit:
         return text
-    head = (limit - 1) // 3
+    head = (limit - 1) // 4
     return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
 
 
@@ -40,7 +40,7 @@ def status_line(bench: Workbench, *, running: bool, width: int = 120) -> Content
 
     config = bench.config
     sep = (" │ ", "$text-muted")
-    parts: list[Any] = [(elide_middle(clean_line(model_label(config.model, config.base_url), 200), 26), "bold")]
+    parts: list[Any] = [(elide_middle(clean_line(model_label(config.model, config.base_url), 200), 28), "bold")]
     if bench.view.request_size is not None:
         compacted, full = bench.view.request_size
         saved = full - compacted
@@ -53,10 +53,16 @@ def status_line(bench: Workbench, *, running: bool, width: int = 120) -> Content
         parts += [sep, (tokens_text(bench.view.tokens), "")]
     if running:
         parts += [sep, ("answering… Esc cancels", "bold $warning")]
-    flt = bench.session.document_filter if bench.session else None
-    tail: list[Any] = [(" (unavailable)", "$warning")] if bench.kb_error else []
+    flt = clean_line(bench.session.document_filter or "", 400) if bench.session else ""
+    path = clean_line(bench.db_label(), 400)
+    warn = " (unavailable)" if bench.kb_error else ""
+    room = width - 1 - sum(len(p[0]) for p in parts) - len(" │ db ") - len(warn)
+    if flt:  # the filter gets what the path (up to 24 columns) leaves, at least 16
+        room -= len(" │ filter ")
+        flt = elide_middle(flt, max(16, room - min(len(path), 24)))
+        room -= len(flt)
+    path = elide_middle(path, max(PATH_MIN, room))
+    tail: list[Any] = [(warn, "$warning")] if warn else []
     if flt:
-        tail += [sep, ("filter ", "$text-muted"), (elide_middle(clean_line(flt, 200), 16), "")]
-    used = sum(len(p[0]) for p in parts + tail) + len(sep[0]) + len("db ")
-    path = elide_middle(clean_line(bench.db_label(), 400), max(PATH_MIN, width - 1 - used))
+        tail += [sep, ("filter ", "$text-muted"), (flt, "")]
     return Content.assemble(*parts, sep, ("db ", "$text-muted"), (path, ""), *tail)
