@@ -12,8 +12,8 @@ def test_wire_inspector(snap_compare, small_kb):
     """The wire inspector on Q2 of two questions: the title "Wire inspector · Q2" with the question,
     a bar per question (Q1 all █, Q2 █ then ░ for what compaction saved, with "sent / full chars"),
     then Request 1–3, the last one selected (▶): each with chars, "(… without compaction)" and
-    "≈ … in / … out (estimated) tokens"; under it the labelled parts (capsule, prompt, tool call,
-    evidence current, answer) with sizes, and a collapsed "unchanged history: N part(s)" fold."""
+    "≈ … in / … out (estimated) tokens"; under each the labelled parts (capsule, instructions, prompt,
+    tool call, evidence current, tool result) with sizes, and a collapsed "unchanged history: N part(s)" fold."""
     script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
     script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
 
