@@ -3,12 +3,29 @@ an answer whose badge names an unbacked marker. Regenerate with ``--snapshot-upd
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from tests.kb_fixture import build_small_kb
 from tests.capabilities.scripts import Script, cite_top, load, search, text
 from tests.tui.conftest import ask, make_app, settle
 from tests.tui.test_main_snapshots import SOLAR, TEA, snap
 
 
-def test_wire_inspector(snap_compare, small_kb):
+@pytest.fixture(scope="module")
+def fixed_kb():
+    """The small knowledge base at a fixed path: chunk ids (shown in the inspector) derive from it."""
+    root = Path(tempfile.gettempdir()) / "haiku-tui-wire-snapshot"
+    shutil.rmtree(root, ignore_errors=True)
+    kb = build_small_kb(root / "small.lancedb")
+    yield kb
+    kb.close()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_wire_inspector(snap_compare, fixed_kb):
     """The wire inspector on Q2 of two questions: the title "Wire inspector · Q2" with the question,
     a bar per question (Q1 all █, Q2 █ then ░ for what compaction saved, with "sent / full chars"),
     then Request 1–3, the last one selected (▶): each with chars, "(… without compaction)" and
@@ -24,7 +41,7 @@ def test_wire_inspector(snap_compare, small_kb):
         await pilot.press("w")
         await settle(pilot)
 
-    assert snap(snap_compare, make_app(small_kb, model=script.model), run, size=(140, 50))
+    assert snap(snap_compare, make_app(fixed_kb, model=script.model), run, size=(140, 50))
 
 
 def test_review_with_support_scores(snap_compare, small_kb):
