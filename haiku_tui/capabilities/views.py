@@ -25,7 +25,8 @@ from pydantic_ai.messages import (
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.compaction import build_capsule, compact_history
 from haiku_tui.capabilities.evidence import NO_RESULTS, RESULT_SEPARATOR
-from haiku_tui.capabilities.policy import REDIRECT_TAG, enforcement
+from haiku_tui.capabilities.policy import REDIRECT_TAG, enforcement, recorded_unbacked
+from haiku_tui.capabilities.support import ClaimSupport, Embed, check_answer
 from haiku_tui.store.records import chunk_label
 from haiku_tui.text import one_line
 
@@ -94,6 +95,8 @@ class PolicyView:
     declaration: ledger.CitationStatus
     violation: bool
     outcome: Outcome
+    unbacked: tuple[int, ...] = ()
+    """Markers of the answer whose number no cite call gave (recorded by the policy)."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +114,26 @@ class QuestionView:
     policy: PolicyView
     latest: bool
     programs: tuple[Program, ...] = ()
+    support: tuple[ClaimSupport, ...] = ()
+    """Every cited claim of the answer scored against the chunk it cites."""
 
     @property
     def badge(self) -> Badge:
         """The grounding badge on the answer."""
         return "violation" if self.policy.violation else self.policy.declaration
+
+    @property
+    def badge_note(self) -> str:
+        """What the badge adds after the grounding: ``[3] unbacked`` when markers have nothing behind them."""
+        return " ".join(f"[{n}]" for n in self.policy.unbacked) + " unbacked" if self.policy.unbacked else ""
+
+    def weak(self) -> dict[int, list[ClaimSupport]]:
+        """Citation number → its weakly supported claims (markers with no citation left out)."""
+        out: dict[int, list[ClaimSupport]] = {}
+        for claim in self.support:
+            if claim.weak and claim.chunk_id is not None:
+                out.setdefault(claim.number, []).append(claim)
+        return out
 
 
 def citations_by_number(state: dict[str, Any]) -> dict[int, dict[str, Any]]:
@@ -305,13 +323,17 @@ def _policy(
         outcome = "missing"
     if not policy_active:
         enforced, reason = False, "citation policy not registered"
-    return PolicyView(enforced, reason, asked, declaration, violation, outcome)
+    unbacked = tuple(recorded_unbacked(state).get(question, ()))
+    return PolicyView(enforced, reason, asked, declaration, violation, outcome, unbacked)
 
 
 def question_views(
-    state: dict[str, Any], messages: list[ModelMessage] = (), *, compaction: bool = True
+    state: dict[str, Any], messages: list[ModelMessage] = (), *, compaction: bool = True, embed: Embed | None = None
 ) -> list[QuestionView]:
-    """One view per question, oldest first (the evidence pane shows them newest first)."""
+    """One view per question, oldest first (the evidence pane shows them newest first).
+
+    Claim support is lexical unless ``embed`` (the offline embedder) is given.
+    """
     questions = question_ids(state)
     if not questions:
         return []
@@ -323,6 +345,7 @@ def question_views(
     views = []
     for number, q in enumerate(questions, start=1):
         span = spans.get(q, [])
+        answer = _answer(span)
         prompt = next(
             (r["prompt"] for ns in ledger.evidence_namespaces(state).values() if (r := ledger.find_question(ns, q))), ""
         )
@@ -331,13 +354,14 @@ def question_views(
                 question=q,
                 number=number,
                 prompt=prompt,
-                answer=_answer(span),
+                answer=answer,
                 steps=tuple(_steps(span, state)),
                 items=tuple(_items(state, q, latest, retained, compaction)),
                 citations=_citations(state, q),
                 policy=_policy(state, q, span, policy_active, cited_so_far),
                 latest=q == latest,
                 programs=_programs(state, q),
+                support=tuple(check_answer(answer, state, embed=embed)),
             )
         )
         cited_so_far = cited_so_far or bool(views[-1].citations)
@@ -377,3 +401,24 @@ def request_size(state: dict[str, Any], messages: list[ModelMessage]) -> tuple[i
     )
     compacted = compact_history(messages, boundary=boundary, owned_tools=owned, capsule=build_capsule(state, boundary))
     return _message_chars(compacted), full
+
+
+def weak_claims(view: QuestionView) -> list[ClaimSupport]:
+    """The answer's claims flagged "weak support", markers with no citation behind them included."""
+    return [claim for claim in view.support if claim.weak]
+
+
+def support_lines(view: QuestionView) -> list[str]:
+    """Markdown lines for the export, under the answer: each weak claim, its number and score.
+
+    Empty when every cited claim is supported. The sentence is the model's text: the export's
+    sanitiser applies to these lines as to the answer.
+    """
+    weak = weak_claims(view)
+    if not weak:
+        return []
+    lines = [f"**Claim support:** {len(weak)} of {len(view.support)} cited claim(s) weakly supported", ""]
+    for claim in weak:
+        why = "no citation has this number" if claim.chunk_id is None else f"score {claim.score:.2f}"
+        lines.append(f"- ⚠ [{claim.number}] {why}: {one_line(claim.sentence, 300)}")
+    return lines

@@ -124,7 +124,7 @@ def source_line(citation: dict[str, Any]) -> str:
 
 
 def report(state: dict[str, Any], messages: list[Any], *, compaction: bool, answer: str) -> dict[str, Any]:
-    """``{"answer", "citations", "status", "policy"}`` for the latest question."""
+    """``{"answer", "citations", "status", "policy", "unbacked", "support"}`` for the latest question."""
     from haiku_tui.capabilities.views import citations_by_number, question_views
 
     views = question_views(state, messages, compaction=compaction)
@@ -151,6 +151,21 @@ def report(state: dict[str, Any], messages: list[Any], *, compaction: bool, answ
         "citations": citations,
         "status": view.policy.declaration if view is not None else "missing",
         "policy": view.policy.outcome if view is not None else "not enforced",
+        "unbacked": list(view.policy.unbacked) if view is not None else [],
+        "support": [support_entry(claim) for claim in view.support] if view is not None else [],
+    }
+
+
+def support_entry(claim: Any) -> dict[str, Any]:
+    """One scored claim (``haiku_tui.capabilities.support.ClaimSupport``) as JSON."""
+    return {
+        "number": claim.number,
+        "sentence": claim.sentence,
+        "chunk_id": claim.chunk_id,
+        "score": round(claim.score, 3),
+        "lexical": round(claim.lexical, 3),
+        "semantic": None if claim.semantic is None else round(claim.semantic, 3),
+        "weak": claim.weak,
     }
 
 

@@ -195,6 +195,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> 
     p.add_argument("file", help="the JSON file ('-' for standard input)")
     p.add_argument("--keep-id", action="store_true", help="keep the exported id (fails if it exists)")
     p.set_defaults(func=_guarded(_cmd_import))
+
+    from .check import register_check
+
+    register_check(commands, _guarded)
     return parser
 
 

@@ -20,6 +20,7 @@ from haiku_tui.text import one_line
 if TYPE_CHECKING:
     from haiku_tui.agent import AgentConfig
     from haiku_tui.capabilities.views import QuestionView
+    from haiku_tui.capabilities.wire import Tokens
     from haiku_tui.store import KnowledgeBase
 
     from .model import ReviewMark, Session
@@ -57,6 +58,8 @@ class ConversationView:
     """Question → chunk id → review mark."""
     request_size: tuple[int, int] | None = None
     """Characters of the latest question's requests (compacted, full); None before the first answer."""
+    tokens: Tokens | None = None
+    """Input and output tokens of every request of the session (estimated when no provider reported them)."""
 
     @property
     def citation_ids(self) -> dict[int, str]:
@@ -83,13 +86,15 @@ class ConversationView:
 def conversation_view(session: Session, *, compaction: bool = True) -> tuple[ConversationView, str | None]:
     """The view of a session's committed state, and a one-line notice about data that was ignored."""
     from haiku_tui.capabilities.views import citations_by_number, question_views, request_size
+    from haiku_tui.capabilities.wire import session_tokens
 
     state = session.state
     messages = session.messages
     questions = tuple(question_views(state, messages, compaction=compaction))
     reviews, notice = session.review_marks()
     size = request_size(state, messages) if questions and messages else None
-    return ConversationView(questions, citations_by_number(state), reviews, size), notice
+    tokens = session_tokens(messages) if messages else None
+    return ConversationView(questions, citations_by_number(state), reviews, size, tokens), notice
 
 
 class Workbench:
@@ -317,9 +322,7 @@ class Workbench:
         """Record a review mark (None clears it) in the session and the view; :meth:`save` keeps it."""
         assert self.session is not None
         self.session.set_review(question, chunk_id, mark)
-        self.view = ConversationView(
-            self.view.questions, self.view.citations, self.session.review_marks()[0], self.view.request_size
-        )
+        self.view = dataclasses.replace(self.view, reviews=self.session.review_marks()[0])
 
     def reload(self) -> str | None:
         """Reload the open session after the sessions screen may have renamed or deleted it.

@@ -17,8 +17,9 @@ def test_json(kb_path, capsys):
     code, out, err = ask(capsys, "--db", str(kb_path), "--json", "Do solar panels work in winter?")
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"answer", "citations", "status", "policy"}
-    assert data["status"] == "grounded" and data["policy"] == "grounded"
+    assert set(data) == {"answer", "citations", "status", "policy", "unbacked", "support"}
+    assert data["status"] == "grounded" and data["policy"] == "grounded" and data["unbacked"] == []
+    assert [(s["number"], s["weak"]) for s in data["support"]] == [(1, False)]
     assert "Solar panels still work in winter because they need light, not heat. [1]" in data["answer"]
     (citation,) = data["citations"]
     assert set(citation) == {"number", "chunk_id", "title", "headings", "pages", "path"}

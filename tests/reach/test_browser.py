@@ -65,7 +65,7 @@ def test_browser_asks_and_sees_the_cited_answer(kb_path, tmp_path):
                 frames: list = []
                 page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: frames.append(frame)))
                 page.goto(f"http://127.0.0.1:{port}/")
-                wait_until(page, frames, "Ask a question about your documents", "filter none")
+                wait_until(page, frames, "Ask a question about your documents", "db ")
                 page.click(".xterm-screen", position={"x": 300, "y": 800})  # focus the terminal
                 page.keyboard.type("how do solar panels work in winter")
                 wait_until(page, frames, "solar panels work in winter")  # echoed in the prompt

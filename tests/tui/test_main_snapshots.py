@@ -38,7 +38,7 @@ TEA = "how long should green tea steep"
 def test_empty_session(snap_compare, small_kb):
     """A new session: welcome text with the main keys in the conversation pane, the question box
     focused, "No evidence yet" in the evidence pane, "No questions yet" in the policy log, and the
-    status bar showing "extractive (retrieval-only)", "small.lancedb" and "filter none"."""
+    status bar showing "extractive (retrieval-only)" and "db small.lancedb" (no filter set, none shown)."""
     assert snap(snap_compare, make_app(small_kb))
 
 

@@ -45,6 +45,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("toggle_cited", "Evidence: all chunks / cited only", "c in the evidence pane"),
     Command("open_chunk", "Open the highlighted chunk with its neighbours", "Enter in the evidence pane"),
     Command("review", "Review the selected answer's citations", "r on an answer · s / x / u mark each source"),
+    Command("wire", "Inspect the selected answer's model requests", "w on an answer · what the model was sent"),
     Command("sessions", "Sessions…", "Ctrl+O · open, search, rename, delete, export", "ctrl+o", "Sessions", "Open, search, rename, delete and export sessions", show=True),
     Command("new_session", "New session", "Ctrl+N · start an empty conversation", "ctrl+n", "New session", "Start a new, empty session"),
     Command("switch_kb", "Switch knowledge base…", "a path or URI · starts a new session on it"),

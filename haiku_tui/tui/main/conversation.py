@@ -173,11 +173,15 @@ class QuestionTurn(Vertical):
         self._steps_since_text = True
         return row
 
-    def set_badge(self, badge: str, detail: str = "") -> None:
-        """Show a grounding badge (grounded / ungrounded / missing / violation) or a run state."""
+    def set_badge(self, badge: str, detail: str = "", *, note: str = "") -> None:
+        """Show a grounding badge (grounded / ungrounded / missing / violation) or a run state;
+        ``note`` (e.g. ``[3] unbacked``) is added to it in the error colour."""
         self.state = badge
         label, tooltip = BADGES.get(badge, (badge, ""))
         self._badge = Content.styled(f" {label} ", BADGE_STYLES.get(badge, "reverse"))
+        if note:
+            self._badge = Content.assemble(self._badge, (f" {note} ", "bold $text on $error 80%"))
+            tooltip += "; markers with no citation behind them"
         footer = self.query_one(".turn-footer", Static)
         footer.tooltip = tooltip
         if detail:
@@ -234,11 +238,14 @@ class QuestionTurn(Vertical):
         if steps:
             self.rows = [ToolRow(step.kind, step.text, failed=step.failed, turn=self) for step in view.steps]
             self.draw_steps()
-        valid = citation_ids.__contains__
+
+        def valid(number: int) -> bool:  # an unbacked [n] is not a link
+            return number in citation_ids and number not in view.policy.unbacked
+
         source = link_citations(view.answer, valid) if view.answer.strip() else "*(no answer text)*"
         self._answer_text = view.answer
         await self.answer.update(source)
-        self.set_badge(view.badge)
+        self.set_badge(view.badge, note=view.badge_note)
         self.show_reviews(reviews or {})
 
     def show_reviews(self, reviews: dict[str, str]) -> None:
@@ -344,6 +351,7 @@ class AnswerCursor(Static):
         Binding("home", "select_first", "First answer", id="conversation.first", show=False),
         Binding("end", "select_last", "Last answer", id="conversation.last", show=False),
         Binding("r", "screen.review", "Review citations", id="conversation.review"),
+        Binding("w", "screen.wire", "Inspect requests", id="conversation.wire"),
         *[
             Binding(str(n), f"screen.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
             for n in range(1, 10)
@@ -368,7 +376,7 @@ class AnswerCursor(Static):
         self.update(
             Content.assemble(
                 (f"answer {turn.number} of {total}", "bold $accent"),
-                ("  ↑↓ select · r review · 1–9 citation · Esc question box", "$text-muted"),
+                ("  ↑↓ select · r review · w wire · 1–9 citation · Esc question box", "$text-muted"),
             )
         )
 

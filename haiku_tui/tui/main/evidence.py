@@ -41,8 +41,9 @@ def item_id(question: int, chunk_id: str) -> str:
     return f"{question}:{chunk_id}"
 
 
-def item_prompt(item: EvidenceItem, mark: str | None = None) -> Content:
-    """One evidence row: ``[n] #rank score  Title › Heading  status`` then the snippet."""
+def item_prompt(item: EvidenceItem, mark: str | None = None, *, weak: bool = False) -> Content:
+    """One evidence row: ``[n] #rank score  Title › Heading  status`` then the snippet; ``weak``: a claim
+    citing it scored under the support threshold."""
     tag, tag_style, accent = STATUS_STYLE[item.status]
     dim = item.status == "receipted"
     head: list[Any] = []
@@ -61,6 +62,8 @@ def item_prompt(item: EvidenceItem, mark: str | None = None) -> Content:
 
         symbol, style = MARK_SYMBOLS.get(mark, ("", ""))
         head.append((f" {symbol} {mark.replace('_', ' ')}", f"bold {style}"))
+    if weak:
+        head.append((" ⚠ weak support", "bold $warning"))
     snippet = clean_line(item.snippet, SNIPPET_CHARS)
     return Content.assemble(*head, "\n", ("  " + snippet, "$text-muted" if dim else ""))
 
@@ -158,6 +161,7 @@ class EvidencePane(OptionList):
             options.append(Option(question_header(view, len(shown)), id=f"q{view.question}", disabled=True))
             options.extend(Option(program_prompt(program), disabled=True) for program in view.programs)
             marks = self._reviews.get(view.question, {})
+            weak = view.weak()
             query = None
             for item in shown:
                 if item.query != query:
@@ -172,7 +176,7 @@ class EvidencePane(OptionList):
                 if oid in self.items:
                     continue
                 self.items[oid] = (view.question, item)
-                options.append(Option(item_prompt(item, marks.get(item.chunk_id)), id=oid))
+                options.append(Option(item_prompt(item, marks.get(item.chunk_id), weak=item.citation in weak), id=oid))
             if not shown:
                 note = "nothing cited" if self.cited_only and view.items else "nothing retrieved"
                 options.append(Option(Content.styled(f"  {note}", "italic $text-muted"), disabled=True))
@@ -252,6 +256,11 @@ def policy_line(view: QuestionView) -> Content:
     ]
     if policy.violation:
         parts.append(("  ✗ VIOLATION: answered without declaring its grounding", "bold $error"))
+    if policy.unbacked:
+        parts.append((f"  ✗ {view.badge_note} (no cite call gave these numbers)", "bold $error"))
+    weak = view.weak()
+    if weak:
+        parts.append(("  ⚠ weak support: " + " ".join(f"[{n}]" for n in sorted(weak)), "bold $warning"))
     return Content.assemble(*parts)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -16,6 +16,9 @@ from textual.widgets import Static
 from haiku_tui.sessions.workbench import ChunkText, ReviewItem
 from haiku_tui.tui.main.conversation import MARK_SYMBOLS
 from haiku_tui.tui.text import clean, clean_line
+
+if TYPE_CHECKING:
+    from haiku_tui.capabilities.support import ClaimSupport
 
 
 NeighbourLoader = Callable[[str], Sequence[ChunkText]]
@@ -118,6 +121,7 @@ class ReviewScreen(ModalScreen[None]):
         loader: NeighbourLoader,
         on_mark: Callable[[str, str | None], None],
         start: int = 0,
+        support: Sequence[ClaimSupport] = (),
     ) -> None:
         super().__init__(classes="haiku-modal")
         self.question_number = question_number
@@ -127,6 +131,7 @@ class ReviewScreen(ModalScreen[None]):
         self.loader = loader
         self.on_mark = on_mark
         self.index = max(0, min(start, len(self.items) - 1))
+        self.support = list(support)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-body review-modal") as body:
@@ -161,7 +166,21 @@ class ReviewScreen(ModalScreen[None]):
             "\nmark: ",
             (text, style),
             ("   all: " + summary, "$text-muted"),
+            *self._support(item.number),
         )
+
+    def _support(self, number: int) -> list[Any]:
+        """The automatic check beside the human mark: each claim citing ``number``, its score, weak or not."""
+        rows: list[Any] = []
+        for claim in (c for c in self.support if c.number == number):
+            verdict = ("⚠ weak support", "bold $warning") if claim.weak else ("✓ supported", "$success")
+            rows += [
+                "\nsupport ",
+                (f"{claim.score:.2f} ", "bold"),
+                verdict,
+                (f"  “{clean_line(claim.sentence, 140)}”", "italic $text-muted"),
+            ]
+        return rows
 
     def _refresh(self) -> None:
         self.query_one("#review-status", Static).update(self._status())

@@ -26,7 +26,7 @@ from haiku_tui.tui.main.conversation import ConversationPane, QuestionTurn, Turn
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
 from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
 from haiku_tui.tui.main.prompt import PromptArea
-from haiku_tui.tui.text import CitationStream, compact_number, clean_line
+from haiku_tui.tui.text import CitationStream, clean_line
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import QuestionView
@@ -37,7 +37,7 @@ DRAWN_AT_ONCE = 12
 
 
 class StatusBar(Static):
-    """Model · database · document filter · size of the last request and what compaction saved."""
+    """Model · last request and what compaction saved · tokens · database · filter (``status.status_line``)."""
 
 
 class MainScreen(Screen[None]):
@@ -153,30 +153,19 @@ class MainScreen(Screen[None]):
             await asyncio.sleep(0)
 
     def update_status(self) -> None:
-        from haiku_tui.agent import model_label
+        from haiku_tui.tui.main.status import status_line
 
-        bench = self.workbench
-        config = bench.config
-        parts: list[Any] = [("model ", "$text-muted"), (model_label(config.model, config.base_url), "bold")]
-        parts += [("  │  db ", "$text-muted"), (clean_line(bench.db_label(), 60), "")]
-        if bench.kb_error:
-            parts.append((" (unavailable)", "$warning"))
-        flt = bench.session.document_filter if bench.session else None
-        parts += [("  │  filter ", "$text-muted"), (clean_line(flt, 40) if flt else "none", "")]
-        if bench.view.request_size is not None:
-            compacted, full = bench.view.request_size
-            saved = full - compacted
-            parts += [("  │  last request ", "$text-muted"), (f"{compact_number(compacted)} chars", "bold")]
-            if saved > 0 and full:
-                parts.append((f" (compaction saved {compact_number(saved)}, {saved * 100 // full}%)", "$success"))
-            elif not config.compaction:
-                parts.append((" (compaction off)", "$text-muted"))
-        watch = getattr(self.app, "folder_watch", None)
-        if watch is not None:
-            parts += [("  │  ", "$text-muted"), (clean_line(watch.status, 80), "")]
-        if self.running:
-            parts += [("  │  ", "$text-muted"), ("answering… Esc cancels", "bold $warning")]
-        self.query_one(StatusBar).update(Content.assemble(*parts))
+        self.query_one(StatusBar).update(
+            status_line(
+                self.workbench,
+                running=self.running,
+                width=self.size.width,
+                watch=getattr(getattr(self.app, "folder_watch", None), "status", None),
+            )
+        )
+
+    def on_resize(self) -> None:
+        self.update_status()
 
     def watch_running(self) -> None:
         self.update_status()
@@ -443,7 +432,22 @@ class MainScreen(Screen[None]):
                 loader=self.load_neighbours,
                 on_mark=lambda chunk_id, mark: self.set_review(question, chunk_id, mark),
                 start=start,
+                support=view.support,
             )
+        )
+
+    def action_wire(self) -> None:
+        """The wire inspector for the selected answer: every model request it made, as sent."""
+        from haiku_tui.tui.screens.wire import WireScreen
+
+        turn = self.turn_log.selected_turn
+        view = self.workbench.view.question(turn.question) if turn is not None else None
+        session = self.workbench.session
+        if view is None or session is None or turn.state in ("running", "cancelled", "failed"):
+            self.app.notify("Select a completed answer to inspect (↑/↓ in the conversation).", severity="warning")
+            return
+        self.app.push_screen(
+            WireScreen(session.state, session.messages, view.question, number=view.number, prompt=view.prompt)
         )
 
     def set_review(self, question: int, chunk_id: str, mark: str | None) -> None:

@@ -1,0 +1,69 @@
+"""The wire inspector on a reopened session shows the requests the model received, and copies them."""
+
+from __future__ import annotations
+
+from tests.capabilities.scripts import Script, cite_top, load, search, text
+from tests.capabilities.test_wire import _dump
+from tests.tui.conftest import SIZE, ask, make_app, settle
+from textual.widgets import Static
+
+from haiku_tui.sessions import SessionStore
+
+SOLAR = "how do solar panels work in winter"
+TEA = "how long should green tea steep"
+
+
+async def two_questions(small_kb, store) -> tuple[Script, int, str]:
+    """Ask two questions with a scripted model; returns it, the requests of Q1, and the session id."""
+    script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
+    app = make_app(small_kb, model=script.model, store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, SOLAR)
+        first = len(script.sent)
+        script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
+        await ask(pilot, TEA)
+        return script, first, app.session.id
+
+
+async def test_w_on_a_reopened_answer_shows_what_the_model_received(small_kb, tmp_path):
+    from haiku_tui.tui.screens.wire import WireScreen
+
+    store = SessionStore(tmp_path / "sessions.db")
+    script, first, session_id = await two_questions(small_kb, store)
+    received = script.sent[first:]
+
+    app = make_app(small_kb, store=store, session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.turn_log.focus_selected()
+        app.main.turn_log.selected_index = 1
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WireScreen) and screen.number == 2
+        assert len(screen.requests) == len(received) == 3
+        for request, sent in zip(screen.requests, received):
+            assert _dump(request.messages) == _dump(sent)
+        shown = "\n".join(str(w.render()) for w in screen.query(".wire-request").results(Static))
+        assert TEA in shown and "capsule" in shown and "evidence current" in shown and "tool call" in shown
+        assert "Request 3" in shown and "without compaction" in shown and "tokens" in shown
+        sizes = str(screen.query_one("#wire-sizes", Static).render())
+        assert "Q1" in sizes and "Q2" in sizes and "█" in sizes and "░" in sizes
+
+        await pilot.press("c")
+        assert '"tool_name": "rag_search"' in app.clipboard and TEA in app.clipboard
+        await pilot.press("p", "c")
+        assert app.clipboard == screen.requests[1].as_json()
+        await pilot.press("escape")
+        assert not isinstance(app.screen, WireScreen)
+
+
+async def test_w_without_an_answer_says_what_to_do(small_kb, tmp_path):
+    app = make_app(small_kb, store=SessionStore(tmp_path / "s.db"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await app.main.run_action("wire")
+        await settle(pilot)
+        assert app.screen is app.main
+        assert any("Select a completed answer" in str(n.message) for n in app._notifications)
