@@ -138,6 +138,9 @@ def _markdown(session: Session) -> str:
     turns = session.turns()
     records = answer_records(session.state, turns)
     marks, _ = session.review_marks()
+    from haiku_tui.capabilities.views import question_views, support_lines
+
+    support = [support_lines(view) for view in question_views(session.state, session.messages)]
     lines = [f"# {session.title}", ""]
     facts = [f"session `{session.id}`"]
     if session.model:
@@ -148,10 +151,12 @@ def _markdown(session: Session) -> str:
     lines += ["*" + " · ".join(facts) + "*", ""]
     if not turns:
         lines += ["*(no questions yet)*", ""]
-    for turn, record in zip(turns, records):
+    for index, (turn, record) in enumerate(zip(turns, records)):
         lines += [f"## Question {turn.number}", "", _quote(turn.prompt), ""]
         lines += [turn.answer.strip() if turn.answer.strip() else "*(no answer)*", ""]
         lines += [f"**Grounding:** {_OUTCOME_TEXT[record.outcome]}", ""]
+        if index < len(support) and support[index]:
+            lines += [*support[index], ""]
         if record.sources:
             lines += ["**Sources**", ""]
             for source in record.sources:

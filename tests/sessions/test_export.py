@@ -118,3 +118,15 @@ def test_import_refuses_bad_files_without_change(store):
     with pytest.raises(SessionCorrupt, match="'app_data'"):
         store.import_json(json.dumps({**good, "app_data": [1]}))
     assert store.count() == 1
+
+
+async def test_markdown_export_flags_weakly_supported_claims(store, kb):
+    """A claim whose cited chunk says something else is listed under its answer with its number and
+    score; a supported one is not (issue 15)."""
+    session = await conversation(store, kb)
+    assert "Claim support" not in to_markdown(session).split("## Question ")[1]
+    entry = next(e for e in session.state["rag"]["citation_index"].values() if e["index"] == 1)
+    entry["text"] = "Tea leaves keep best in an airtight tin, away from light."  # the citation swapped
+    q1 = to_markdown(session).split("## Question ")[1]
+    assert "**Claim support:** 1 of 1 cited claim(s) weakly supported" in q1
+    assert "- ⚠ [1] score " in q1
