@@ -210,8 +210,9 @@ def test_command_palette(snap_compare, small_kb):
 
 
 def test_cancelled_run(snap_compare, small_kb):
-    """Esc while an answer streams: the partial answer stays with a "■ cancelled" badge and "cancelled:
-    nothing was saved"; no evidence, an empty policy log (nothing was committed)."""
+    """Esc while an answer streams: the partial answer stays with a "■ cancelled" badge and "nothing was
+    saved · the question is back in the box" (the word cancelled once); the question box holds the question
+    again; no evidence, an empty policy log (nothing was committed)."""
 
     async def run(pilot):
         app = pilot.app

@@ -268,14 +268,27 @@ class MainScreen(Screen[None]):
             self.app.sub_title = bench.session.title if bench.session else ""
         else:
             badge = finished.outcome
-            detail = "cancelled: nothing was saved" if badge == "cancelled" else f"{finished.error} · nothing was saved"
             if not turn.has_answer:
                 await turn.answer.update("*(no answer)*")
-            turn.set_badge(badge, detail)
+            turn.set_badge(badge, self.restore_question(turn.prompt, finished.error if badge == "failed" else None))
             if badge == "failed":
                 self.notify_line(finished.error or "the run failed", "Answer failed", "error")
         self.refresh_panes()
         self.update_status()
+
+    def restore_question(self, prompt: str, error: str | None = None) -> str:
+        """A question that was cancelled or failed goes back into an empty question box; the badge's detail."""
+        box = self.prompt
+        back = not box.text.strip()
+        if back:
+            box.text = prompt
+            box.move_cursor(box.document.end)
+        parts = [error] if error else []
+        if "nothing was saved" not in (error or ""):  # agent errors often say so already
+            parts.append("nothing was saved")
+        if back:
+            parts.append("the question is back in the box")
+        return " · ".join(parts)
 
     # -- layout actions ----------------------------------------------------------------------------------------
 
@@ -289,7 +302,7 @@ class MainScreen(Screen[None]):
                 _, turn = self._waiting
                 self._waiting = None
                 self.running = False
-                turn.set_badge("cancelled", "cancelled: nothing was saved")
+                turn.set_badge("cancelled", self.restore_question(turn.prompt))
             return
         if self.maximized is not None:
             self.minimize()
