@@ -23,6 +23,7 @@ from textual.widgets import Footer, Header, Static
 from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
 from haiku_tui.tui.main import actions
 from haiku_tui.tui.main.conversation import ConversationPane, QuestionTurn, TurnLog
+from haiku_tui.tui.main.daily import DailyActions
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
 from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
 from haiku_tui.tui.main.prompt import PromptArea
@@ -40,7 +41,7 @@ class StatusBar(Static):
     """Model · database · document filter · size of the last request and what compaction saved."""
 
 
-class MainScreen(Screen[None]):
+class MainScreen(DailyActions, Screen[None]):
     """The conversation, the live evidence pane and the policy log."""
 
     AUTO_FOCUS = "#prompt"
@@ -141,6 +142,7 @@ class MainScreen(Screen[None]):
         self.refresh_panes()
         self.app.sub_title = session.title
         self.update_status()
+        self.reset_history()
 
     @work(exclusive=True, group="draw-turns", name="draw older turns")
     async def draw_older_turns(self, pairs: list[tuple[QuestionTurn, QuestionView]]) -> None:
@@ -275,20 +277,6 @@ class MainScreen(Screen[None]):
                 self.notify_line(finished.error or "the run failed", "Answer failed", "error")
         self.refresh_panes()
         self.update_status()
-
-    def restore_question(self, prompt: str, error: str | None = None) -> str:
-        """A question that was cancelled or failed goes back into an empty question box; the badge's detail."""
-        box = self.prompt
-        back = not box.text.strip()
-        if back:
-            box.text = prompt
-            box.move_cursor(box.document.end)
-        parts = [error] if error else []
-        if "nothing was saved" not in (error or ""):  # agent errors often say so already
-            parts.append("nothing was saved")
-        if back:
-            parts.append("the question is back in the box")
-        return " · ".join(parts)
 
     # -- layout actions ----------------------------------------------------------------------------------------
 
