@@ -18,6 +18,7 @@ from haiku_tui import locations
 from haiku_tui.text import one_line
 
 if TYPE_CHECKING:
+    from haiku_tui.store.locate import SourceLocation
     from haiku_tui.agent import AgentConfig
     from haiku_tui.capabilities.views import QuestionView
     from haiku_tui.store import KnowledgeBase
@@ -302,6 +303,15 @@ class Workbench:
         if self.session is not None:
             self.session.model = name
         return None
+
+    def locate(self, chunk_id: str) -> SourceLocation | None:
+        """Where a chunk starts in its source file (line or page), or None when the knowledge base lacks it."""
+        from haiku_tui.store.locate import chunk_location
+
+        if self.kb is None:
+            return None
+        record = self.kb.get_chunks([chunk_id]).get(chunk_id)
+        return chunk_location(record) if record is not None else None
 
     def earlier_prompts(self, sessions: int = 20) -> list[str]:
         """The questions of the ``sessions`` most recently updated other sessions, oldest first (for ↑)."""

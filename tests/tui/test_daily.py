@@ -190,3 +190,41 @@ async def test_y_in_the_evidence_pane_copies_the_citation(small_kb):
         copied = app.clipboard
         assert copied.startswith("[1] ") and "\n> " in copied
         assert any(n.message.startswith("Copied citation [1]") for n in app._notifications)
+
+
+# ---- chunk viewer: place, copy, open the source -------------------------------------------------------------------
+
+
+async def test_chunk_viewer_shows_the_place_copies_and_opens_the_source(small_kb, tmp_path, monkeypatch):
+    import asyncio
+    from pathlib import Path
+
+    from haiku_tui.tui.main.modals import ChunkScreen
+
+    record = tmp_path / "args.txt"
+    editor = tmp_path / "subl"  # an editor that takes path:line and does not take over the terminal
+    editor.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {record}\n")
+    editor.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(editor))
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await pilot.press("f3", "enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ChunkScreen)
+        place = str(screen.query_one("#chunk-location").render())
+        path, _, line = place.rpartition(":")
+        assert Path(path).is_file() and int(line) >= 1
+        await pilot.press("y")
+        await pilot.pause()
+        target = next(c for c in screen.chunks if c.chunk_id == screen.chunk_id)
+        assert target.text.strip() in app.clipboard
+        assert any(n.message.startswith("Copied the chunk") for n in app._notifications)
+        await pilot.press("o")
+        for _ in range(100):
+            await settle(pilot)
+            if record.exists() and record.read_text():
+                break
+            await asyncio.sleep(0.05)
+        assert record.read_text().split() == [place]

@@ -47,6 +47,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("review", "Review the selected answer's citations", "r on an answer · s / x / u mark each source"),
     Command("copy", "Copy the selected answer / citation", "y · the answer with its sources, or the highlighted evidence item", "y", "Copy",
             "Copy the selected answer with its sources, or the highlighted citation (OSC 52: works over SSH and tmux)"),
+    Command("open_source", "Open the highlighted citation's source", "o · $EDITOR at the line, a PDF at its page", "o", "Open source",
+            "Open the highlighted evidence item's file at its place ($EDITOR at the line, a PDF at its page)"),
     Command("regenerate", "Regenerate the selected answer", "Ctrl+R · asks the question again; the earlier answer stays", "ctrl+r", "Regenerate",
             "Ask the selected question again as a new turn (the earlier answer stays in the session)"),
     Command("edit_question", "Edit and resend the selected question", "F5 · puts the question into the question box", "f5", "Edit question",

@@ -43,6 +43,13 @@ def citation_text(number: int, entry: dict[str, Any]) -> str:
     return f"{citation_line(number, entry)}\n\n{quoted}\n"
 
 
+def location_text(where: Any) -> str:
+    """``path:line`` or ``path, p. 3``: where a chunk starts, as the chunk viewer and the toasts say it."""
+    if where.line:
+        return f"{where.path}:{where.line}"
+    return f"{where.path}, p. {where.page}" if where.page else where.path
+
+
 class DailyActions:
     """History, regenerate, edit and resend, model switch and copy for the main screen."""
 
@@ -192,3 +199,47 @@ class DailyActions:
         """Put ``text`` on the clipboard (OSC 52: works over SSH and tmux) and say what was copied."""
         self.app.copy_to_clipboard(text)
         self.app.notify(f"Copied {what} ({len(text)} characters).", title="Clipboard")
+
+    # -- open the source -----------------------------------------------------------------------------------------
+
+    def action_open_source(self: Any) -> None:
+        """Open the highlighted evidence item's source file at its line (or a PDF at its page)."""
+        entry = self.evidence.highlighted_item
+        if entry is None:
+            self.app.notify("Highlight a citation or evidence item (F3) to open its source.", severity="warning")
+            return
+        self.open_source(entry[1].chunk_id)
+
+    @work(thread=True, exclusive=True, group="open-source", name="locate the source")
+    def open_source(self: Any, chunk_id: str) -> None:
+        """Find where the chunk starts (off the UI thread), then open it there."""
+        try:
+            where = self.workbench.locate(chunk_id)
+        except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+            self.app.call_from_thread(self.notify_line, f"Cannot find the source: {exc}", "", "error")
+            return
+        self.app.call_from_thread(self._open_at, where)
+
+    def _open_at(self: Any, where: Any) -> None:
+        import os
+        import subprocess
+
+        from haiku_tui.tui.opener import open_command
+        from haiku_tui.tui.text import clean_line
+
+        if where is None or not where.exists:
+            path = f" ({clean_line(where.path, 200)})" if where is not None else ""
+            self.notify_line(f"The source file is not on this computer{path}.", "Open source", "warning")
+            return
+        argv, in_terminal = open_command(where, os.environ)
+        try:
+            if in_terminal:
+                with self.app.suspend():
+                    subprocess.run(argv, check=False)
+            else:
+                subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+        except Exception as exc:  # noqa: BLE001 - no editor, no opener, or no terminal to suspend
+            self.notify_line(f"Cannot run {argv[0]}: {clean_line(str(exc), 200)}; set $EDITOR.", "Open source", "error")
+            return
+        self.app.notify(f"Opened {clean_line(location_text(where), 200)}.", title="Open source")

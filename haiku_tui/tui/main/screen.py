@@ -374,7 +374,10 @@ class MainScreen(DailyActions, Screen[None]):
     def open_chunk(self, chunk_id: str, label: str, question: int | None = None) -> None:
         view = self.workbench.view.question(question)
         subtitle = f"retrieved for Q{view.number}: {view.prompt}" if view else ""
-        self.app.push_screen(ChunkScreen(label, chunk_id, self.load_neighbours, subtitle=subtitle))
+        self.app.push_screen(
+            ChunkScreen(label, chunk_id, self.load_neighbours, subtitle=subtitle, locate=self.workbench.locate,
+                        open_source=self.open_source)
+        )
 
     def load_neighbours(self, chunk_id: str) -> list[ChunkText]:
         """The chunk and its neighbours (the chunk and review screens call it in a worker thread)."""
