@@ -37,3 +37,22 @@ def test_copy_toast(snap_compare, small_kb):
         await pilot.press("shift+tab", "y")
 
     assert snap(snap_compare, make_app(small_kb), run)
+
+
+def test_main_screen_80x24(snap_compare, small_kb):
+    """80×24 after one answer: the panes stack (conversation above, evidence and policy log below); the
+    question box, the status bar and the footer stay visible."""
+
+    async def run(pilot):
+        await ask(pilot, SOLAR)
+
+    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
+
+
+def test_main_screen_200x60(snap_compare, small_kb):
+    """200×60 after one answer: conversation on the left, evidence and policy log side by side on the right."""
+
+    async def run(pilot):
+        await ask(pilot, SOLAR)
+
+    assert snap(snap_compare, make_app(small_kb), run, size=(200, 60))
