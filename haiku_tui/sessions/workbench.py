@@ -18,6 +18,7 @@ from haiku_tui import locations
 from haiku_tui.text import one_line
 
 if TYPE_CHECKING:
+    from haiku_tui.store.locate import SourceLocation
     from haiku_tui.agent import AgentConfig
     from haiku_tui.capabilities.views import QuestionView
     from haiku_tui.capabilities.wire import Tokens
@@ -287,6 +288,49 @@ class Workbench:
             model=self.config.model or "extractive",
             db=self.db_label(),
         )
+
+    # -- everyday: model switch, history -------------------------------------------------------------------
+
+    def set_model(self, name: str, base_url: str | None = None) -> str | None:
+        """Answer with another model from now on: checked first (``ModelConfigError``, one line, and nothing
+        changes), then built and recorded in the session. Returns the error line when it cannot be built."""
+        from haiku_tui.agent import resolve_model
+
+        name, base_url = name.strip(), (base_url or "").strip() or None
+        resolve_model(name, base_url)
+        previous = (self.config, self.model_override, self.agent)
+        self.config = dataclasses.replace(self.config, model=name, base_url=base_url)
+        self.model_override = None
+        error = self.build_agent()
+        if error:
+            self.config, self.model_override, self.agent = previous
+            return error
+        if self.session is not None:
+            self.session.model = name
+        return None
+
+    def locate(self, chunk_id: str) -> SourceLocation | None:
+        """Where a chunk starts in its source file (line or page), or None when the knowledge base lacks it."""
+        from haiku_tui.store.locate import chunk_location
+
+        if self.kb is None:
+            return None
+        record = self.kb.get_chunks([chunk_id]).get(chunk_id)
+        return chunk_location(record) if record is not None else None
+
+    def earlier_prompts(self, sessions: int = 20) -> list[str]:
+        """The questions of the ``sessions`` most recently updated other sessions, oldest first (for ↑)."""
+        store = self._store()
+        current = self.session.id if self.session is not None else None
+        prompts: list[str] = []
+        for summary in reversed(store.list(limit=sessions + 1)):
+            if summary.id == current or not summary.supported:
+                continue
+            try:
+                prompts += [turn.prompt for turn in store.load(summary.id).turns()]
+            except Exception:  # noqa: BLE001 - a damaged session only drops out of the history
+                continue
+        return prompts
 
     # -- changes outside a run -----------------------------------------------------------------------------
 

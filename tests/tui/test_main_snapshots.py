@@ -134,10 +134,15 @@ def test_side_panes_hidden(snap_compare, small_kb):
 
 def test_chunk_modal(snap_compare, small_kb):
     """Enter on the cited evidence item: a "Source" modal with the chunk highlighted ("▶ cited chunk",
-    accent bar) between its neighbouring chunks of the same document."""
+    accent bar) between its neighbouring chunks of the same document; under the title the file and line
+    it starts at ("docs/solar-panels.md:18", fixed here: the fixture lives in a temporary folder); the
+    border says "y copy · o open source"."""
 
     async def run(pilot):
+        from haiku_tui.store.locate import SourceLocation
+
         await ask(pilot, SOLAR)
+        pilot.app.workbench.locate = lambda chunk_id: SourceLocation("docs/solar-panels.md", line=18)
         pilot.app.main.evidence.focus()
         await pilot.press("enter")
         await settle(pilot)
@@ -210,8 +215,9 @@ def test_command_palette(snap_compare, small_kb):
 
 
 def test_cancelled_run(snap_compare, small_kb):
-    """Esc while an answer streams: the partial answer stays with a "■ cancelled" badge and "cancelled:
-    nothing was saved"; no evidence, an empty policy log (nothing was committed)."""
+    """Esc while an answer streams: the partial answer stays with a "■ cancelled" badge and "nothing was
+    saved · the question is back in the box" (the word cancelled once); the question box holds the question
+    again; no evidence, an empty policy log (nothing was committed)."""
 
     async def run(pilot):
         app = pilot.app

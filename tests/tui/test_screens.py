@@ -272,11 +272,11 @@ async def test_enter_opens_highlighted_session(store):
         assert app.result == "bbbb00000002"
 
 
-async def test_n_dismisses_with_new_and_escape_with_none(store):
+async def test_ctrl_n_dismisses_with_new_and_escape_with_none(store):
     app = Host(SessionsScreen(store))
     async with app.run_test(size=(110, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("n")
+        await pilot.press("ctrl+n")
         await pilot.pause()
         assert app.result == "new"
     app = Host(SessionsScreen(store))
@@ -305,6 +305,20 @@ async def test_typing_filters_with_full_text_search(store):
         assert app.result == "bbbb00000002"
 
 
+@pytest.mark.parametrize("word", ["rennet", "espresso", "dandelion", "jam", "nettle"])
+async def test_typing_a_word_searches_and_fires_no_action(store, word):
+    """Every letter is a search: `rennet` used to open Rename (r), `espresso` Export (e)."""
+    app = Host(SessionsScreen(store))
+    async with app.run_test(size=(110, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press(*word)
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen), app.screen
+        assert app.result is UNSET
+        assert app.screen.query_one("#sessions-search", Input).value == word
+        assert {s.id for s in store.list()} == {"aaaa00000001", "bbbb00000002", "cccc00000003"}
+
+
 async def test_search_with_no_match_shows_empty_state_and_escape_clears(store):
     app = Host(SessionsScreen(store))
     async with app.run_test(size=(110, 24)) as pilot:
@@ -328,7 +342,7 @@ async def test_rename_through_modal(store):
     app = Host(SessionsScreen(store))
     async with app.run_test(size=(110, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("r")
+        await pilot.press("f2")
         await pilot.pause()
         assert isinstance(app.screen, TextInputDialog)
         dialog_input = app.screen.query_one("#dialog-input", Input)
@@ -347,13 +361,13 @@ async def test_delete_asks_then_deletes(store):
     app = Host(SessionsScreen(store))
     async with app.run_test(size=(110, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("down", "d")
+        await pilot.press("down", "delete")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("n")  # no: nothing happens
         await pilot.pause()
         assert store.exists("bbbb00000002")
-        await pilot.press("d")
+        await pilot.press("f8")
         await pilot.pause()
         await pilot.press("y")
         await pilot.pause()
@@ -369,7 +383,7 @@ async def test_export_markdown_writes_file_with_citations(store, tmp_path, monke
     app = Host(SessionsScreen(store))
     async with app.run_test(size=(110, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("e")
+        await pilot.press("f5")
         await pilot.pause()
         dialog_input = app.screen.query_one("#dialog-input", Input)
         assert dialog_input.value == "solar-panels-in-winter-aaaa0000.md"
@@ -386,7 +400,7 @@ async def test_export_json_to_typed_path_is_reimportable(store, tmp_path, monkey
     app = Host(SessionsScreen(store))
     async with app.run_test(size=(110, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("down", "j")
+        await pilot.press("down", "f6")
         await pilot.pause()
         app.screen.query_one("#dialog-input", Input).value = "out/bread.json"
         await pilot.press("enter")
@@ -404,7 +418,7 @@ async def test_export_to_existing_file_asks_before_replacing(store, tmp_path, mo
     app = Host(SessionsScreen(store))
     async with app.run_test(size=(110, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("e")
+        await pilot.press("f5")
         await pilot.pause()
         app.screen.query_one("#dialog-input", Input).value = "x.md"
         await pilot.press("enter")
@@ -447,7 +461,7 @@ async def test_empty_store_shows_hint(empty_store):
         empty = app.screen.query_one("#sessions-empty", Static)
         assert not empty.has_class("hidden")
         assert "No saved sessions yet" in str(empty.render())
-        await pilot.press("enter", "r", "d")  # nothing to act on: warnings, no crash
+        await pilot.press("enter", "f2", "f8")  # nothing to act on: warnings, no crash
         await pilot.pause()
         assert app.result is UNSET
 

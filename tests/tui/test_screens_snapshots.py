@@ -79,7 +79,7 @@ def test_sessions_rename_modal(snap_compare, store, tmp_path, monkeypatch):
 
     async def run_before(pilot):
         await pilot.pause()
-        await pilot.press("r")
+        await pilot.press("f2")
         await settle(pilot)
 
     assert snap_compare(Host(SessionsScreen(store)), run_before=run_before, terminal_size=SESSIONS_SIZE)
@@ -92,7 +92,7 @@ def test_sessions_delete_confirm(snap_compare, store, tmp_path, monkeypatch):
 
     async def run_before(pilot):
         await pilot.pause()
-        await pilot.press("down", "d")
+        await pilot.press("down", "delete")
         await settle(pilot)
 
     assert snap_compare(
@@ -113,7 +113,7 @@ def test_sessions_export_json_dialog(snap_compare, store, tmp_path, monkeypatch)
 
     async def run_before(pilot):
         await pilot.pause()
-        await pilot.press("end", "j")
+        await pilot.press("end", "f6")
         await settle(pilot)
 
     assert snap_compare(Host(SessionsScreen(store)), run_before=run_before, terminal_size=SESSIONS_SIZE)

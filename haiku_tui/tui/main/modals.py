@@ -56,22 +56,39 @@ class ChunkScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("escape,q", "dismiss", "Close", id="chunk.close"),
+        Binding("y", "copy", "Copy chunk", id="chunk.copy"),
+        Binding("o", "open_source", "Open source", id="chunk.open-source"),
     ]
 
-    def __init__(self, title: str, chunk_id: str, loader: NeighbourLoader, *, subtitle: str = "") -> None:
+    def __init__(
+        self,
+        title: str,
+        chunk_id: str,
+        loader: NeighbourLoader,
+        *,
+        subtitle: str = "",
+        locate: Callable[[str], Any] | None = None,
+        open_source: Callable[[str], Any] | None = None,
+    ) -> None:
+        """``locate(chunk_id)`` says where the chunk starts in its file (shown under the title, read in the
+        loading worker); ``open_source(chunk_id)`` opens it there (o)."""
         super().__init__(classes="haiku-modal")
         self.title_text = title
         self.chunk_id = chunk_id
         self.loader = loader
         self.subtitle = subtitle
+        self.locate = locate
+        self.opener = open_source
+        self.chunks: list[ChunkText] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-body chunk-modal") as body:
             body.border_title = "Source"
-            body.border_subtitle = "Esc close · ↑↓ scroll"
+            body.border_subtitle = "Esc close · ↑↓ scroll · y copy · o open source"
             yield Static(Content.styled(clean_line(self.title_text, 200), "bold"), classes="modal-title")
             if self.subtitle:
                 yield Static(Content.styled(clean_line(self.subtitle, 200), "$text-muted"))
+            yield Static("", id="chunk-location")
             yield ChunkView(classes="chunk-view")
 
     def on_mount(self) -> None:
@@ -84,10 +101,38 @@ class ChunkScreen(ModalScreen[None]):
             chunks = list(self.loader(self.chunk_id))
         except Exception as exc:  # the viewer must never take the app down
             chunks = [ChunkText(self.chunk_id, "could not load the chunk", f"{type(exc).__name__}: {exc}")]
-        self.app.call_from_thread(self._show, chunks)
+        where = None
+        if self.locate is not None:
+            try:
+                where = self.locate(self.chunk_id)
+            except Exception:  # noqa: BLE001 - the chunk still shows; only its place is unknown
+                where = None
+        self.app.call_from_thread(self._show, chunks, where)
 
-    async def _show(self, chunks: list[ChunkText]) -> None:
+    async def _show(self, chunks: list[ChunkText], where: Any = None) -> None:
+        from haiku_tui.tui.main.daily import location_text
+
+        self.chunks = chunks
+        if where is not None:
+            place = location_text(where) + ("" if where.exists else "  (not on this computer)")
+            self.query_one("#chunk-location", Static).update(Content.styled(clean_line(place, 300), "$text-muted"))
         await self.query_one(ChunkView).show(chunks, self.chunk_id)
+
+    def action_copy(self) -> None:
+        """Copy the chunk's text (OSC 52) and say so."""
+        chunk = next((c for c in self.chunks if c.chunk_id == self.chunk_id), None)
+        if chunk is None:
+            self.app.notify("The chunk has not loaded yet.", severity="warning")
+            return
+        text = f"{chunk.label}\n\n{chunk.text.strip()}\n"
+        self.app.copy_to_clipboard(text)
+        self.app.notify(f"Copied the chunk ({len(text)} characters).", title="Clipboard")
+
+    def action_open_source(self) -> None:
+        if self.opener is None:
+            self.app.notify("This chunk's source cannot be opened from here.", severity="warning")
+            return
+        self.opener(self.chunk_id)
 
     async def action_dismiss(self, result: Any = None) -> None:
         self.dismiss(None)

@@ -22,6 +22,7 @@ from textual.widgets import Footer, Header, Static
 from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
 from haiku_tui.tui.main import actions
 from haiku_tui.tui.main.conversation import ConversationPane, QuestionTurn, TurnLog
+from haiku_tui.tui.main.daily import DailyActions
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
 from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
 from haiku_tui.tui.main.prompt import PromptArea
@@ -39,7 +40,7 @@ class StatusBar(Static):
     """Model · last request and what compaction saved · tokens · database · filter (``status.status_line``)."""
 
 
-class MainScreen(Screen[None]):
+class MainScreen(DailyActions, Screen[None]):
     """The conversation, the live evidence pane and the policy log."""
 
     AUTO_FOCUS = "#prompt"
@@ -140,6 +141,7 @@ class MainScreen(Screen[None]):
         self.refresh_panes()
         self.app.sub_title = session.title
         self.update_status()
+        self.reset_history()
 
     @work(exclusive=True, group="draw-turns", name="draw older turns")
     async def draw_older_turns(self, pairs: list[tuple[QuestionTurn, QuestionView]]) -> None:
@@ -259,10 +261,9 @@ class MainScreen(Screen[None]):
             self.app.sub_title = bench.session.title if bench.session else ""
         else:
             badge = finished.outcome
-            detail = "cancelled: nothing was saved" if badge == "cancelled" else f"{finished.error} · nothing was saved"
             if not turn.has_answer:
                 await turn.answer.update("*(no answer)*")
-            turn.set_badge(badge, detail)
+            turn.set_badge(badge, self.restore_question(turn.prompt, finished.error if badge == "failed" else None))
             if badge == "failed":
                 self.notify_line(finished.error or "the run failed", "Answer failed", "error")
         self.refresh_panes()
@@ -280,7 +281,7 @@ class MainScreen(Screen[None]):
                 _, turn = self._waiting
                 self._waiting = None
                 self.running = False
-                turn.set_badge("cancelled", "cancelled: nothing was saved")
+                turn.set_badge("cancelled", self.restore_question(turn.prompt))
             return
         if self.maximized is not None:
             self.minimize()
@@ -364,7 +365,10 @@ class MainScreen(Screen[None]):
     def open_chunk(self, chunk_id: str, label: str, question: int | None = None) -> None:
         view = self.workbench.view.question(question)
         subtitle = f"retrieved for Q{view.number}: {view.prompt}" if view else ""
-        self.app.push_screen(ChunkScreen(label, chunk_id, self.load_neighbours, subtitle=subtitle))
+        self.app.push_screen(
+            ChunkScreen(label, chunk_id, self.load_neighbours, subtitle=subtitle, locate=self.workbench.locate,
+                        open_source=self.open_source)
+        )
 
     def load_neighbours(self, chunk_id: str) -> list[ChunkText]:
         """The chunk and its neighbours (the chunk and review screens call it in a worker thread)."""

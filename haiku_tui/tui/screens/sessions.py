@@ -3,7 +3,7 @@
 ``SessionsScreen(store, current_id=None)`` dismisses with
 
 * the id of the session to open (Enter),
-* the string ``"new"`` to start a new session (``n``),
+* the string ``"new"`` to start a new session (Ctrl+N),
 * ``None`` to go back (Esc).
 
 Rename, delete and export happen in place; the host reloads its open session when the screen is dismissed
@@ -83,15 +83,16 @@ class SessionsScreen(Screen[str | None]):
 
     BINDINGS = [
         Binding("enter", "open", "Open", id="sessions.open", priority=True, tooltip="Open (resume) the highlighted session"),
-        Binding("n", "new", "New", id="sessions.new", tooltip="Start a new session"),
-        Binding("r", "rename", "Rename", id="sessions.rename", tooltip="Rename the highlighted session"),
-        Binding("d", "delete", "Delete", id="sessions.delete", tooltip="Delete the highlighted session (asks first)"),
-        Binding("e", "export_markdown", "Export .md", id="sessions.export_markdown", tooltip="Export the highlighted session as Markdown"),
-        Binding("j", "export_json", "Export .json", id="sessions.export_json", tooltip="Export the highlighted session as re-importable JSON"),
-        Binding("slash", "focus_search", "Search", id="sessions.search", tooltip="Full-text search over titles, questions and answers"),
+        Binding("ctrl+n", "new", "New", id="sessions.new", tooltip="Start a new session"),
+        Binding("f2", "rename", "Rename", id="sessions.rename", tooltip="Rename the highlighted session"),
+        Binding("delete,f8", "delete", "Delete", id="sessions.delete", tooltip="Delete the highlighted session (asks first; Delete on the list, F8 anywhere)"),
+        Binding("f5", "export_markdown", "Export .md", id="sessions.export_markdown", tooltip="Export the highlighted session as Markdown"),
+        Binding("f6", "export_json", "Export .json", id="sessions.export_json", tooltip="Export the highlighted session as re-importable JSON"),
+        Binding("slash", "focus_search", "Search", id="sessions.search", tooltip="Full-text search over titles, questions and answers (or just type)"),
         Binding("escape", "back", "Back", id="sessions.back", tooltip="Clear the search, or go back to the conversation"),
     ]
-    _OWN_KEYS = frozenset({"enter", "n", "r", "d", "e", "j", "slash", "escape"})
+    """Actions sit on keys that cannot be part of a word: every letter typed here is a search."""
+    _OWN_KEYS = frozenset({"enter", "slash", "escape"})
 
     def __init__(self, store: SessionStore, current_id: str | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -187,10 +188,10 @@ class SessionsScreen(Screen[str | None]):
             if searching:
                 empty.update(Text(f"No sessions match “{self._query.strip()}”. Esc clears the search."))
             else:
-                empty.update(Text("No saved sessions yet.\nPress n to start a new session; it is saved after its first answer."))
+                empty.update(Text("No saved sessions yet.\nPress Ctrl+N to start a new session; it is saved after its first answer."))
         empty.set_class(bool(summaries), "hidden")
         if not summaries and self.focused is table:
-            self.set_focus(None)  # the screen's keys (n: new session) keep working; typing does not search
+            self.set_focus(None)  # the screen's keys (Ctrl+N: new session) keep working; typing does not search
         table.set_class(not summaries, "hidden")
         if first and table.row_count:
             table.move_cursor(row=0, animate=False)
@@ -250,7 +251,7 @@ class SessionsScreen(Screen[str | None]):
         self.refresh_rows(first=True)
 
     def on_key(self, event: Any) -> None:
-        """Type-to-search: a printable key on the list that is not a binding starts a search;
+        """Type-to-search: a printable key on the list starts a search (actions are on F-keys and Ctrl);
         Down in the search box moves to the list."""
         if self.focused is self.search_input and event.key == "down" and self.table.row_count:
             event.stop()

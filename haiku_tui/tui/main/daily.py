@@ -1,0 +1,245 @@
+"""The main screen's everyday actions (issue 17): question history, regenerate, edit and resend, switch the
+model, copy an answer or a citation, and a failed question coming back into the box.
+
+``DailyActions`` is a mixin of :class:`haiku_tui.tui.main.screen.MainScreen`: its keys are in the command
+registry (:mod:`haiku_tui.tui.main.actions`); the Textual-free work is in the workbench.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+
+from haiku_tui.sessions.history import PromptHistory
+
+if TYPE_CHECKING:
+    from haiku_tui.capabilities.views import QuestionView
+    from haiku_tui.tui.main.conversation import QuestionTurn
+
+
+def answer_markdown(view: QuestionView, citations: dict[int, dict[str, Any]]) -> str:
+    """A committed answer as Markdown: the question, the answer with its ``[n]`` markers, its numbered sources."""
+    lines = [f"**Q{view.number}: {view.prompt}**", "", view.answer.strip()]
+    sources = [citation_line(n, citations[n]) for n in view.citations if n in citations]
+    if sources:
+        lines += ["", "Sources:", "", *(f"- {line}" for line in sources)]
+    return "\n".join(lines) + "\n"
+
+
+def citation_line(number: int, entry: dict[str, Any]) -> str:
+    """``[n] Title › Heading, p. 3 (path)``: one source as the answer copy and the citation copy name it."""
+    from haiku_tui.store.records import chunk_label, page_range
+
+    label = chunk_label(entry.get("title") or "", tuple(entry.get("headings") or ()))
+    pages = page_range(tuple(entry.get("pages") or ()))
+    path = entry.get("path") or ""
+    return f"[{number}] {label}" + (f", {pages}" if pages else "") + (f" ({path})" if path else "")
+
+
+def citation_text(number: int, entry: dict[str, Any]) -> str:
+    """A citation with its chunk quoted, for the clipboard."""
+    quoted = "\n".join(f"> {line}" if line else ">" for line in str(entry.get("text") or "").strip().splitlines())
+    return f"{citation_line(number, entry)}\n\n{quoted}\n"
+
+
+def location_text(where: Any) -> str:
+    """``path:line`` or ``path, p. 3``: where a chunk starts, as the chunk viewer and the toasts say it."""
+    if where.line:
+        return f"{where.path}:{where.line}"
+    return f"{where.path}, p. {where.page}" if where.page else where.path
+
+
+class DailyActions:
+    """History, regenerate, edit and resend, model switch and copy for the main screen."""
+
+    # -- a question that did not complete comes back ------------------------------------------------------------
+
+    def restore_question(self: Any, prompt: str, error: str | None = None) -> str:
+        """A question that was cancelled or failed goes back into an empty question box; the badge's detail."""
+        box = self.prompt
+        back = not box.text.strip()
+        if back:
+            box.text = prompt
+            box.move_cursor(box.document.end)
+        parts = [error] if error else []
+        if "nothing was saved" not in (error or ""):  # agent errors often say so already
+            parts.append("nothing was saved")
+        if back:
+            parts.append("the question is back in the box")
+        return " · ".join(parts)
+
+    # -- history --------------------------------------------------------------------------------------------------
+
+    def reset_history(self: Any) -> None:
+        """↑ in the empty question box: this session's questions now, other sessions' once read (in a worker)."""
+        self.prompt.questions = PromptHistory(q.prompt for q in self.workbench.view.questions)
+        self.load_history()
+
+    @work(thread=True, exclusive=True, group="history", name="read earlier questions")
+    def load_history(self: Any) -> None:
+        try:
+            others = self.workbench.earlier_prompts()
+        except Exception:  # noqa: BLE001 - history is a convenience: a damaged store only loses recall
+            return
+        self.app.call_from_thread(self._history_loaded, others)
+
+    def _history_loaded(self: Any, others: list[str]) -> None:
+        history = self.prompt.questions
+        if history is not None and history.recalling:
+            return  # the user is walking the history: do not pull it away
+        self.prompt.questions = PromptHistory([q.prompt for q in self.workbench.view.questions], others)
+
+    # -- regenerate, edit and resend --------------------------------------------------------------------------
+
+    def _selected_turn(self: Any, what: str) -> QuestionTurn | None:
+        turn = self.turn_log.selected_turn
+        if turn is None:
+            self.app.notify(f"Select a question to {what} (Shift+Tab, then ↑/↓).", severity="warning")
+        return turn
+
+    async def action_regenerate(self: Any) -> None:
+        """Ask the selected question again as a new turn; its earlier answer stays in the session."""
+        turn = self._selected_turn("regenerate")
+        if turn is None or self._busy("regenerating an answer"):
+            return
+        if self.prompt.questions is not None:
+            self.prompt.questions.add(turn.prompt)
+        await self.ask(turn.prompt)
+
+    def action_edit_question(self: Any) -> None:
+        """Put the selected question into the question box to edit and send again."""
+        turn = self._selected_turn("edit")
+        if turn is None:
+            return
+        box = self.prompt
+        box.text = turn.prompt
+        box.move_cursor(box.document.end)
+        box.focus()
+
+    # -- model ------------------------------------------------------------------------------------------------------
+
+    def action_switch_model(self: Any) -> None:
+        """Ask for a model: a Pydantic AI model string, optionally followed by a server's base URL."""
+        from haiku_tui.agent import model_label
+        from haiku_tui.tui.screens.dialogs import TextInputDialog
+
+        if self._busy("switching the model"):
+            return
+        config = self.workbench.config
+        current = " ".join(filter(None, [config.model or "extractive", config.base_url]))
+        dialog = TextInputDialog(
+            "Switch model",
+            value=current,
+            placeholder="openai:gpt-5   ·   anthropic:claude-sonnet-4-5   ·   llama3.2 http://localhost:11434/v1",
+            detail=f"Now: {model_label(config.model, config.base_url)}. Any Pydantic AI model string, or a model "
+            "name and a server's base URL (OpenAI-compatible). It is checked before use and kept with this session.",
+            submit_label="Switch",
+        )
+        self.app.push_screen(dialog, self._model_chosen)
+
+    def _model_chosen(self: Any, value: str | None) -> None:
+        parts = (value or "").split()
+        if not parts:
+            return
+        if len(parts) > 2:
+            self.notify_line("Type a model name and, optionally, one base URL.", "Model not switched", "error")
+            return
+        self.switch_model(parts[0], parts[1] if len(parts) == 2 else None)
+
+    @work(thread=True, exclusive=True, group="model", name="switch the model")
+    def switch_model(self: Any, name: str, base_url: str | None) -> None:
+        """Off the UI thread: validate and build the model, record it in the session, save."""
+        from haiku_tui.agent import ModelConfigError, model_label
+
+        call = self.app.call_from_thread
+        try:
+            error = self.workbench.set_model(name, base_url)
+        except ModelConfigError as exc:
+            call(self.notify_line, str(exc), "Model not switched", "error")
+            return
+        if error:
+            call(self.notify_line, error, "Model not switched", "error")
+            return
+        call(self.update_status)
+        call(self.app.notify, f"Answers now come from {model_label(name, base_url)}.", title="Model")
+        if self.workbench.session is not None and self.workbench.session.messages:
+            save_error = self.workbench.save("the model choice")
+            if save_error:
+                call(self.notify_line, save_error, "", "error")
+
+    # -- copy ---------------------------------------------------------------------------------------------------------
+
+    def action_copy(self: Any) -> None:
+        """Copy the highlighted citation (evidence pane) or the selected answer with its sources (OSC 52)."""
+        from haiku_tui.capabilities.views import citations_by_number
+
+        session = self.workbench.session
+        citations = citations_by_number(session.state) if session is not None else {}
+        if self.focused is self.evidence and self.evidence.highlighted_item is not None:
+            _, item = self.evidence.highlighted_item
+            entry = next(((n, e) for n, e in citations.items() if e.get("chunk_id") == item.chunk_id), None)
+            if entry is None:  # retrieved but never cited: its label and what the pane shows of it
+                entry = (0, {"title": item.title, "headings": item.headings, "pages": item.pages,
+                             "path": item.path, "text": item.snippet})
+            number, data = entry
+            text = citation_text(number, data)
+            what = f"citation [{number}]" if number else "the evidence item"
+        else:
+            turn = self.turn_log.selected_turn
+            view = self.workbench.view.question(turn.question) if turn is not None else None
+            if view is None:
+                self.app.notify("Select a completed answer (or an evidence item) to copy.", severity="warning")
+                return
+            text = answer_markdown(view, citations)
+            what = f"answer {view.number}" + (f" with {len(view.citations)} source(s)" if view.citations else "")
+        self.copy_text(text, what)
+
+    def copy_text(self: Any, text: str, what: str) -> None:
+        """Put ``text`` on the clipboard (OSC 52: works over SSH and tmux) and say what was copied."""
+        self.app.copy_to_clipboard(text)
+        self.app.notify(f"Copied {what} ({len(text)} characters).", title="Clipboard")
+
+    # -- open the source -----------------------------------------------------------------------------------------
+
+    def action_open_source(self: Any) -> None:
+        """Open the highlighted evidence item's source file at its line (or a PDF at its page)."""
+        entry = self.evidence.highlighted_item
+        if entry is None:
+            self.app.notify("Highlight a citation or evidence item (F3) to open its source.", severity="warning")
+            return
+        self.open_source(entry[1].chunk_id)
+
+    @work(thread=True, exclusive=True, group="open-source", name="locate the source")
+    def open_source(self: Any, chunk_id: str) -> None:
+        """Find where the chunk starts (off the UI thread), then open it there."""
+        try:
+            where = self.workbench.locate(chunk_id)
+        except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+            self.app.call_from_thread(self.notify_line, f"Cannot find the source: {exc}", "", "error")
+            return
+        self.app.call_from_thread(self._open_at, where)
+
+    def _open_at(self: Any, where: Any) -> None:
+        import os
+        import subprocess
+
+        from haiku_tui.tui.opener import open_command
+        from haiku_tui.tui.text import clean_line
+
+        if where is None or not where.exists:
+            path = f" ({clean_line(where.path, 200)})" if where is not None else ""
+            self.notify_line(f"The source file is not on this computer{path}.", "Open source", "warning")
+            return
+        argv, in_terminal = open_command(where, os.environ)
+        try:
+            if in_terminal:
+                with self.app.suspend():
+                    subprocess.run(argv, check=False)
+            else:
+                subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+        except Exception as exc:  # noqa: BLE001 - no editor, no opener, or no terminal to suspend
+            self.notify_line(f"Cannot run {argv[0]}: {clean_line(str(exc), 200)}; set $EDITOR.", "Open source", "error")
+            return
+        self.app.notify(f"Opened {clean_line(location_text(where), 200)}.", title="Open source")

@@ -1,0 +1,58 @@
+"""SVG snapshots of issue 17's daily-driver states: history recall, the model picker, the copy toast."""
+
+from __future__ import annotations
+
+from tests.tui.conftest import ask, make_app
+from tests.tui.test_main_snapshots import SOLAR, TEA, snap
+
+
+def test_history_recall(snap_compare, small_kb):
+    """Two answered questions, then ↑ ↑ in the empty question box: the box holds the first question
+    ("how do solar panels work in winter") again, ready to edit or send."""
+
+    async def run(pilot):
+        await ask(pilot, SOLAR)
+        await ask(pilot, TEA)
+        await pilot.press("up", "up")
+
+    assert snap(snap_compare, make_app(small_kb), run)
+
+
+def test_model_picker(snap_compare, small_kb):
+    """F8: the "Switch model" dialog over the main screen, prefilled with "extractive", saying what is in
+    use now ("extractive (retrieval-only)") and that a model string or a name and base URL is accepted."""
+
+    async def run(pilot):
+        await pilot.press("f8")
+
+    assert snap(snap_compare, make_app(small_kb), run)
+
+
+def test_copy_toast(snap_compare, small_kb):
+    """An answer selected (Shift+Tab) and y pressed: a "Clipboard" toast says "Copied answer 1 with 1
+    source(s) (N characters)."."""
+
+    async def run(pilot):
+        await ask(pilot, SOLAR)
+        await pilot.press("shift+tab", "y")
+
+    assert snap(snap_compare, make_app(small_kb), run)
+
+
+def test_main_screen_80x24(snap_compare, small_kb):
+    """80×24 after one answer: the panes stack (conversation above, evidence and policy log below); the
+    question box, the status bar and the footer stay visible."""
+
+    async def run(pilot):
+        await ask(pilot, SOLAR)
+
+    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
+
+
+def test_main_screen_200x60(snap_compare, small_kb):
+    """200×60 after one answer: conversation on the left, evidence and policy log side by side on the right."""
+
+    async def run(pilot):
+        await ask(pilot, SOLAR)
+
+    assert snap(snap_compare, make_app(small_kb), run, size=(200, 60))
