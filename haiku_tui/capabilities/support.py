@@ -150,3 +150,16 @@ def check_answer(
             lexical, semantic, score = support_score(sentence, text, embed)
             out.append(ClaimSupport(sentence, number, chunk_id, lexical, semantic, score, score < threshold))
     return out
+
+
+def support_lines(results: list[ClaimSupport]) -> list[str]:
+    """Markdown lines for an export, under the answer: each weak claim, its number and score (none when
+    every cited claim is supported). The sentence is model text: the export's sanitiser applies to it."""
+    weak = [claim for claim in results if claim.weak]
+    if not weak:
+        return []
+    lines = [f"**Claim support:** {len(weak)} of {len(results)} cited claim(s) weakly supported", ""]
+    for claim in weak:
+        why = "no citation has this number" if claim.chunk_id is None else f"score {claim.score:.2f}"
+        lines.append(f"- ⚠ [{claim.number}] {why}: {' '.join(claim.sentence.split())[:300]}")
+    return lines

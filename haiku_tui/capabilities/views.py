@@ -406,19 +406,3 @@ def request_size(state: dict[str, Any], messages: list[ModelMessage]) -> tuple[i
 def weak_claims(view: QuestionView) -> list[ClaimSupport]:
     """The answer's claims flagged "weak support", markers with no citation behind them included."""
     return [claim for claim in view.support if claim.weak]
-
-
-def support_lines(view: QuestionView) -> list[str]:
-    """Markdown lines for the export, under the answer: each weak claim, its number and score.
-
-    Empty when every cited claim is supported. The sentence is the model's text: the export's
-    sanitiser applies to these lines as to the answer.
-    """
-    weak = weak_claims(view)
-    if not weak:
-        return []
-    lines = [f"**Claim support:** {len(weak)} of {len(view.support)} cited claim(s) weakly supported", ""]
-    for claim in weak:
-        why = "no citation has this number" if claim.chunk_id is None else f"score {claim.score:.2f}"
-        lines.append(f"- ⚠ [{claim.number}] {why}: {one_line(claim.sentence, 300)}")
-    return lines

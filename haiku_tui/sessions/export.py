@@ -138,9 +138,7 @@ def _markdown(session: Session) -> str:
     turns = session.turns()
     records = answer_records(session.state, turns)
     marks, _ = session.review_marks()
-    from haiku_tui.capabilities.views import question_views, support_lines
-
-    support = [support_lines(view) for view in question_views(session.state, session.messages)]
+    from haiku_tui.capabilities.support import check_answer, support_lines
     lines = [f"# {session.title}", ""]
     facts = [f"session `{session.id}`"]
     if session.model:
@@ -151,12 +149,12 @@ def _markdown(session: Session) -> str:
     lines += ["*" + " · ".join(facts) + "*", ""]
     if not turns:
         lines += ["*(no questions yet)*", ""]
-    for index, (turn, record) in enumerate(zip(turns, records)):
+    for turn, record in zip(turns, records):
         lines += [f"## Question {turn.number}", "", _quote(turn.prompt), ""]
         lines += [turn.answer.strip() if turn.answer.strip() else "*(no answer)*", ""]
         lines += [f"**Grounding:** {_OUTCOME_TEXT[record.outcome]}", ""]
-        if index < len(support) and support[index]:
-            lines += [*support[index], ""]
+        if weak := support_lines(check_answer(turn.answer, session.state)):
+            lines += [*weak, ""]
         if record.sources:
             lines += ["**Sources**", ""]
             for source in record.sources:

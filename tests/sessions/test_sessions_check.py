@@ -8,7 +8,8 @@ from pydantic_ai import Conversation
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from haiku_tui.capabilities import ledger
-from haiku_tui.capabilities.views import question_views, support_lines
+from haiku_tui.capabilities.support import support_lines
+from haiku_tui.capabilities.views import question_views
 
 SOLAR = "Solar panels keep producing electricity in winter because they need light, not heat; cold panels are more efficient."
 TEA = "Green tea should steep for two to three minutes in water around eighty degrees, or it turns bitter."
@@ -85,10 +86,10 @@ def test_views_carry_unbacked_markers_and_export_lines():
     (view,) = question_views(state([5]), messages)
     assert view.policy.unbacked == (5,) and view.badge_note == "[5] unbacked"
     assert set(view.weak()) == {2}
-    lines = support_lines(view)
+    lines = support_lines(view.support)
     assert lines[0].startswith("**Claim support:** 2 of 3") and any("[5] no citation" in line for line in lines)
     (clean,) = question_views(state([]), messages[:1] + [ModelResponse(parts=[TextPart(ANSWER.split(" Green")[0])])])
-    assert clean.badge_note == "" and support_lines(clean) == []
+    assert clean.badge_note == "" and support_lines(clean.support) == []
 
 
 def test_ask_json_report_names_unbacked_markers_and_support():

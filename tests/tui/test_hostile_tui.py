@@ -137,12 +137,12 @@ async def test_header_and_sessions_screen_show_hostile_titles_inert(hostile_kb, 
         assert any(c.plain == f"S {HOSTILE['click-markup']} end" for c in cells)
         assert_inert(app)
 
-        await pilot.press("r")  # rename: the old title in the input box
+        await pilot.press("f2")  # rename: the old title in the input box
         await pilot.pause()
         assert_inert(app)
         await pilot.press("escape")
         await pilot.pause()
-        await pilot.press("d")  # delete: the title in the question
+        await pilot.press("f8")  # delete: the title in the question
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDialog)
         assert_inert(app)
