@@ -237,22 +237,26 @@ class KnowledgeScreen(Screen[None]):
     # -- adding ---------------------------------------------------------------------------------------------
 
     def action_add(self) -> None:
-        if self.kb is None:
-            self.notify("The knowledge base is not open yet.", severity="warning", markup=False)
-            return
-        if self.ingesting:
-            self.notify("An ingest is already running; wait for it to finish.", severity="warning", markup=False)
+        if not self._can_ingest():
             return
         self.app.push_screen(
             TextInputDialog(
                 "Add files or a folder",
                 placeholder="path/to/docs",
-                detail="Folders are read recursively. Formats: .md .txt .rst .html .pdf. "
+                detail="Folders are read recursively. Formats: .md .txt .rst .html .pdf .docx .pptx .xlsx .epub .csv. "
                 "Unchanged files are skipped, changed ones replaced.",
                 submit_label="Add",
             ),
             self._add_chosen,
         )
+
+    def _can_ingest(self) -> bool:
+        """True when an ingest or sync may start now; otherwise a toast says why."""
+        if self.kb is None:
+            self.notify("The knowledge base is not open yet.", severity="warning", markup=False)
+        elif self.ingesting:
+            self.notify("An ingest is already running; wait for it to finish.", severity="warning", markup=False)
+        return self.kb is not None and not self.ingesting
 
     def _add_chosen(self, value: str | None) -> None:
         if not value:
@@ -282,11 +286,7 @@ class KnowledgeScreen(Screen[None]):
     # -- syncing a folder -----------------------------------------------------------------------------------
 
     def action_sync(self) -> None:
-        if self.kb is None:
-            self.notify("The knowledge base is not open yet.", severity="warning", markup=False)
-            return
-        if self.ingesting:
-            self.notify("An ingest is already running; wait for it to finish.", severity="warning", markup=False)
+        if not self._can_ingest():
             return
         paths = [d.path for d in self.documents if "://" not in d.path]
         try:
