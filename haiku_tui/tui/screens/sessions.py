@@ -161,12 +161,13 @@ class SessionsScreen(Screen[str | None]):
         table = self.table
         table.clear(columns=True)
         table.add_column(" ", key="mark", width=1)
-        table.add_column("Title", key="title")
-        table.add_column("Model", key="model")
-        table.add_column("Knowledge base", key="kb")
+        # fixed widths (long values end in "…"): the table never draws at header width before it is measured
+        table.add_column("Title", key="title", width=28)
+        table.add_column("Model", key="model", width=14)
+        table.add_column("Knowledge base", key="kb", width=16)
         table.add_column("Updated", key="updated", width=16)
-        table.add_column("Qs", key="questions")
-        table.add_column("Cites", key="citations")
+        table.add_column("Qs", key="questions", width=3)
+        table.add_column("Cites", key="citations", width=5)
         for s in summaries:
             title = Text(_clip(clean_line(s.title)), no_wrap=True, overflow="ellipsis")
             if not s.supported:
