@@ -113,7 +113,10 @@ def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) ->
         kb = KnowledgeBase.open(db, embedder=embedder, create=False)
     from haiku_tui.tui.app import HaikuApp
 
-    HaikuApp(config, store=store, session_id=session_id, kb=kb, prepare_kb=prepare_kb, watch=watch).run()
+    HaikuApp(
+        config, store=store, session_id=session_id, kb=kb, prepare_kb=prepare_kb, watch=watch,
+        keep_model=bool(getattr(args, "model", None)),
+    ).run()
     store.close()
     return 0
 

@@ -128,25 +128,52 @@ class Workbench:
 
     # -- start-up -----------------------------------------------------------------------------------------
 
-    def start(self, session_id: str | None = None) -> str | None:
-        """Open ``session_id``, else a new session; when it cannot be opened, a new one and the reason."""
+    def start(self, session_id: str | None = None, *, keep_model: bool = False) -> str | None:
+        """Open ``session_id``, else a new session; when it cannot be opened, a new one and the reason.
+        ``keep_model``: the model was chosen on the command line, so it wins over the session's."""
         if session_id:
             try:
-                return self.open(session_id)
+                return self.open(session_id, keep_model=keep_model)
             except Exception as exc:  # noqa: BLE001 - a bad --session must not leave the app without a session
                 self.new()
                 return one_line(str(exc), 300)
         self.new()
         return None
 
-    def open(self, session_id: str) -> str | None:
+    def open(self, session_id: str, *, keep_model: bool = False) -> str | None:
         """Open a saved session (id or unique prefix); raises when it cannot be (the open one stays).
 
-        Returns a notice about data that was ignored (malformed review marks), if any.
+        It answers with the model it was saved with (unless ``keep_model``). Returns a notice about
+        data that was ignored (malformed review marks) or a saved model that cannot be used, if any.
         """
         session = self._store().load(session_id)
         self.session = session
-        return self.refresh()
+        notices = [self.refresh(), None if keep_model else self.session_model()]
+        return "; ".join(n for n in notices if n) or None
+
+    def session_model(self) -> str | None:
+        """Answer with the model the open session was saved with, when it is another one; when it cannot
+        be used the current model stays and the returned line says so."""
+        wanted = self.session.model if self.session is not None else None
+        current = self.config.model or "extractive"
+        if not wanted or wanted == current or self.model_override is not None:
+            return None
+        from haiku_tui.agent import resolve_model
+
+        try:
+            resolve_model(wanted, self.config.base_url)
+        except Exception as exc:  # noqa: BLE001 - ModelConfigError: unknown provider, missing key…
+            return f"this session was answered by {wanted}, which cannot be used here ({one_line(str(exc), 200)}); answering with {current}"
+        previous = self.config
+        self.config = dataclasses.replace(self.config, model=wanted)
+        if self.agent is None:
+            return None  # built with the session's model when the app's start-up builds it
+        error = self.build_agent()
+        if error:
+            self.config = previous
+            self.build_agent()
+            return f"this session was answered by {wanted}, which cannot be used here ({error}); answering with {current}"
+        return None
 
     def new(self) -> None:
         """Start a new, empty session (saved with its first answer)."""

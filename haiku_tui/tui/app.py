@@ -57,12 +57,15 @@ class HaikuApp(App[None]):
         model: Model | None = None,
         prepare_kb: Callable[[], Any] | None = None,
         watch: list[str] | None = None,
+        keep_model: bool = False,
     ) -> None:
         """``store`` defaults to ``SessionStore()`` at ``<data dir>/sessions.db``; ``session_id`` (an id or
         unique prefix) opens a saved session, otherwise a new one starts; ``kb`` is an open knowledge base
         (otherwise ``agent_config.db`` is opened in a worker, after ``prepare_kb()`` when given);
         ``model`` overrides the configured model (a test double or a script); ``watch`` folders keep the
-        knowledge base in step while the app runs (:mod:`haiku_tui.tui.watching`)."""
+        knowledge base in step while the app runs (:mod:`haiku_tui.tui.watching`); ``keep_model``: the
+        model was chosen on the command line, so the session opened at start keeps it (otherwise a reopened
+        session answers with the model it was saved with)."""
         super().__init__()
         from haiku_tui.sessions.workbench import Workbench
 
@@ -72,6 +75,7 @@ class HaikuApp(App[None]):
             agent_config = AgentConfig()
         self.workbench: Workbench = Workbench(agent_config, store=store, kb=kb, model=model, prepare_kb=prepare_kb)
         self.session_id = session_id
+        self.keep_model = keep_model
         self.main = MainScreen(self.workbench)
         self.watch_paths = list(watch or [])
         self.folder_watch: FolderWatch | None = None
@@ -103,7 +107,7 @@ class HaikuApp(App[None]):
 
         bench = self.workbench
         try:
-            notice = bench.start(self.session_id)
+            notice = bench.start(self.session_id, keep_model=self.keep_model)
         except Exception as exc:  # noqa: BLE001 - e.g. the sessions database cannot be opened
             self.call_from_thread(self.notify, clean_line(str(exc), 300), title="Sessions", severity="error", timeout=10)
             return

@@ -110,7 +110,7 @@ async def test_malformed_review_marks_are_ignored_with_a_notice(store):
     await events(wb.ask("How efficient are solar panels?"))
     wb.session.app_data["reviews"] = {"0": "zz", "x": {}, "2": {"abc": "great"}}
     store.save(wb.session)
-    again = Workbench(AgentConfig(), store=store, kb=FakeKB())
+    again = Workbench(AgentConfig(model="scripted"), store=store, kb=FakeKB())
     notice = again.start(wb.session.id)
     assert again.session.id == wb.session.id
     assert notice == "3 malformed review mark(s) in this session were ignored"
@@ -145,3 +145,27 @@ async def test_open_reload_and_a_deleted_session(store):
     assert wb.reload() == "deleted"
     assert wb.session.id != first and wb.session.messages == []
     assert "no session" in wb.start("nope") and wb.session.messages == []  # a bad id: a new session and why
+
+
+async def test_a_reopened_session_answers_with_its_saved_model(store, monkeypatch):
+    """Reopening applies the model the session was saved with; one that cannot be used leaves the
+    current model and says so in one line; a model chosen on the command line wins at start."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("HAIKU_TUI_API_KEY", raising=False)
+    saved = store.new(model="openai:gpt-4o", db="/data/kb")
+    saved.rename("made with gpt-4o")
+    store.save(saved)
+    wb = Workbench(AgentConfig(model="extractive", db="/data/kb"), store=store, kb=FilterKB())
+    wb.start(None)
+    assert wb.build_agent() is None
+    notice = wb.open(saved.id)
+    assert notice is not None and "openai:gpt-4o" in notice and "answering with extractive" in notice
+    assert "\n" not in notice and wb.config.model == "extractive" and wb.agent is not None
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+    wb.new()
+    assert wb.open(saved.id) is None
+    assert wb.config.model == "openai:gpt-4o" and wb.agent.model.model_name == "gpt-4o"
+
+    pinned = Workbench(AgentConfig(model="extractive", db="/data/kb"), store=store, kb=FilterKB())
+    assert pinned.start(saved.id, keep_model=True) is None and pinned.config.model == "extractive"
