@@ -632,3 +632,20 @@ async def test_kb_open_failure_is_reported(tmp_path, monkeypatch):
         await pilot.press("escape")
         await pilot.pause()
         assert app.result is None
+
+
+async def test_tables_fit_the_terminal_after_a_resize(store, kb_dir):
+    """Shrinking the terminal to 80 columns refits both tables' columns (nothing scrolls sideways), rows kept."""
+
+    def fits(table: DataTable) -> bool:
+        return table.virtual_size.width <= table.scrollable_content_region.width
+
+    for screen, table_id in ((SessionsScreen(store), "#sessions-table"), (KnowledgeScreen(str(kb_dir / "kb.lancedb")), "#kb-documents")):
+        app = Host(screen)
+        async with app.run_test(size=(200, 40)) as pilot:
+            await settle(app, pilot)
+            table = app.screen.query_one(table_id, DataTable)
+            wide = table.virtual_size.width
+            await pilot.resize_terminal(80, 24)
+            await settle(app, pilot)
+            assert table.row_count == 3 and fits(table) and table.virtual_size.width < wide, table_id

@@ -234,3 +234,32 @@ def test_kb_chunk_view(snap_compare, kb_dir):
         await settle(pilot)
 
     assert snap_compare(Host(KnowledgeScreen(str(kb_dir / "kb.lancedb"))), run_before=run_before, terminal_size=KB_SIZE)
+
+
+# -- small and large terminals ------------------------------------------------------------------------------------
+
+
+def test_sessions_list_80x24(snap_compare, store, tmp_path, monkeypatch):
+    """The sessions screen at 80×24: the search box, the three sessions with every column (long titles
+    end in …) and the footer's keys all fit; nothing is cut off at the right edge."""
+    monkeypatch.chdir(tmp_path)
+    assert snap_compare(Host(SessionsScreen(store, current_id="bbbb00000002")), run_before=settle, terminal_size=(80, 24))
+
+
+def test_sessions_list_200x60(snap_compare, store, tmp_path, monkeypatch):
+    """The sessions screen at 200×60: the same three sessions; the table keeps its column widths and the
+    rest of the screen stays empty below them, the footer at the bottom."""
+    monkeypatch.chdir(tmp_path)
+    assert snap_compare(Host(SessionsScreen(store, current_id="bbbb00000002")), run_before=settle, terminal_size=(200, 60))
+
+
+def test_kb_documents_table_80x24(snap_compare, kb_dir):
+    """The knowledge-base screen at 80×24: the summary line, the documents table (scrolling sideways for
+    its last columns) and the search playground below it, with the footer's keys."""
+    assert snap_compare(Host(KnowledgeScreen(str(kb_dir / "kb.lancedb"))), run_before=settle, terminal_size=(80, 24))
+
+
+def test_kb_documents_table_200x60(snap_compare, kb_dir):
+    """The knowledge-base screen at 200×60: every column of the documents table at full width and a tall
+    search playground below it."""
+    assert snap_compare(Host(KnowledgeScreen(str(kb_dir / "kb.lancedb"))), run_before=settle, terminal_size=(200, 60))

@@ -91,6 +91,17 @@ def _doc_name(doc: DocumentRecord) -> str:
     return clean_line(doc.title or Path(doc.path).name)
 
 
+DOC_COLUMNS = (("Title", "title"), ("Path", "path"), ("Chunks", "chunks"), ("Updated", "updated"))
+
+
+def doc_column_widths(screen_width: int) -> tuple[int, ...]:
+    """Widths of the documents table's :data:`DOC_COLUMNS` that fill ``screen_width`` (80 and up): title
+    and path share what the chunk count and the date leave, the path getting the larger part."""
+    room = max(30, screen_width - 2 * len(DOC_COLUMNS) - 6 - 6 - 16)
+    title = min(50, room * 2 // 5)
+    return (title, min(90, room - title), 6, 16)
+
+
 class KnowledgeScreen(Screen[None]):
     """Documents of a knowledge base, ingest with progress, delete, and a search playground."""
 
@@ -128,6 +139,7 @@ class KnowledgeScreen(Screen[None]):
         self.kb_uri = str(kb_uri)
         self.kb: KnowledgeBase | None = kb
         self.documents: list[DocumentRecord] = []
+        self._widths: tuple[int, ...] = ()  # the documents table's column widths once it has columns
         self.hits: list[SearchHit] = []
         self.last_report: IngestReport | None = None
         self.ingesting = False
@@ -154,11 +166,21 @@ class KnowledgeScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = display_path(self.kb_uri)
         table = self.query_one("#kb-documents", DataTable)
-        table.add_column("Title", key="title", width=30)  # fixed: long titles and paths end in "…"
-        table.add_column("Path", key="path", width=44)
-        table.add_column("Chunks", key="chunks", width=6)
-        table.add_column("Updated", key="updated", width=16)
+        self._add_columns(table)
         self._open()
+
+    def _add_columns(self, table: DataTable) -> None:
+        """Fixed widths (long titles and paths end in "…") from the terminal's width: nothing scrolls sideways."""
+        self._widths = doc_column_widths(self.size.width)
+        for (label, key), width in zip(DOC_COLUMNS, self._widths, strict=True):
+            table.add_column(label, key=key, width=width)
+
+    def on_resize(self) -> None:
+        if self._widths and doc_column_widths(self.size.width) != self._widths:
+            table = self.query_one("#kb-documents", DataTable)
+            table.clear(columns=True)
+            self._add_columns(table)
+            self._show_documents(self.documents)
 
     # -- status helpers -------------------------------------------------------------------------------------
 

@@ -40,6 +40,21 @@ _MARK = ("\ue000", "\ue001")  # private-use marks around search matches in snipp
 _SEARCH_LIMIT = 200
 
 
+COLUMNS = (
+    (" ", "mark"), ("Title", "title"), ("Model", "model"), ("Knowledge base", "kb"),
+    ("Updated", "updated"), ("Qs", "questions"), ("Cites", "citations"),
+)
+
+
+def column_widths(screen_width: int) -> tuple[int, ...]:
+    """Widths of :data:`COLUMNS` that fill ``screen_width`` without scrolling sideways (80 columns and up):
+    the title takes what the others leave; model and knowledge base narrow on small terminals."""
+    model, kb = (14, 16) if screen_width >= 110 else (10, 11)
+    fixed = 1 + model + kb + 16 + 3 + 5
+    room = screen_width - 2 * len(COLUMNS) - 6  # cell padding, scrollbar, margins
+    return (1, max(12, min(60, room - fixed)), model, kb, 16, 3, 5)
+
+
 def _slug(text: str, limit: int = 40) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:limit].rstrip("-") or "session"
@@ -99,6 +114,7 @@ class SessionsScreen(Screen[str | None]):
         self.store = store
         self.current_id = current_id
         self._rows: dict[str, SessionSummary] = {}
+        self._widths: tuple[int, ...] = ()  # the table's column widths once it is filled
         self._snippets: dict[str, str] = {}
         self._query = ""
         self.renamed: dict[str, str] = {}
@@ -160,14 +176,10 @@ class SessionsScreen(Screen[str | None]):
         searching = bool(self._query.strip())
         table = self.table
         table.clear(columns=True)
-        table.add_column(" ", key="mark", width=1)
         # fixed widths (long values end in "…"): the table never draws at header width before it is measured
-        table.add_column("Title", key="title", width=28)
-        table.add_column("Model", key="model", width=14)
-        table.add_column("Knowledge base", key="kb", width=16)
-        table.add_column("Updated", key="updated", width=16)
-        table.add_column("Qs", key="questions", width=3)
-        table.add_column("Cites", key="citations", width=5)
+        self._widths = column_widths(self.size.width)
+        for (label, key), width in zip(COLUMNS, self._widths, strict=True):
+            table.add_column("KB" if key == "kb" and width < len(label) else label, key=key, width=width)
         for s in summaries:
             title = Text(_clip(clean_line(s.title)), no_wrap=True, overflow="ellipsis")
             if not s.supported:
@@ -199,6 +211,10 @@ class SessionsScreen(Screen[str | None]):
         elif keep and keep in self._rows:
             table.move_cursor(row=table.get_row_index(keep), animate=False)
         self._show_match()
+
+    def on_resize(self) -> None:
+        if self._widths and column_widths(self.size.width) != self._widths:
+            self._show_rows(list(self._rows.values()), self._snippets, self.highlighted_id, False)
 
     def _show_match(self) -> None:
         """While searching, the snippet of the highlighted session, its matches underlined."""
