@@ -484,7 +484,7 @@ async def test_command_palette_runs_app_actions(small_kb):
 
 def test_every_binding_has_an_id_and_a_description():
     from haiku_tui.tui.app import HaikuApp
-    from haiku_tui.tui.main.conversation import AnswerCursor
+    from haiku_tui.tui.main.turn_log import AnswerCursor
     from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
     from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
     from haiku_tui.tui.main.prompt import PromptArea
@@ -530,28 +530,128 @@ async def test_markup_and_escapes_in_documents_are_shown_literally(injection_kb)
         assert "\x1b" not in answer and "[bold]loud[/bold]" in answer
 
 
-async def test_many_turns_mount_incrementally(small_kb):
-    """A long session reopens and keeps answering without rebuilding earlier turns."""
+async def test_many_turns_mount_incrementally(small_kb, monkeypatch):
+    """A long session reopens with a window of its newest turns; keys slide the window, never mount it all."""
+    from haiku_tui.tui.main import turn_log
+
+    monkeypatch.setattr(turn_log, "OPENING", 5)
+    monkeypatch.setattr(turn_log, "WINDOW", 8)
+    monkeypatch.setattr(turn_log, "STEP", 3)
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(25):
             await ask(pilot, "hello")
         turns = app.main.turn_log.turns
-        first = turns[0]
+        last = turns[-1]
         await ask(pilot, "how do solar panels work in winter")
-        assert app.main.turn_log.turns[0] is first  # earlier turns were not rebuilt
-        assert len(app.main.turn_log.turns) == 26
+        assert last.is_attached and last in app.main.turn_log.turns  # earlier turns were not rebuilt
         session_id = app.session.id
     again = make_app(small_kb, session_id=session_id)
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert len(again.main.turn_log.turns) == 26
-        again.main.turn_log.focus_selected()
+        log = again.main.turn_log
+        assert [t.number for t in log.turns] == [22, 23, 24, 25, 26] and log.total == 26
+        assert "winter" in log.turns[-1].prompt and log.turns[-1].has_answer
+        log.focus_selected()
+        for _ in range(6):  # past the window's top: older turns mount, the newest unmount
+            await pilot.press("up")
+        assert log.selected_turn.number == 20 and log.selected_turn.has_answer
+        assert len(log.turns) <= 8 and "answer 20 of 26" in str(log.cursor.render())
         await pilot.press("home")
-        assert again.main.turn_log.selected_turn.number == 1
+        assert log.selected_turn.number == 1 and len(log.turns) <= 8
+        for _ in range(7):
+            await pilot.press("down")
+        assert log.selected_turn.number == 8 and len(log.turns) <= 8
         await pilot.press("end")
-        assert again.main.turn_log.selected_turn.number == 26
+        assert log.selected_turn.number == 26 and log.turns[-1].has_answer
+        await again.main.turn_log.action_select_first()
+        await ask(pilot, "hello again")  # a new question brings the newest turns back first
+        assert [t.number for t in log.turns][-2:] == [26, 27]
 
+
+
+async def test_a_cancelled_turn_and_old_questions_survive_the_window(small_kb, monkeypatch):
+    """A cancelled turn that slides out of the window comes back in its place, with its badge and text; an
+    evidence item of a question outside the window is reviewed as that question, not the selected one."""
+    from haiku_tui.tui.main import turn_log
+    from haiku_tui.tui.main.modals import ReviewScreen
+
+    monkeypatch.setattr(turn_log, "OPENING", 3)
+    monkeypatch.setattr(turn_log, "WINDOW", 4)
+    monkeypatch.setattr(turn_log, "STEP", 2)
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        model = app.workbench.model_override
+        app.workbench.model_override = stalling_model()
+        app.workbench.build_agent()
+        app.main.prompt.text = "a question that stalls"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.main.turn_log.turns[-1].has_answer)
+        await pilot.press("escape")
+        await settle(pilot)
+        app.workbench.model_override = model
+        app.workbench.build_agent()
+        for n in range(6):
+            await ask(pilot, f"tea brewing question {n}")
+        log = app.main.turn_log
+        assert "a question that stalls" not in [t.prompt for t in log.turns]  # slid out of the window
+        assert log.total == 8
+        await log.action_select_first()
+        await settle(pilot)
+        prompts = [t.prompt for t in log.turns]
+        assert prompts[:2] == ["how do solar panels work in winter", "a question that stalls"]
+        ghost = log.turns[1]
+        assert ghost.state == "cancelled" and "starts streaming" in ghost.answer.source and ghost.question is None
+        await log.action_select_last()
+        await settle(pilot)
+        assert "a question that stalls" not in [t.prompt for t in log.turns]
+
+        first = app.workbench.view.questions[0].question
+        assert log.turn_for(first) is None  # out of the window
+        assert app.main.evidence.focus_item(first, app.workbench.view.questions[0].items[0].chunk_id)
+        app.main.evidence.focus()
+        await pilot.pause()
+        app.main.action_review()
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen) and app.screen.question_number == 1
+
+
+async def test_evidence_pane_and_policy_log_list_a_window_of_questions(small_kb, monkeypatch):
+    """A long session's panes list a window of questions, never all of them: the newest first, a row that
+    lists more, and an item of an older question brings the window to it (no question is out of reach)."""
+    from textual.widgets import OptionList
+
+    from haiku_tui.tui.main import evidence as pane
+
+    monkeypatch.setattr(pane, "PAGE_QUESTIONS", 2)
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        for n in range(5):
+            await ask(pilot, f"how do solar panels work, take {n}")
+        ev, policy = app.main.evidence, app.main.policy_log
+
+        def ids(widget: OptionList) -> list[str]:
+            return [widget.get_option_at_index(i).id or "" for i in range(widget.option_count)]
+
+        questions = [v.question for v in app.workbench.view.questions]
+        headers = [i for i in ids(ev) if i.startswith("q")]
+        assert headers == [f"q{questions[4]}", f"q{questions[3]}"] and ids(ev)[-1] == "older"
+        assert ids(policy) == ["older", f"p{questions[3]}", f"p{questions[4]}"]
+        ev.focus()
+        for listed in (4, 5):  # each Enter on the row lists PAGE_QUESTIONS more
+            ev.highlighted = ev.get_option_index("older")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert [i for i in ids(ev) if i.startswith("q")] == [f"q{q}" for q in reversed(questions)][:listed]
+        assert "older" not in ids(ev)
+
+        await ask(pilot, "one more question about tea")  # a new question: back to the newest two
+        assert [i for i in ids(ev) if i.startswith("q")][0] == f"q{app.workbench.view.questions[-1].question}"
+        first = app.workbench.view.questions[0]
+        assert ev.focus_item(first.question, first.items[0].chunk_id)
+        assert f"q{first.question}" in ids(ev) and "newer" in ids(ev)
+        assert ev.highlighted_item == (first.question, first.items[0])
 
 # ---- command line ------------------------------------------------------------------------------------------------------
 

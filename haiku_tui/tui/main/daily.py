@@ -15,7 +15,7 @@ from haiku_tui.sessions.history import PromptHistory
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import QuestionView
-    from haiku_tui.tui.main.conversation import QuestionTurn
+    from haiku_tui.tui.main.turn import QuestionTurn
 
 
 def answer_markdown(view: QuestionView, citations: dict[int, dict[str, Any]]) -> str:

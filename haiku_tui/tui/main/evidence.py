@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
@@ -33,8 +34,53 @@ STATUS_HELP = {
 """What each status means (F1 help of the evidence pane)."""
 SNIPPET_CHARS = 180
 PROGRAM_LINES = 4
-MAX_QUESTIONS = 40
-"""Questions the evidence pane lists (newest first); older ones stay in the session and its export."""
+PAGE_QUESTIONS = 40
+"""Questions a pane lists at a time: a long session lists a window of them, and a row at each end moves it."""
+
+
+@dataclass
+class QuestionWindow:
+    """Which questions a pane lists: ``size`` of them, leaving out the ``skip`` newest. The work per redraw
+    is the window's, never the session's: a run or a key costs the same at 3 questions or 1000."""
+
+    size: int = PAGE_QUESTIONS
+    skip: int = 0
+    total: int = 0
+
+    def newest_first(self, views: Sequence[QuestionView]) -> tuple[list[QuestionView], int, int]:
+        """The listed views, newest first, with how many newer and older ones are left out. A new question
+        brings the window back to the newest."""
+        if len(views) != self.total:
+            self.total, self.skip, self.size = len(views), 0, PAGE_QUESTIONS
+        end = max(0, len(views) - self.skip)
+        start = max(0, end - self.size)
+        return list(reversed(views[start:end])), len(views) - end, start
+
+    def around(self, index: int) -> None:
+        """List question ``index`` (0 = oldest) in the middle of the window."""
+        self.size = PAGE_QUESTIONS
+        self.skip = max(0, self.total - 1 - index - self.size // 2)
+
+    def move(self, oid: str) -> bool:
+        """An end row was chosen: ``older`` lists more of them, ``newer`` goes back to the newest."""
+        if oid == OLDER:
+            self.size += PAGE_QUESTIONS
+        elif oid == NEWER:
+            self.skip, self.size = 0, PAGE_QUESTIONS
+        return oid in (OLDER, NEWER)
+
+
+OLDER, NEWER = "older", "newer"
+
+
+def window_row(oid: str, hidden: int) -> Option:
+    """The row at one end of a window: how many questions it leaves out, and Enter to list them."""
+    text = (
+        f"… {hidden} earlier question(s) · Enter lists {min(hidden, PAGE_QUESTIONS)} more"
+        if oid == OLDER
+        else f"… {hidden} newer question(s) · Enter goes back to the newest"
+    )
+    return Option(Content.styled(text, "italic $accent"), id=oid)
 
 
 def item_id(question: int, chunk_id: str) -> str:
@@ -58,7 +104,7 @@ def item_prompt(item: EvidenceItem, mark: str | None = None, *, weak: bool = Fal
     head.append("  ")
     head.append((f" {tag} ", tag_style))
     if mark:
-        from haiku_tui.tui.main.conversation import MARK_SYMBOLS
+        from haiku_tui.tui.main.turn import MARK_SYMBOLS
 
         symbol, style = MARK_SYMBOLS.get(mark, ("", ""))
         head.append((f" {symbol} {mark.replace('_', ' ')}", f"bold {style}"))
@@ -117,6 +163,7 @@ class EvidencePane(OptionList):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.items: dict[str, tuple[int, EvidenceItem]] = {}
+        self.window = QuestionWindow()
         self._views: Sequence[QuestionView] = ()
         self._reviews: Mapping[int, Mapping[str, str]] = {}
 
@@ -153,8 +200,10 @@ class EvidencePane(OptionList):
             keep = self.get_option_at_index(self.highlighted).id
         options: list[Option | None] = []
         self.items = {}
-        newest = list(reversed(self._views))
-        for view in newest[:MAX_QUESTIONS]:
+        listed, newer, older = self.window.newest_first(self._views)
+        if newer:
+            options.append(window_row(NEWER, newer))
+        for view in listed:
             shown = [i for i in view.items if not self.cited_only or i.citation in view.citations]
             if options:
                 options.append(None)
@@ -180,14 +229,9 @@ class EvidencePane(OptionList):
             if not shown:
                 note = "nothing cited" if self.cited_only and view.items else "nothing retrieved"
                 options.append(Option(Content.styled(f"  {note}", "italic $text-muted"), disabled=True))
-        if len(newest) > MAX_QUESTIONS:
+        if older:
             options.append(None)
-            options.append(
-                Option(
-                    Content.styled(f"… {len(newest) - MAX_QUESTIONS} earlier question(s) not listed", "italic $text-muted"),
-                    disabled=True,
-                )
-            )
+            options.append(window_row(OLDER, older))
         if not options:
             options.append(
                 Option(
@@ -209,6 +253,11 @@ class EvidencePane(OptionList):
         """Highlight (and scroll to) one item; falls back to the newest row of that chunk."""
         oid = item_id(question, chunk_id)
         if oid not in self.items:
+            index = next((i for i, v in enumerate(self._views) if v.question == question), None)
+            if index is not None:  # a question outside the window: list it
+                self.window.around(index)
+                self.show_views(self._views, self._reviews)
+        if oid not in self.items:
             oid = next((k for k, (_, item) in self.items.items() if item.chunk_id == chunk_id), "")
         if not oid:
             return False
@@ -225,6 +274,9 @@ class EvidencePane(OptionList):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        if self.window.move(event.option.id or ""):
+            self.show_views(self._views, self._reviews)
+            return
         entry = self.items.get(event.option.id or "")
         if entry is not None:
             self.post_message(self.OpenChunk(entry[1], entry[0]))
@@ -285,21 +337,34 @@ class PolicyLog(OptionList):
 
         return [("Policy log", [("↑ ↓", "Move between questions"), *binding_rows(PolicyLog)])]
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.window = QuestionWindow()
+        self._views: Sequence[QuestionView] = ()
+
     def on_mount(self) -> None:
         self.border_title = "Policy log"
         self.show_views(())
 
     def show_views(self, views: Sequence[QuestionView]) -> None:
-        options = [Option(policy_line(v), id=f"p{v.question}") for v in views]
+        """One line per question, oldest first, for a window of the newest (an end row moves it)."""
+        self._views = views
+        listed, newer, older = self.window.newest_first(views)
+        options = [window_row(OLDER, older)] if older else []
+        options += [Option(policy_line(v), id=f"p{v.question}") for v in reversed(listed)]
+        if newer:
+            options.append(window_row(NEWER, newer))
         if not options:
             options = [Option(Content.styled("No questions yet.", "italic $text-muted"), disabled=True)]
         self.set_options(options)
         if views:
-            self.highlighted = len(options) - 1
+            self.highlighted = len(options) - 1 - bool(newer)
             self.scroll_to_highlight()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         oid = event.option.id or ""
-        if oid.startswith("p"):
+        if self.window.move(oid):
+            self.show_views(self._views)
+        elif oid.startswith("p"):
             self.post_message(self.ShowQuestion(int(oid[1:])))

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from haiku_tui.sessions.workbench import ChunkText, ReviewItem
-from haiku_tui.tui.main.conversation import MARK_SYMBOLS
+from haiku_tui.tui.main.turn import MARK_SYMBOLS
 from haiku_tui.tui.text import clean, clean_line
 
 if TYPE_CHECKING:
