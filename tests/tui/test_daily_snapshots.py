@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.tui.conftest import ask, make_app
+from tests.tui.conftest import ask, make_app, settle
 from tests.tui.test_main_snapshots import SOLAR, TEA, snap
 
 
@@ -56,3 +56,55 @@ def test_main_screen_200x60(snap_compare, small_kb):
         await ask(pilot, SOLAR)
 
     assert snap(snap_compare, make_app(small_kb), run, size=(200, 60))
+
+
+def test_review_80x24(snap_compare, small_kb):
+    """The citation review at 80×24: the question, the first cited chunk among its neighbours (scrolling),
+    the mark keys and the summary line all fit inside the terminal."""
+
+    async def run(pilot):
+        await ask(pilot, SOLAR)
+        pilot.app.main.turn_log.focus_selected()
+        await pilot.press("r")
+        await settle(pilot)
+
+    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
+
+
+def test_help_80x24(snap_compare, small_kb):
+    """F1 at 80×24: the help for the question box, scrolling inside the dialog; "Esc close" visible."""
+
+    async def run(pilot):
+        await pilot.press("f1")
+        await settle(pilot)
+
+    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
+
+
+def test_chunk_viewer_80x24(snap_compare, small_kb):
+    """Enter on the cited evidence item at 80×24: the "Source" dialog with the chunk between its
+    neighbours, its path under the title (fixed: "docs/solar-panels.md:18"), the keys in the border."""
+
+    async def run(pilot):
+        from haiku_tui.store.locate import SourceLocation
+
+        await ask(pilot, SOLAR)
+        pilot.app.workbench.locate = lambda chunk_id: SourceLocation("docs/solar-panels.md", line=18)
+        pilot.app.main.evidence.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+
+    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
+
+
+def test_wire_inspector_80x24(snap_compare, small_kb):
+    """w on the answer at 80×24: the wire inspector's title, the bar per question and the requests list
+    with their labelled parts, scrolling inside the terminal."""
+
+    async def run(pilot):
+        await ask(pilot, SOLAR)
+        pilot.app.main.turn_log.focus_selected()
+        await pilot.press("w")
+        await settle(pilot)
+
+    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
