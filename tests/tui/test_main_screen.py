@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 import os
 import subprocess
 import sys
@@ -17,7 +16,6 @@ from tests.tui.conftest import SIZE, ask, make_app, policy_model, settle, stalli
 from textual.binding import Binding
 from textual.widgets import Markdown
 
-from haiku_tui import locations
 from haiku_tui.tui.text import CitationStream, clean, link_citations, clean_line, parse_cite_href
 
 # ---- pure helpers ------------------------------------------------------------------------------------------
