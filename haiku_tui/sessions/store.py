@@ -518,6 +518,25 @@ class SessionStore:
         with self._lock:
             return [SessionSummary(*row) for row in self._conn.execute(sql, params)]
 
+    def recent_prompts(self, *, sessions: int = 20, exclude: str | None = None, per_session: int = 200) -> list[str]:
+        """The questions of the ``sessions`` most recently updated sessions (but ``exclude``), oldest first, at
+        most ``per_session`` newest of each: read from the question records in SQL, never a whole session
+        (a history convenience: a damaged row only drops out)."""
+        sql = (
+            "SELECT json_extract(st.data, '$.prompt') FROM session_state st WHERE st.num=? AND st.kind='leaf' "
+            "AND st.path LIKE '[%,\"questions\",%]' AND json_valid(st.data) "
+            "AND json_type(st.data, '$.prompt')='text' ORDER BY json_extract(st.data, '$.question') DESC LIMIT ?"
+        )
+        prompts: list[str] = []
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT num, id FROM sessions ORDER BY updated_at DESC, num DESC LIMIT ?", (sessions + 1,)
+            ).fetchall()
+            for num, session_id in reversed(rows):
+                if session_id != exclude:
+                    prompts += [p for (p,) in self._conn.execute(sql, (num, per_session)).fetchall()][::-1]
+        return prompts
+
     def count(self) -> int:
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])

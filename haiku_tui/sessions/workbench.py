@@ -347,17 +347,7 @@ class Workbench:
 
     def earlier_prompts(self, sessions: int = 20) -> list[str]:
         """The questions of the ``sessions`` most recently updated other sessions, oldest first (for ↑)."""
-        store = self._store()
-        current = self.session.id if self.session is not None else None
-        prompts: list[str] = []
-        for summary in reversed(store.list(limit=sessions + 1)):
-            if summary.id == current or not summary.supported:
-                continue
-            try:
-                prompts += [turn.prompt for turn in store.load(summary.id).turns()]
-            except Exception:  # noqa: BLE001 - a damaged session only drops out of the history
-                continue
-        return prompts
+        return self._store().recent_prompts(sessions=sessions, exclude=self.session.id if self.session else None)
 
     # -- changes outside a run -----------------------------------------------------------------------------
 

@@ -213,3 +213,21 @@ async def test_title_from_first_question_until_renamed(store, kb):
     store.save(session)
     assert store.load(session.id).title == "My solar notes"
     assert store.list()[0].title == "My solar notes"
+
+
+async def test_recent_prompts_come_from_question_records_not_whole_sessions(store, kb):
+    """↑'s other-session history: each session's questions in order (a prompt with blank lines whole), oldest
+    session first, the open one left out, at most ``per_session`` newest of each."""
+    agent = make_agent(Researcher().model, kb)
+    first, second = store.new(), store.new()
+    for prompt in ("How efficient are solar panels?", "And in winter?\n\nWith snow on them?"):
+        await ask(agent, first, prompt)
+        store.save(first)
+    await ask(agent, second, "How do I steep green tea?")
+    store.save(second)
+    assert store.recent_prompts() == [
+        "How efficient are solar panels?", "And in winter?\n\nWith snow on them?", "How do I steep green tea?"
+    ]
+    assert store.recent_prompts(exclude=second.id) == ["How efficient are solar panels?", "And in winter?\n\nWith snow on them?"]
+    assert store.recent_prompts(per_session=1) == ["And in winter?\n\nWith snow on them?", "How do I steep green tea?"]
+    assert store.recent_prompts(sessions=1, exclude=first.id) == ["How do I steep green tea?"]
