@@ -37,7 +37,7 @@ def searched(questions) -> list[tuple]:
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in sorted({q.corpus for q in questions}):
-            with KnowledgeBase.open(str(Path(tmp) / f"{corpus}.lancedb")) as kb:
+            with KnowledgeBase.open(str(Path(tmp) / f"{corpus}.lancedb"), embedder="auto") as kb:
                 kb.add(corpus_files(corpus, Path(tmp)))
                 for q in (q for q in questions if q.corpus == corpus):
                     hits = kb.search(q.question, limit=X.SEARCH_LIMIT)

@@ -246,7 +246,7 @@ MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs 
 MIN_SEMANTIC = 0.45
 EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one (in all and in shared terms),
 EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the others do not
-TOP_SOURCES = 1  # the best sentence of each of the first this-many ranked documents is quoted too
+TOP_SOURCES = 2  # the best sentence of each of the first this-many ranked documents is quoted too
 
 
 def _similarities(question: str, texts: list[str]) -> list[float]:
