@@ -24,12 +24,10 @@ import haiku_tui.agent.extractive as X  # noqa: E402
 from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result  # noqa: E402
 from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
 
-GRID = {
-    "TOP_SOURCES": [0, 1, 2],
-    "MAX_SENTENCES": [3, 4],
-    "RANK_DECAY": [0.25, 0.1],
-    "EXTRA_SAME": [0.75, 0.6],
-}
+GRIDS = [  # each grid varies its constants around the module's current values
+    {"TOP_SOURCES": [0, 1, 2], "MAX_SENTENCES": [3, 4], "RANK_DECAY": [0.25, 0.1], "EXTRA_SAME": [0.75, 0.6]},
+    {"SEMANTIC_WEIGHT": [1.0, 2.0, 3.0], "MIN_SEMANTIC": [0.45, 0.35], "POSITION_DECAY": [0.1, 0.0], "LEXICAL_WEIGHT": [1.0, 0.5]},
+]
 
 
 def searched(questions) -> list[tuple]:
@@ -58,11 +56,15 @@ def score(cases) -> tuple[float, float]:
 def main() -> None:
     cases = searched(split("dev"))
     print(f"{'variant':70s} cites  quotes")
-    for values in itertools.product(*GRID.values()):
-        for name, value in zip(GRID, values):
+    for grid in GRIDS:
+        current = {name: getattr(X, name) for name in grid}
+        for values in itertools.product(*grid.values()):
+            for name, value in zip(grid, values):
+                setattr(X, name, value)
+            label = " ".join(f"{k}={v}" for k, v in zip(grid, values))
+            print(f"{label:70s} {'%.3f  %.3f' % score(cases)}")
+        for name, value in current.items():
             setattr(X, name, value)
-        label = " ".join(f"{k}={v}" for k, v in zip(GRID, values))
-        print(f"{label:70s} {'%.3f  %.3f' % score(cases)}")
 
 
 if __name__ == "__main__":
