@@ -2,12 +2,14 @@
 
 Each question names the document that answers it (file stem; any of several counts) and a phrase
 of the sentence that answers it (matched case- and whitespace-insensitively). ``split`` is
-``"dev"`` (used while tuning) or ``"test"`` (reported only, never tuned on). All of them were
+``"dev"`` (used while tuning), ``"test"`` (reported only, never tuned on) or ``"fresh"``
+(a second held-out set written on 2026-12-01 before that session tuned anything). All of them were
 written before any tuning, from reading the documents, in words a user would use rather than
 the document's own where that is natural.
 
 Corpora: ``pydoc`` (``bench/corpus.py``), ``guide`` (``haiku_tui/guide/``), ``stdlib``
-(``bench/corpus_stdlib.py``: the docstrings of 29 standard-library modules).
+(``bench/corpus_stdlib.py``: the docstrings of 29 standard-library modules), ``readmes``
+(``bench/corpus_readmes.py``: the READMEs installed packages ship in their wheel metadata).
 """
 
 from __future__ import annotations
@@ -118,6 +120,47 @@ QUESTIONS: list[Question] = [
     _q("dev", "stdlib", "how do I match file names with wildcards like *.txt", "fnmatch", "Filename matching with shell patterns"),
     _q("dev", "stdlib", "how do I safely quote an argument for a shell command", "shlex", "Return a shell-escaped"),
     _q("dev", "stdlib", "how do I set how hard the compression works", "gzip", "compresslevel sets the compression level"),
+    # ---------------------------------------------------------------- fresh (held out, 2026-12-01)
+    # Written before any tuning of this session, from reading the documents; never tuned on.
+    _q("fresh", "pydoc", "why does my attribute with two leading underscores get a different name", "atom-identifiers", "Private names are transformed to a longer form"),
+    _q("fresh", "pydoc", "how do I write a string where backslashes are not escapes", "strings", "treat backslashes as literal characters"),
+    _q("fresh", "pydoc", "can I write a million as 1_000_000", "integers", "Underscores are ignored for determining the numeric value"),
+    _q("fresh", "pydoc", "what does // give for two whole numbers", "binary", "floor division of integers results in an integer"),
+    _q("fresh", "pydoc", "how can a dict subclass provide a value for keys that are absent", "typesmapping", "subclass of dict defines a method"),
+    _q("fresh", "pydoc", "does a dict remember the order I put things in", "typesmapping", "Dictionaries preserve insertion order"),
+    _q("fresh", "pydoc", "what is shifting bits to the left the same as", "shifting", "bits is defined as multiplication with"),
+    _q("fresh", "pydoc", "which method runs when an object is about to be garbage collected", "customization specialnames", "Called when the instance is about to be destroyed"),
+    _q("fresh", "pydoc", "how do I pause my program and step through it line by line", "debugger", "You can then step through the code following this statement"),
+    _q("fresh", "pydoc", "how does python pick one branch among if elif else", "if", "It selects exactly one of the suites"),
+    _q("fresh", "guide", "can I continue an old chat after closing the app", "05-sessions", "continue the conversation where it stopped"),
+    _q("fresh", "guide", "how do I give a conversation a different name", "05-sessions", "to rename the highlighted session"),
+    _q("fresh", "guide", "how do I bring a conversation over from another computer", "05-sessions", "to import a JSON export"),
+    _q("fresh", "guide", "which setting wins if I choose the model in several places", "07-models", "The order is: `--model`, then `HAIKU_TUI_MODEL`"),
+    _q("fresh", "guide", "does the built-in model make up its own text", "07-models", "it does not write new text, it quotes your documents"),
+    _q("fresh", "guide", "how do I make the index follow a directory while I edit files", "06-knowledge-base", "run `haiku-tui watch PATH`"),
+    _q("fresh", "guide", "my database got corrupted, what can I do", "06-knowledge-base", "moves the damaged knowledge base aside"),
+    _q("fresh", "guide", "I only want keyword search without vectors", "06-knowledge-base", "`--embedder none` keeps a new knowledge base full-text only"),
+    _q("fresh", "guide", "how do I see only the sources that were actually used", "03-evidence-and-compaction", "switch between all chunks and cited chunks only"),
+    _q("fresh", "stdlib", "how do I strip the shared indentation from a multi-line string", "textwrap", "Remove any common leading whitespace from every line"),
+    _q("fresh", "stdlib", "how do I add a value to an ordered list so it stays ordered", "bisect", "Insert item x in list a, and keep it sorted"),
+    _q("fresh", "stdlib", "how do I delete a folder with everything inside it", "shutil", "Recursively delete a directory tree"),
+    _q("fresh", "stdlib", "how do I find where a program is installed", "shutil", "Given a command, mode, and a PATH string"),
+    _q("fresh", "stdlib", "how do I encode bytes so they can go in a web address", "base64", "Encode bytes using the URL- and filesystem-safe Base64 alphabet"),
+    _q("fresh", "stdlib", "how do I remember the results of an expensive function", "functools", "Least-recently-used cache decorator"),
+    _q("fresh", "stdlib", "how do I work out which separator a spreadsheet export uses", "csv", "the format of a CSV file (i.e. delimiter, quotechar)"),
+    _q("fresh", "stdlib", "how can I tell whether a file is an archive I can unzip", "zipfile", "Quickly see if a file is a ZIP file"),
+    _q("fresh", "stdlib", "how do I fix some arguments of a function ahead of time", "functools", "new function with partial application"),
+    _q("fresh", "readmes", "will loading my settings file replace variables already set in the shell", "python-dotenv", "Pass `override=True` to override existing variables"),
+    _q("fresh", "readmes", "how do I read a .env file into a dict without changing os.environ", "python-dotenv", "works more or less the same way as `load_dotenv`"),
+    _q("fresh", "readmes", "what is the billion laughs attack", "defusedxml", "also known as exponential entity expansion"),
+    _q("fresh", "readmes", "how do I turn a dictionary back into xml", "xmltodict", "using the `unparse()` method"),
+    _q("fresh", "readmes", "how do I process a huge xml dump without loading it all into memory", "xmltodict", "streaming mode with a small memory footprint"),
+    _q("fresh", "readmes", "what happens in my test if the code calls a url I did not mock", "responses", "fetch a url which doesn't hit a match"),
+    _q("fresh", "readmes", "how do I move a progress bar forward by hand instead of wrapping a loop", "tqdm", "Manual control of ``tqdm()`` updates"),
+    _q("fresh", "readmes", "how do I send heartbeats so the event stream connection stays open", "sse-starlette", "Ping every 10 seconds"),
+    _q("fresh", "readmes", "can I use the list as a dictionary key", "frozenlist", "FrozenList is also hashable, but only when frozen"),
+    _q("fresh", "readmes", "can I turn a word document into markdown", "mammoth", "Markdown support is deprecated"),
+    _q("fresh", "readmes", "what happens to the pictures in my docx when I convert it", "mammoth", "By default, images are included inline in the output HTML"),
 ]
 
 

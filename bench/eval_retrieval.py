@@ -1,12 +1,13 @@
 """Retrieval and extractive-answer quality on ``bench/eval_questions.py``.
 
-    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|test|all] [--no-ask] [--misses]
+    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|test|fresh|all] [--no-ask] [--misses]
 
-Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings) and
+Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings,
+package READMEs) and
 reports, per split: recall@5 and MRR@10 of ``KnowledgeBase.search`` (a hit is a chunk of an
 expected document), and for ``haiku-tui ask --json`` with the default extractive model the share
 of answers citing an expected document and the share quoting the answering phrase.
-``--misses`` lists the failures (use it on ``dev`` only: ``test`` is for reporting).
+``--misses`` lists the failures (use it on ``dev`` only: ``test`` and ``fresh`` are for reporting).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import write_corpus  # noqa: E402
+from corpus_readmes import write_corpus as write_readmes  # noqa: E402
 from corpus_stdlib import write_corpus as write_stdlib  # noqa: E402
 from eval_questions import QUESTIONS, Question  # noqa: E402
 
@@ -38,6 +40,8 @@ def corpus_files(name: str, tmp: Path) -> list[Path]:
         return write_corpus(tmp / "pydoc-corpus")
     if name == "stdlib":
         return write_stdlib(tmp / "stdlib-corpus")
+    if name == "readmes":
+        return write_readmes(tmp / "readmes-corpus")
     return sorted(GUIDE.glob("*.md"))
 
 
@@ -92,7 +96,7 @@ def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_miss
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embedder", default="auto", help='"auto" (the default), "none", a model; "" = none on older versions')
-    parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
+    parser.add_argument("--split", choices=["dev", "test", "fresh", "all"], default="dev")
     parser.add_argument("--no-ask", action="store_true")
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()

@@ -45,7 +45,7 @@ RETRY_TAG = "<pyai:retry_feedback>"
 
 MAX_STEPS = 8
 """Model responses per question after which it answers with what it has (it never loops)."""
-MAX_SENTENCES = 3
+MAX_SENTENCES = 4
 SEARCH_LIMIT = 10
 STREAM_WORDS = 3
 """Words per streamed text chunk."""
@@ -240,12 +240,13 @@ class Quote:
 
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
-RANK_DECAY = 0.25  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
+RANK_DECAY = 0.1  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
 POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n)
 MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
-MIN_SEMANTIC = 0.45
+MIN_SEMANTIC = 0.35
 EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one (in all and in shared terms),
 EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the others do not
+TOP_SOURCES = 2  # the best sentence of each of the first this-many ranked documents is quoted too
 
 
 def _similarities(question: str, texts: list[str]) -> list[float]:
@@ -258,15 +259,22 @@ def _similarities(question: str, texts: list[str]) -> list[float]:
     return [float(v) for v in vectors[1:] @ vectors[0]]
 
 
-def select(question: str, results: list[Result], limit: int = MAX_SENTENCES) -> list[Quote]:
+def _document(result: Result) -> str:
+    """The document a result comes from: its source label up to the heading path."""
+    return result.source.split("›")[0].strip()
+
+
+def select(question: str, results: list[Result], limit: int | None = None) -> list[Quote]:
     """The 1–``limit`` sentences that best answer ``question``, in reading order.
 
     Each sentence is scored by the question terms it contains (stemmed, weighted like IDF over the
     returned chunks) plus its meaning's closeness to the question (static embeddings of the
     sentence with its section heading), preferring higher-ranked chunks, earlier sentences of a
     section and sentences of reasonable length. A sentence that shares few terms with the
-    question must be close to it in meaning to be chosen.
+    question must be close to it in meaning to be chosen. Besides the best sentences overall, the
+    best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted.
     """
+    limit = MAX_SENTENCES if limit is None else limit
     q_terms = list(dict.fromkeys(terms(question))) or list(dict.fromkeys(stem(w) for w in words(question)))
     if not q_terms or not results:
         return []
@@ -302,11 +310,21 @@ def select(question: str, results: list[Result], limit: int = MAX_SENTENCES) -> 
         return []
     candidates.sort(key=lambda c: (-c[0].score, c[0].rank, c[0].position))
     best, best_terms, best_lexical = candidates[0]
+    document = {r.chunk_id: _document(r) for r in results}
+    top_documents = list(dict.fromkeys(_document(r) for r in sorted(results, key=lambda r: r.rank)))[:TOP_SOURCES]
     chosen = [best]
     covered = set(best_terms)
+    for wanted in top_documents:
+        if len(chosen) < limit and all(document[q.chunk_id] != wanted for q in chosen):
+            extra = next((c for c in candidates if document[c[0].chunk_id] == wanted), None)
+            if extra is not None:
+                chosen.append(extra[0])
+                covered |= extra[1]
     for quote, matched, lexical in candidates[1:]:
         if len(chosen) >= limit:
             break
+        if quote in chosen:
+            continue
         new_terms = matched - covered
         same = quote.score >= EXTRA_SAME * best.score and lexical >= EXTRA_SAME * best_lexical
         if same or (new_terms and quote.score >= EXTRA_NEW_TERMS * best.score):

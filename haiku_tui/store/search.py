@@ -11,6 +11,8 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import re
+import threading
+import weakref
 from typing import Any
 
 FTS_COLUMN = "fts"
@@ -28,6 +30,7 @@ EMBED_HEADINGS = False  # embed "title / headings / text" rather than the text a
 VECTOR_QUERY_TERMS = False  # embed the query without its filler words
 ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF) index
 ANN_NPROBES = 100  # IVF partitions searched per query (of ~sqrt(rows): ~1/3 of them at 100k chunks)
+EXACT_MAX_ROWS = 20_000  # up to this many chunks, unfiltered vector search runs over an in-memory copy
 
 # Question and filler words dropped from queries (the index keeps every word). Words that are
 # also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
@@ -87,7 +90,8 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     if where:
         v = v.where(where, prefilter=True)
     text_future = _executor().submit(q.limit(pool).to_list)  # the two queries run side by side
-    vector_rows = v.limit(pool).to_list()
+    exact = None if where else exact_vector_rows(chunks, vector, pool)
+    vector_rows = exact if exact is not None else v.limit(pool).to_list()
     text_rows = text_future.result()
     return diversify(fuse([(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]))[:fetch]
 
@@ -108,6 +112,39 @@ def ensure_vector_index(chunks: Any) -> bool:
 
     chunks.create_index(VECTOR_COLUMN, config=IvfFlat(distance_type="cosine", num_partitions=max(1, int(rows**0.5))))
     return True
+
+
+_exact_lock = threading.Lock()
+_exact_cache: weakref.WeakKeyDictionary[Any, tuple[int, Any, list[dict]] | tuple[int, None, None]] = weakref.WeakKeyDictionary()
+
+
+def exact_vector_rows(chunks: Any, vector: list[float], limit: int) -> list[dict] | None:
+    """The ``limit`` rows nearest ``vector`` by cosine distance, from a copy of a small table's
+    vectors held in memory per table version (a Lance query costs more than the arithmetic at this
+    size); None when the table has more than ``EXACT_MAX_ROWS`` chunks."""
+    import numpy as np
+
+    version = chunks.version
+    with _exact_lock:
+        cached = _exact_cache.get(chunks)
+        if cached is None or cached[0] != version:
+            cached = (version, None, None)
+            if chunks.count_rows() <= EXACT_MAX_ROWS:
+                data = chunks.search().select(CHUNK_COLUMNS + [VECTOR_COLUMN]).limit(None).to_arrow()
+                rows = [row for row in data.drop_columns([VECTOR_COLUMN]).to_pylist()]
+                vectors = data.column(VECTOR_COLUMN).to_pylist()
+                keep = [i for i, vec in enumerate(vectors) if vec is not None]
+                matrix = np.asarray([vectors[i] for i in keep], dtype=np.float32).reshape(len(keep), -1)
+                norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+                cached = (version, matrix / np.where(norms == 0, 1, norms), [rows[i] for i in keep])
+            _exact_cache[chunks] = cached
+    _, matrix, rows = cached
+    if matrix is None or rows is None:
+        return None
+    query = np.asarray(vector, dtype=np.float32)
+    distances = 1.0 - matrix @ (query / (np.linalg.norm(query) or 1.0))
+    top = np.argsort(distances, kind="stable")[:limit]
+    return [{**rows[i], "_distance": float(distances[i])} for i in top]
 
 
 @functools.cache

@@ -59,6 +59,26 @@ def test_select_prefers_overlap_and_rank_and_drops_unrelated():
     assert ex.select("anything", []) == []
 
 
+TWO_DOCUMENTS = (
+    "[cccccccccccccccc] (rank 1 of 2)\n"
+    'Source: "Kettles" › Boiling\n'
+    "An electric kettle boils water for tea in about three minutes.\n"
+    "\n\n---\n\n"
+    "[dddddddddddddddd] (rank 2 of 2)\n"
+    'Source: "Tea brewing" › Green tea\n'
+    "Steep green tea in water at 80 degrees for three minutes.\n"
+)
+
+
+def test_select_also_quotes_the_top_ranked_document(monkeypatch):
+    results = ex.parse_results(TWO_DOCUMENTS)
+    question = "how long to steep green tea in water at 80 degrees"
+    monkeypatch.setattr(ex, "TOP_SOURCES", 0)
+    assert [q.chunk_id for q in ex.select(question, results)] == ["dddddddddddddddd"]
+    monkeypatch.setattr(ex, "TOP_SOURCES", 1)
+    assert [q.chunk_id for q in ex.select(question, results)] == ["cccccccccccccccc", "dddddddddddddddd"]
+    assert [q.chunk_id for q in ex.select(question, results, limit=1)] == ["dddddddddddddddd"]
+
 def test_parse_citations_and_compose():
     numbers = ex.parse_citations(
         "Registered 2 citation(s): [1] = aaaaaaaaaaaaaaaa, [3] = bbbbbbbbbbbbbbbb. Use these [n] markers in your answer."

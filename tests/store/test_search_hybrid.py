@@ -124,3 +124,32 @@ def test_vector_index_past_the_threshold_is_built_quietly(tmp_path, monkeypatch,
     assert search.ensure_vector_index(table) is True
     assert any("vector" in index.columns for index in table.list_indices())
     assert "WARN" not in capfd.readouterr().err
+
+
+def test_exact_vector_search_matches_lance_and_follows_new_versions(tmp_path, monkeypatch):
+    from haiku_tui.store.kb import CHUNKS
+
+    docs = write_documents(tmp_path / "docs")
+    with KnowledgeBase.open(str(tmp_path / "kb.lancedb"), embedder="auto") as kb:
+        kb.add([docs])
+        chunks = kb._table(CHUNKS)
+        vector = offline.embed_texts(["how hot should the water be for tea"])[0].tolist()
+        total = chunks.count_rows()
+        lance = chunks.search(vector, query_type="vector").distance_type("cosine").limit(total).to_list()
+        exact = search.exact_vector_rows(chunks, vector, total)
+        assert [r["id"] for r in exact] == [r["id"] for r in lance]
+        assert [r["_distance"] for r in exact] == pytest.approx([r["_distance"] for r in lance], abs=1e-4)
+
+        extra = tmp_path / "more" / "kettles.md"
+        extra.parent.mkdir()
+        extra.write_text("# Kettles\n\nA kettle switches itself off when the water boils.\n", encoding="utf-8")
+        kb.add([extra])
+        chunks = kb._table(CHUNKS)
+        assert len(search.exact_vector_rows(chunks, vector, 1000)) == total + 1  # the new version is read
+        assert "kettle" in kb.search("does the kettle turn itself off", limit=1)[0].text.lower()
+
+        monkeypatch.setattr(search, "EXACT_MAX_ROWS", 0)
+        extra.write_text("# Kettles\n\nA kettle switches itself off once the water has boiled.\n", encoding="utf-8")
+        kb.add([extra])
+        assert search.exact_vector_rows(kb._table(CHUNKS), vector, 10) is None  # past the size: Lance searches
+        assert "kettle" in kb.search("does the kettle turn itself off", limit=1)[0].text.lower()

@@ -1,0 +1,71 @@
+"""Sentence-choice experiments for the extractive model on the DEV questions only.
+
+    python bench/tune_extractive.py
+
+Searches each dev question once (as the model's ``rag_search`` call does: the question, 10
+results, formatted as the tool formats them), then varies ``haiku_tui.agent.extractive``
+constants and prints, per variant, the share of answers citing an expected document and the
+share quoting the answering phrase. Test and fresh questions are never read here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from eval_questions import split  # noqa: E402
+from eval_retrieval import corpus_files, norm  # noqa: E402
+
+import haiku_tui.agent.extractive as X  # noqa: E402
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result  # noqa: E402
+from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
+
+GRIDS = [  # each grid varies its constants around the module's current values
+    {"TOP_SOURCES": [0, 1, 2], "MAX_SENTENCES": [3, 4], "RANK_DECAY": [0.25, 0.1], "EXTRA_SAME": [0.75, 0.6]},
+    {"SEMANTIC_WEIGHT": [1.0, 2.0, 3.0], "MIN_SEMANTIC": [0.45, 0.35], "POSITION_DECAY": [0.1, 0.0], "LEXICAL_WEIGHT": [1.0, 0.5]},
+]
+
+
+def searched(questions) -> list[tuple]:
+    """(question, results, chunk id → document stem) for each question."""
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for corpus in sorted({q.corpus for q in questions}):
+            with KnowledgeBase.open(str(Path(tmp) / f"{corpus}.lancedb"), embedder="auto") as kb:
+                kb.add(corpus_files(corpus, Path(tmp)))
+                for q in (q for q in questions if q.corpus == corpus):
+                    hits = kb.search(q.question, limit=X.SEARCH_LIMIT)
+                    text = RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits)
+                    out.append((q, X.parse_results(text), {h.chunk_id: Path(h.path).stem for h in hits}))
+    return out
+
+
+def score(cases) -> tuple[float, float]:
+    cited = quoted = 0
+    for q, results, stems in cases:
+        quotes = X.select(q.question, results)
+        cited += any(stems[x.chunk_id] in q.docs for x in quotes)
+        quoted += norm(q.phrase) in norm(" ".join(x.sentence for x in quotes))
+    return cited / len(cases), quoted / len(cases)
+
+
+def main() -> None:
+    cases = searched(split("dev"))
+    print(f"{'variant':70s} cites  quotes")
+    for grid in GRIDS:
+        current = {name: getattr(X, name) for name in grid}
+        for values in itertools.product(*grid.values()):
+            for name, value in zip(grid, values):
+                setattr(X, name, value)
+            label = " ".join(f"{k}={v}" for k, v in zip(grid, values))
+            print(f"{label:70s} {'%.3f  %.3f' % score(cases)}")
+        for name, value in current.items():
+            setattr(X, name, value)
+
+
+if __name__ == "__main__":
+    main()
