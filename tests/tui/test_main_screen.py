@@ -530,27 +530,43 @@ async def test_markup_and_escapes_in_documents_are_shown_literally(injection_kb)
         assert "\x1b" not in answer and "[bold]loud[/bold]" in answer
 
 
-async def test_many_turns_mount_incrementally(small_kb):
-    """A long session reopens and keeps answering without rebuilding earlier turns."""
+async def test_many_turns_mount_incrementally(small_kb, monkeypatch):
+    """A long session reopens with a window of its newest turns; keys slide the window, never mount it all."""
+    from haiku_tui.tui.main import conversation
+
+    monkeypatch.setattr(conversation, "OPENING", 5)
+    monkeypatch.setattr(conversation, "WINDOW", 8)
+    monkeypatch.setattr(conversation, "STEP", 3)
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(25):
             await ask(pilot, "hello")
         turns = app.main.turn_log.turns
-        first = turns[0]
+        last = turns[-1]
         await ask(pilot, "how do solar panels work in winter")
-        assert app.main.turn_log.turns[0] is first  # earlier turns were not rebuilt
-        assert len(app.main.turn_log.turns) == 26
+        assert last.is_attached and last in app.main.turn_log.turns  # earlier turns were not rebuilt
         session_id = app.session.id
     again = make_app(small_kb, session_id=session_id)
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert len(again.main.turn_log.turns) == 26
-        again.main.turn_log.focus_selected()
+        log = again.main.turn_log
+        assert [t.number for t in log.turns] == [22, 23, 24, 25, 26] and log.total == 26
+        assert "winter" in log.turns[-1].prompt and log.turns[-1].has_answer
+        log.focus_selected()
+        for _ in range(6):  # past the window's top: older turns mount, the newest unmount
+            await pilot.press("up")
+        assert log.selected_turn.number == 20 and log.selected_turn.has_answer
+        assert len(log.turns) <= 8 and "answer 20 of 26" in str(log.cursor.render())
         await pilot.press("home")
-        assert again.main.turn_log.selected_turn.number == 1
+        assert log.selected_turn.number == 1 and len(log.turns) <= 8
+        for _ in range(7):
+            await pilot.press("down")
+        assert log.selected_turn.number == 8 and len(log.turns) <= 8
         await pilot.press("end")
-        assert again.main.turn_log.selected_turn.number == 26
+        assert log.selected_turn.number == 26 and log.turns[-1].has_answer
+        await again.main.turn_log.action_select_first()
+        await ask(pilot, "hello again")  # a new question brings the newest turns back first
+        assert [t.number for t in log.turns][-2:] == [26, 27]
 
 
 # ---- command line ------------------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from textual.widgets._markdown import MarkdownStream
 
     from haiku_tui.capabilities.views import QuestionView
+    from haiku_tui.sessions.workbench import ConversationView
 
 STEP_ICONS = {
     "load": "⚙",
@@ -265,8 +266,21 @@ class QuestionTurn(Vertical):
         self.set_info(Content.assemble(*parts))
 
 
+WINDOW = 40
+"""Committed turns mounted at most: a long session mounts a window of its turns, never all of them."""
+OPENING = 15
+"""Turns mounted when a session opens (its newest)."""
+STEP = 15
+"""Turns mounted at a time when the selection or a scroll passes the window's edge."""
+
+
 class TurnLog(VerticalScroll):
-    """The scrolling list of turns; up/down select an answer, 1–9 jump to its citations."""
+    """The scrolling list of turns; up/down select an answer, 1–9 jump to its citations.
+
+    Only a window of a long session's committed turns is mounted (at most :data:`WINDOW`); moving
+    past its top or bottom mounts the next few and unmounts as many at the other end, so each key
+    costs the same at 3 questions or 1000. ``selected_index`` indexes the mounted turns.
+    """
 
     HELP_TITLE = "Conversation"
 
@@ -274,6 +288,158 @@ class TurnLog(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(can_focus=False, **kwargs)
+        self._view: ConversationView | None = None
+        self._views: list[QuestionView] = []
+        self._index: dict[int, int] = {}
+        self._anchors: dict[QuestionTurn, int] = {}
+        self._start = self._end = 0
+
+    # -- the window ----------------------------------------------------------------------------------------
+    # Committed turns are mounted only inside the window [_start, _end). A turn that is not committed
+    # (running, cancelled, failed) stays mounted for good, anchored after the committed turns it followed,
+    # and is hidden while its anchor is outside the window, so it never vanishes when the window slides.
+
+    @property
+    def total(self) -> int:
+        """Every turn of the session: committed ones (mounted or not) and live, cancelled or failed ones."""
+        return len(self._views) + sum(1 for turn in self._all() if turn.question not in self._index)
+
+    def _all(self) -> list[QuestionTurn]:
+        return list(self.query_children(QuestionTurn))
+
+    def _key(self, turn: QuestionTurn) -> float:
+        """Where a turn belongs: committed turn i at i, an uncommitted one just before the turn it preceded."""
+        index = self._index.get(turn.question)  # type: ignore[arg-type]
+        return index if index is not None else self._anchors.get(turn, len(self._views)) - 0.5
+
+    def _show_uncommitted(self) -> None:
+        for turn in self._all():
+            if turn.question not in self._index:
+                anchor = self._anchors.get(turn, len(self._views))
+                turn.display = self._start <= anchor <= self._end
+
+    def anchor(self, turn: QuestionTurn) -> None:
+        """A new live turn comes after every committed turn there is now."""
+        self._anchors[turn] = len(self._views)
+
+    def set_views(self, view: ConversationView) -> None:
+        """The committed view changed (a run committed): a window at the bottom takes the new turns in."""
+        at_end = self._end == len(self._views)
+        self._view, self._views = view, list(view.questions)
+        self._index = {q.question: i for i, q in enumerate(self._views)}
+        self._anchors = {t: a for t, a in self._anchors.items() if t.is_attached and t.question not in self._index}
+        if at_end:
+            self._end = len(self._views)
+        else:  # a turn committed while the window was elsewhere: it mounts again when the window reaches it
+            outside = [t for t in self._all() if not self._start <= self._index.get(t.question, self._start) < self._end]  # type: ignore[arg-type]
+            if outside:
+                self.remove_children(outside)
+
+    def forget_views(self) -> None:
+        self._view, self._views, self._index, self._anchors = None, [], {}, {}
+        self._start = self._end = 0
+
+    async def show_views(self, view: ConversationView) -> None:
+        """Draw a reopened session: mount and draw only its newest turns."""
+        self.set_views(view)
+        count = len(self._views)
+        self._start, self._end = max(0, count - OPENING), count
+        await self._mount_range(self._start, self._end)
+        if self.turns:
+            self.selected_index = len(self.turns) - 1
+        self.scroll_end(animate=False)
+
+    async def _mount_range(self, start: int, end: int) -> list[QuestionTurn]:
+        """Mount and draw committed turns ``start``…``end - 1``, each in its place among the mounted ones."""
+        view = self._view
+        if view is None or start >= end:
+            return []
+        welcome = self.query("#welcome")
+        if welcome:
+            await welcome.remove()
+        mounted = [(self._key(turn), turn) for turn in self._all()]
+        batch: list[QuestionTurn] = []
+        added: list[QuestionTurn] = []
+        before: QuestionTurn | None = None
+        for index in range(start, end + 1):
+            follower = next((turn for key, turn in mounted if key > index), None) if index < end else object()
+            if batch and (follower is not before or index == end):
+                await self.mount_all(batch, before=before)
+                added += batch
+                batch = []
+            if index < end:
+                question = self._views[index]
+                batch.append(QuestionTurn(question.prompt, number=question.number, question=question.question))
+                before = follower  # type: ignore[assignment]
+        for turn in added:
+            question = self._views[self._index[turn.question]]  # type: ignore[index]
+            await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}), steps=True)
+        self._show_uncommitted()
+        return added
+
+    def _chosen(self) -> QuestionTurn | None:
+        turns = self.turns
+        return turns[self.selected_index] if 0 <= self.selected_index < len(turns) else None
+
+    def _keep_selection(self, selected: QuestionTurn | None) -> None:
+        turns = self.turns
+        self.set_reactive(TurnLog.selected_index, turns.index(selected) if selected in turns else -1)
+
+    async def trim(self, *, bottom: bool) -> None:
+        """Unmount committed turns beyond :data:`WINDOW` at one end (never the answer being written)."""
+        committed = [turn for turn in self._all() if turn.question in self._index]
+        excess = len(committed) - WINDOW
+        if excess <= 0:
+            return
+        doomed = committed[-excess:] if bottom else committed[:excess]
+        selected = self._chosen()
+        await self.remove_children(doomed)
+        kept = [self._index[t.question] for t in committed if t not in doomed]  # type: ignore[index]
+        self._start, self._end = kept[0], kept[-1] + 1
+        self._show_uncommitted()
+        self._keep_selection(selected)
+
+    async def extend(self, step: int) -> int:
+        """Mount up to ``abs(step)`` more turns above (step < 0) or below; return how many were mounted."""
+        selected = self._chosen()
+        if step < 0 and self._start > 0:
+            start = max(0, self._start + step)
+            added = await self._mount_range(start, self._start)
+            self._start = start
+            self._show_uncommitted()
+            self._keep_selection(selected)
+            await self.trim(bottom=True)
+            return len(added)
+        if step > 0 and self._end < len(self._views):
+            end = min(len(self._views), self._end + step)
+            added = await self._mount_range(self._end, end)
+            self._end = end
+            self._show_uncommitted()
+            self._keep_selection(selected)
+            await self.trim(bottom=False)
+            return len(added)
+        return 0
+
+    async def jump(self, start: int) -> None:
+        """Mount the window starting at committed turn ``start`` instead of the current one."""
+        count = len(self._views)
+        start = max(0, min(start, count - OPENING))
+        end = min(count, start + OPENING)
+        if (start, end) == (self._start, self._end):
+            return
+        self.set_reactive(TurnLog.selected_index, -1)
+        for turn in self._all():
+            turn.selected = False
+        await self.remove_children([turn for turn in self._all() if turn.question in self._index])
+        self._start, self._end = start, end
+        await self._mount_range(start, end)
+
+    async def to_end(self) -> None:
+        """Bring the window back to the newest turns (before a new question is added)."""
+        if self._end < len(self._views):
+            await self.jump(len(self._views) - OPENING)
+
+    # -- selection -----------------------------------------------------------------------------------------
 
     def focus_selected(self) -> bool:
         """Select an answer (the last one when none is) and give the answer cursor the focus."""
@@ -291,7 +457,8 @@ class TurnLog(VerticalScroll):
 
     @property
     def turns(self) -> list[QuestionTurn]:
-        return list(self.query_children(QuestionTurn))
+        """The turns on screen (an uncommitted turn outside the window is mounted but hidden)."""
+        return [turn for turn in self.query_children(QuestionTurn) if turn.display]
 
     @property
     def selected_turn(self) -> QuestionTurn | None:
@@ -308,27 +475,51 @@ class TurnLog(VerticalScroll):
                 turns[index].selected = index == new
         if 0 <= new < len(turns):
             self.scroll_to_widget(turns[new], animate=False, top=True)
-            self.cursor.show(turns[new], len(turns))
+            self.cursor.show(turns[new], self.total)
 
     def select_turn(self, turn: QuestionTurn) -> None:
         turns = self.turns
         if turn in turns:
             self.selected_index = turns.index(turn)
 
-    def action_select(self, step: int) -> None:
+    async def action_select(self, step: int) -> None:
         turns = self.turns
         if not turns:
             return
         current = self.selected_index if 0 <= self.selected_index < len(turns) else len(turns)
+        if not 0 <= current + step < len(turns):
+            await self.extend(STEP if step > 0 else -STEP)
+            turns = self.turns
+            selected = self._chosen()
+            current = turns.index(selected) if selected is not None else len(turns)
         self.selected_index = max(0, min(len(turns) - 1, current + step))
 
-    def action_select_first(self) -> None:
+    async def action_select_first(self) -> None:
+        if self._start > 0:
+            await self.jump(0)
         if self.turns:
             self.selected_index = 0
 
-    def action_select_last(self) -> None:
+    async def action_select_last(self) -> None:
+        await self.to_end()
         if self.turns:
             self.selected_index = len(self.turns) - 1
+
+    async def reveal(self, question: int) -> QuestionTurn | None:
+        """The mounted turn of ``question``, mounting a window around it when it is not."""
+        index = self._index.get(question)
+        if index is not None and not self._start <= index < self._end:
+            await self.jump(index - OPENING // 2)
+        return next((turn for turn in self.turns if turn.question == question), None)
+
+    def _on_scroll_up(self, event: events.ScrollUp) -> None:
+        if self.scroll_y <= 0 and self._start > 0:
+            self.run_worker(self._grow_up(), group="turn-window", exclusive=True)
+
+    async def _grow_up(self) -> None:
+        first = self.turns[0] if self.turns else None
+        if await self.extend(-STEP) and first is not None and first.is_attached:
+            self.scroll_to_widget(first, animate=False, top=True)
 
     @on(QuestionTurn.Selected)
     def _clicked(self, event: QuestionTurn.Selected) -> None:
@@ -387,7 +578,7 @@ class AnswerCursor(Static):
             return
         if not turn.selected:
             log.select_turn(turn)
-        self.show(turn, len(log.turns), active=True)
+        self.show(turn, log.total, active=True)
 
     def on_blur(self) -> None:
         if self._turn is not None:
@@ -402,14 +593,14 @@ class AnswerCursor(Static):
             prompt.focus()
             prompt.insert(event.character)
 
-    def action_select(self, step: int) -> None:
-        self.log.action_select(step)
+    async def action_select(self, step: int) -> None:
+        await self.log.action_select(step)
 
-    def action_select_first(self) -> None:
-        self.log.action_select_first()
+    async def action_select_first(self) -> None:
+        await self.log.action_select_first()
 
-    def action_select_last(self) -> None:
-        self.log.action_select_last()
+    async def action_select_last(self) -> None:
+        await self.log.action_select_last()
 
 
 class ConversationPane(Vertical):
@@ -468,7 +659,10 @@ class ConversationPane(Vertical):
         welcome = log.query("#welcome")
         if welcome:
             await welcome.remove()
-        turn = QuestionTurn(prompt, number=len(log.turns) + 1, question=question)
+        await log.to_end()
+        await log.trim(bottom=False)  # a long live session keeps a window too
+        turn = QuestionTurn(prompt, number=log.total + 1, question=question)
+        log.anchor(turn)
         await log.mount(turn)
         log.selected_index = len(log.turns) - 1
         if scroll:
@@ -479,13 +673,12 @@ class ConversationPane(Vertical):
         log = self.log
         await log.remove_children()
         log.selected_index = -1
+        log.forget_views()
         await log.mount(Static(WELCOME, id="welcome"))
 
     def turn_for(self, question: int) -> QuestionTurn | None:
-        for turn in self.log.turns:
-            if turn.question == question:
-                return turn
-        return None
+        """The mounted turn of ``question`` (None when it is outside the window: ``TurnLog.reveal`` mounts it)."""
+        return next((turn for turn in self.log.turns if turn.question == question), None)
 
 
 WELCOME = Content.assemble(

@@ -8,7 +8,6 @@ handlers. Everything the panes show is drawn from the workbench's :class:`Conver
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -31,10 +30,6 @@ from haiku_tui.tui.text import CitationStream, clean_line
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import QuestionView
     from haiku_tui.sessions.workbench import ChunkText, Workbench
-
-DRAWN_AT_ONCE = 12
-"""Turns of a reopened session drawn before it is shown; older ones are drawn just after."""
-
 
 class StatusBar(Static):
     """Model · last request and what compaction saved · tokens · database · filter (``status.status_line``)."""
@@ -112,46 +107,22 @@ class MainScreen(DailyActions, Screen[None]):
     def refresh_panes(self, views: list[QuestionView] | None = None) -> None:
         """Redraw the evidence pane and the policy log (from the committed view unless ``views`` is given)."""
         view = self.workbench.view
+        if views is None:
+            self.turn_log.set_views(view)
         self.views = list(view.questions) if views is None else views
         self.evidence.show_views(self.views, view.reviews)
         self.policy_log.show_views(self.views)
 
     async def show_session(self) -> None:
-        """Draw the whole committed session: every turn, the evidence and the policy log."""
+        """Draw the committed session: its newest turns (older ones mount on demand), the evidence, the policy log."""
         session = self.workbench.session
         assert session is not None
         await self.conversation.clear()
-        view = self.workbench.view
-        ids = view.citation_ids
-        log = self.turn_log
-        if view.questions:
-            welcome = log.query("#welcome")
-            if welcome:
-                await welcome.remove()
-            turns = [QuestionTurn(q.prompt, number=q.number, question=q.question) for q in view.questions]
-            await log.mount_all(turns)
-            pairs = list(zip(turns, view.questions, strict=True))
-            for turn, question in pairs[-DRAWN_AT_ONCE:]:
-                await turn.show_view(question, ids, view.reviews.get(question.question, {}), steps=True)
-            log.selected_index = len(turns) - 1
-            log.scroll_end(animate=False)
-            if len(pairs) > DRAWN_AT_ONCE:
-                log.anchor()  # older turns fill in above without moving the view
-                self.draw_older_turns(pairs[:-DRAWN_AT_ONCE])
+        await self.turn_log.show_views(self.workbench.view)  # only the newest turns are mounted
         self.refresh_panes()
         self.app.sub_title = session.title
         self.update_status()
         self.reset_history()
-
-    @work(exclusive=True, group="draw-turns", name="draw older turns")
-    async def draw_older_turns(self, pairs: list[tuple[QuestionTurn, QuestionView]]) -> None:
-        """Draw a reopened session's older turns, newest first, a few at a time (the app stays responsive)."""
-        view = self.workbench.view
-        for turn, question in reversed(pairs):
-            if not turn.is_attached:
-                return  # another session was opened meanwhile
-            await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}), steps=True)
-            await asyncio.sleep(0)
 
     def update_status(self) -> None:
         from haiku_tui.tui.main.status import status_line
@@ -402,19 +373,19 @@ class MainScreen(DailyActions, Screen[None]):
         return False
 
     @on(PolicyLog.ShowQuestion)
-    def _show_question(self, event: PolicyLog.ShowQuestion) -> None:
-        turn = self.conversation.turn_for(event.question)
+    async def _show_question(self, event: PolicyLog.ShowQuestion) -> None:
+        turn = await self.turn_log.reveal(event.question)
         if turn is not None:
             self.turn_log.select_turn(turn)
             self.turn_log.focus_selected()
 
-    def action_review(self) -> None:
+    async def action_review(self) -> None:
         """Review the citations of the selected answer (or of the highlighted evidence item's question)."""
         start_chunk = None
         turn = self.turn_log.selected_turn
         if self.focused is self.evidence and self.evidence.highlighted_item is not None:
             question, item = self.evidence.highlighted_item
-            turn = self.conversation.turn_for(question) or turn
+            turn = await self.turn_log.reveal(question) or turn
             start_chunk = item.chunk_id
         view = self.workbench.view.question(turn.question) if turn is not None else None
         if turn is None or view is None or turn.state in ("running", "cancelled", "failed"):
