@@ -268,9 +268,9 @@ class QuestionTurn(Vertical):
 
 WINDOW = 40
 """Committed turns mounted at most: a long session mounts a window of its turns, never all of them."""
-OPENING = 15
+OPENING = 8
 """Turns mounted when a session opens (its newest)."""
-STEP = 15
+STEP = 8
 """Turns mounted at a time when the selection or a scroll passes the window's edge."""
 
 
@@ -494,6 +494,13 @@ class TurnLog(VerticalScroll):
             current = turns.index(selected) if selected is not None else len(turns)
         self.selected_index = max(0, min(len(turns) - 1, current + step))
 
+    async def action_page(self, direction: int) -> None:
+        """Move the selection by a screenful of answers (the window slides like for ↑/↓)."""
+        top = self.scroll_y
+        bottom = top + self.scrollable_content_region.height
+        shown = sum(1 for turn in self.turns if turn.virtual_region.y < bottom and turn.virtual_region.bottom > top)
+        await self.action_select(direction * max(1, shown - 1))
+
     async def action_select_first(self) -> None:
         if self._start > 0:
             await self.jump(0)
@@ -541,6 +548,8 @@ class AnswerCursor(Static):
         Binding("down,j", "select(1)", "Next answer", id="conversation.next"),
         Binding("home", "select_first", "First answer", id="conversation.first", show=False),
         Binding("end", "select_last", "Last answer", id="conversation.last", show=False),
+        Binding("pageup", "page(-1)", "Answers a page up", id="conversation.page-up", show=False),
+        Binding("pagedown", "page(1)", "Answers a page down", id="conversation.page-down", show=False),
         Binding("r", "screen.review", "Review citations", id="conversation.review"),
         Binding("w", "screen.wire", "Inspect requests", id="conversation.wire"),
         *[
@@ -598,6 +607,9 @@ class AnswerCursor(Static):
 
     async def action_select_first(self) -> None:
         await self.log.action_select_first()
+
+    async def action_page(self, direction: int) -> None:
+        await self.log.action_page(direction)
 
     async def action_select_last(self) -> None:
         await self.log.action_select_last()

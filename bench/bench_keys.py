@@ -1,0 +1,140 @@
+"""Key latency of the app in a real terminal (tmux, 160×48) on sessions of N questions.
+
+    python bench/bench_keys.py build DIR N [N ...]   # sessions of N questions saved through the store
+    python bench/bench_keys.py keys DIR N [N ...]    # open each in tmux, time keys
+
+Each key is sent with ``tmux send-keys``; the time is until ``tmux capture-pane -p`` shows a
+changed screen. Prints medians per key at each size and the time to the last answer on opening.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+ENTRY = ("haiku_tui.cli", "main")
+
+
+def saved_session(store, questions: int) -> str:
+    """Save a session of ``questions`` realistic RAG turns (``bench_sessions.build``: real pydoc text, the
+    evidence ledger the runs would leave) through the store's own save path; return its id. Seconds, not
+    the 14+ minutes of 1000 agent runs."""
+    from bench_sessions import _texts, build
+
+    session = store.new(model="extractive")
+    session.commit_run(*build(questions, _texts()))
+    store.save(session)
+    return session.id
+
+
+def build_all(base: Path, sizes: list[int]) -> None:
+    os.environ["HAIKU_TUI_DATA_DIR"] = str(base / "data")
+    from haiku_tui.sessions import SessionStore
+    from haiku_tui.store import KnowledgeBase
+
+    KnowledgeBase.open(str(base / "guide.lancedb")).add([ROOT / "haiku_tui" / "guide"])
+    store = SessionStore()
+    ids = {n: saved_session(store, n) for n in sizes}
+    (base / "sessions.json").write_text(json.dumps(ids))
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", "-L", "a13bench", *args], capture_output=True, text=True).stdout
+
+
+def wait_change(before: str, limit: float = 3.0) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < limit:
+        screen = tmux("capture-pane", "-p", "-t", "b")
+        if screen != before:
+            return time.perf_counter() - t0, screen
+        time.sleep(0.002)
+    return float("nan"), before
+
+
+def wait_for(question: str, limit: float = 60.0) -> float:
+    """Seconds until the screen shows ``question`` with its answer's badge below it."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < limit:
+        screen = tmux("capture-pane", "-p", "-t", "b")
+        if question in screen and "cites [" in screen[screen.index(question):]:
+            return time.perf_counter() - t0
+        time.sleep(0.005)
+    return float("nan")
+
+
+def settle(quiet: float = 0.6, limit: float = 30.0) -> str:
+    """Wait until the screen stops changing for ``quiet`` seconds."""
+    screen, last, t0 = tmux("capture-pane", "-p", "-t", "b"), time.perf_counter(), time.perf_counter()
+    while time.perf_counter() - last < quiet and time.perf_counter() - t0 < limit:
+        time.sleep(0.02)
+        now = tmux("capture-pane", "-p", "-t", "b")
+        if now != screen:
+            screen, last = now, time.perf_counter()
+    return screen
+
+
+def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, float]]:
+    ids = json.loads((base / "sessions.json").read_text())
+    out = {}
+    for n in sizes:
+        env = f"HAIKU_TUI_DATA_DIR={base / 'data'}"
+        code = os.environ.get("BENCH_CODE", str(ROOT))  # another checkout to time (before/after)
+        cmd = f"env {env} PYTHONPATH={code} {ROOT / '.venv/bin/python'} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
+        tmux("kill-server")
+        t0 = time.perf_counter()
+        tmux("new-session", "-d", "-s", "b", "-x", "160", "-y", "48", cmd)
+        opened = wait_for(f"Q{n} ❯")
+        opened = time.perf_counter() - t0 if opened == opened else opened
+        settle()
+        result: dict[str, float] = {"open": opened}
+        tmux("send-keys", "-t", "b", "BTab")  # the answer cursor
+        settle(0.3)
+        # ↑ walks up from the newest answer (past the mounted window at 1000); the others alternate so
+        # that every key changes the screen at any size. A key that changed nothing within 3 s is left out.
+        for name, seq in (("up", ["Up"]), ("up_down", ["Down", "Up"]), ("pageup_down", ["PageUp", "PageDown"]),
+                          ("home_end", ["Home", "End"])):
+            times = []
+            for i in range(reps):
+                key = seq[i % len(seq)]
+                before = settle(0.15)
+                tmux("send-keys", "-t", "b", key)
+                times.append(wait_change(before)[0])
+            result[name] = statistics.median(t for t in times if t == t) if any(t == t for t in times) else float("nan")
+        tmux("send-keys", "-t", "b", "Escape")
+        settle(0.3)
+        times = []
+        for i in range(reps):
+            before = settle(0.15)
+            tmux("send-keys", "-t", "b", "-l", "x")
+            times.append(wait_change(before)[0])
+        result["typing"] = statistics.median(times)
+        tmux("kill-server")
+        out[n] = result
+        print(n, {k: round(v * 1000, 1) for k, v in result.items()}, flush=True)
+    return out
+
+
+def main() -> None:
+    what, base, *sizes = sys.argv[1:]
+    nums = [int(s) for s in sizes]
+    if what == "build":
+        build_all(Path(base), nums)
+    else:
+        res = keys(Path(base), nums)
+        print("\n| questions | open → last answer (ms) | ↑ | ↓/↑ | PageUp/PageDown | Home/End | typing |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for n, r in res.items():
+            print(f"| {n} | {r['open']*1000:.0f} | " + " | ".join(f"{r[k]*1000:.0f}" for k in ("up", "up_down", "pageup_down", "home_end", "typing")) + " |")
+
+
+if __name__ == "__main__":
+    main()
