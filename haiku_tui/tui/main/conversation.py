@@ -322,13 +322,17 @@ class TurnLog(VerticalScroll):
         """A new live turn comes after every committed turn there is now."""
         self._anchors[turn] = len(self._views)
 
-    def set_views(self, view: ConversationView) -> None:
-        """The committed view changed (a run committed): a window at the bottom takes the new turns in."""
+    def set_views(self, view: ConversationView, *, rebase: bool = False) -> None:
+        """The committed view changed (a run committed): a window at the bottom takes the new turns in.
+        ``rebase``: the old view was the newest questions of this one (a session previewed, then loaded)."""
         at_end = self._end == len(self._views)
+        shift = len(view.questions) - len(self._views) if rebase else 0
         self._view, self._views = view, list(view.questions)
         self._index = {q.question: i for i, q in enumerate(self._views)}
-        self._anchors = {t: a for t, a in self._anchors.items() if t.is_attached and t.question not in self._index}
-        if at_end:
+        self._anchors = {t: a + shift for t, a in self._anchors.items() if t.is_attached and t.question not in self._index}
+        if rebase:
+            self._start, self._end = self._start + shift, self._end + shift
+        elif at_end:
             self._end = len(self._views)
         else:  # a turn committed while the window was elsewhere: it mounts again when the window reaches it
             outside = [t for t in self._all() if not self._start <= self._index.get(t.question, self._start) < self._end]  # type: ignore[arg-type]

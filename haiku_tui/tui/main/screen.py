@@ -115,12 +115,20 @@ class MainScreen(DailyActions, Screen[None]):
 
     async def show_session(self) -> None:
         """Draw the committed session: its newest turns (older ones mount on demand), the evidence, the policy log."""
-        session = self.workbench.session
-        assert session is not None
+        bench = self.workbench
+        title = bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
         await self.conversation.clear()
         await self.turn_log.show_views(self.workbench.view)  # only the newest turns are mounted
         self.refresh_panes()
-        self.app.sub_title = session.title
+        self.app.sub_title = title
+        self.update_status()
+
+    def session_loaded(self) -> None:
+        """The session whose newest answers are shown (a preview) was loaded whole: every pane takes it in."""
+        self.turn_log.set_views(self.workbench.view, rebase=True)
+        self.refresh_panes()
+        if self.workbench.session is not None:
+            self.app.sub_title = self.workbench.session.title
         self.update_status()
         self.reset_history()
 
