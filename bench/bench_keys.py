@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, os.environ.get("BENCH_CODE", str(ROOT)))  # another checkout to time (before/after)
 sys.path.insert(0, str(ROOT / "bench"))
 ENTRY = ("haiku_tui.cli", "main")
 
@@ -91,7 +91,7 @@ def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, flo
         cmd = f"env {env} PYTHONPATH={code} {ROOT / '.venv/bin/python'} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
         tmux("kill-server")
         t0 = time.perf_counter()
-        tmux("new-session", "-d", "-s", "b", "-x", "160", "-y", "48", cmd)
+        tmux("new-session", "-d", "-s", "b", "-c", code, "-x", "160", "-y", "48", cmd)  # cwd: that checkout
         opened = wait_for(f"Q{n} ❯")
         opened = time.perf_counter() - t0 if opened == opened else opened
         settle()
