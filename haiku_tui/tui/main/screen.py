@@ -122,6 +122,7 @@ class MainScreen(DailyActions, Screen[None]):
         self.refresh_panes()
         self.app.sub_title = title
         self.update_status()
+        self.reset_history()
 
     def session_loaded(self) -> None:
         """The session whose newest answers are shown (a preview) was loaded whole: every pane takes it in."""
