@@ -390,6 +390,9 @@ class MainScreen(DailyActions, Screen[None]):
 
     async def action_review(self) -> None:
         """Review the citations of the selected answer (or of the highlighted evidence item's question)."""
+        if self.workbench.session is None:  # shown from a preview: marks need the whole session
+            self.app.notify("The session is still loading; review its citations in a moment.", severity="warning")
+            return
         start_chunk = None
         turn = self.turn_log.selected_turn
         if self.focused is self.evidence and self.evidence.highlighted_item is not None:
