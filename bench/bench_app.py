@@ -7,9 +7,10 @@
   including interpreter start and imports);
 - *keystroke → first token*: in one running app, the time from pressing Enter on a question to
   the conversation showing the first streamed answer text (search, cite and the first chunk);
-- *long sessions* (``--long 100 200``): reopening a saved session of N questions — time until the
-  last answer is on screen and until every turn is drawn — then scrolling a page and selecting
-  the previous answer with ↑.
+- *long sessions* (``--long 10 100 1000``): reopening a saved session of N questions — time until the
+  last answer is on screen and until the app is idle (every worker done: the whole session loaded and
+  drawn) — then scrolling a page and selecting the previous answer with ↑. Keys in a real terminal:
+  ``bench/bench_keys.py``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, os.environ.get("BENCH_CODE", str(ROOT)))  # another checkout to time (before/after)
+sys.path.insert(0, str(ROOT / "bench"))
 
 CHILD = """
 import asyncio, sys, time
@@ -85,27 +87,28 @@ async def first_token_times(db: str) -> list[float]:
 
 
 async def long_session(db: str, questions: int) -> dict[str, float]:
-    """Reopen a saved session of ``questions`` extractive answers and time drawing and scrolling it."""
-    from haiku_tui.agent import AgentConfig, build_agent, run_limits
+    """Reopen a saved session of ``questions`` RAG turns (saved through the store in seconds, see
+    ``bench_keys.saved_session``) and time drawing and scrolling it."""
+    from bench_keys import saved_session
+
+    from haiku_tui.agent import AgentConfig
     from haiku_tui.sessions import SessionStore
     from haiku_tui.store import KnowledgeBase
     from haiku_tui.tui.app import HaikuApp
     from haiku_tui.tui.main.conversation import QuestionTurn
 
     kb = KnowledgeBase.open(db)
-    agent = build_agent(AgentConfig(db=db), kb=kb)
     store = SessionStore()
-    session = store.new(model="extractive")
-    for i in range(questions):
-        deps = session.deps()
-        conversation = session.conversation
-        result = await agent.run(QUESTIONS[i % len(QUESTIONS)], deps=deps, conversation=conversation, usage_limits=run_limits(conversation))
-        session.commit_run(result, deps.state)
-    store.save(session)
-    app = HaikuApp(AgentConfig(model="extractive", db=db), store=store, session_id=session.id, kb=kb)
+    session_id = saved_session(store, questions)
+    app = HaikuApp(AgentConfig(model="extractive", db=db), store=store, session_id=session_id, kb=kb)
+
+    def last_drawn() -> bool:
+        turns = app.query(QuestionTurn)
+        return bool(turns) and turns.last().number == questions and turns.last().has_answer
+
     t0 = time.perf_counter()
     async with app.run_test(size=(140, 40)) as pilot:
-        while not (len(app.query(QuestionTurn)) == questions and app.query(QuestionTurn).last().has_answer):
+        while not last_drawn():
             await pilot.pause(0.01)
         last = time.perf_counter() - t0
         await app.workers.wait_for_complete()
@@ -133,7 +136,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HAIKU_TUI_DATA_DIR"] = str(Path(tmp) / "data")
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": os.environ.get("BENCH_CODE", str(ROOT))}
         from haiku_tui.store import KnowledgeBase
 
         db = str(Path(tmp) / "guide.lancedb")
@@ -146,7 +149,7 @@ def main() -> None:
     for name, values in (("launch → first frame (s)", launch), ("keystroke → first token (s)", first)):
         print(f"| {name} | {len(values)} | {statistics.median(values):.3f} | {min(values):.3f} | {max(values):.3f} |")
     if long:
-        print("\n| questions | last answer drawn (s) | every turn drawn (s) | page scroll (s) | ↑ select (s) |")
+        print("\n| questions | last answer drawn (s) | idle (s) | page scroll (s) | ↑ select (s) |")
         print("|---:|---:|---:|---:|---:|")
         for n, t in long.items():
             print(f"| {n} | {t['last']:.2f} | {t['all']:.2f} | {t['page']:.3f} | {t['select']:.3f} |")

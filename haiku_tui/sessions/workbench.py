@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from .model import ReviewMark, Session
     from .run import QuestionRun
-    from .store import SessionStore
+    from .store import SessionPeek, SessionStore
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,28 @@ def conversation_view(session: Session, *, compaction: bool = True) -> tuple[Con
     return ConversationView(questions, citations_by_number(state), reviews, size, tokens), notice
 
 
+PEEK_RUNS = 8
+"""Runs read first when a saved session opens at start-up: their answers show while the rest loads."""
+
+
+def peek_view(peek: SessionPeek, *, compaction: bool = True) -> ConversationView:
+    """The view of a session's newest questions from :meth:`SessionStore.peek` (its state and last runs):
+    what the screen shows while the whole session loads. Numbers are the questions' numbers in the session;
+    an item's "retained" mark only counts the peeked questions until the whole session replaces this view."""
+    from haiku_tui.capabilities import ledger
+    from haiku_tui.capabilities.views import citations_by_number, question_ids, question_views
+
+    first = peek.first_message
+    older = sum(1 for q in question_ids(peek.state) if q < first)
+    state = dict(peek.state)
+    for key, namespace in ledger.evidence_namespaces(peek.state).items():
+        state[key] = {**namespace, "questions": [r for r in namespace["questions"] if r["question"] >= first]}
+    messages: list[Any] = [None] * first + list(peek.messages)  # a question's messages are found by index
+    views = question_views(state, messages, compaction=compaction)
+    questions = tuple(dataclasses.replace(v, number=v.number + older) for v in views)
+    return ConversationView(questions, citations_by_number(peek.state))
+
+
 class Workbench:
     """Holds the session, the session store, the knowledge base and the agent for the screens."""
 
@@ -120,6 +142,9 @@ class Workbench:
         self.model_override = model
         self.prepare_kb = prepare_kb
         self.session: Session | None = None
+        self.preview: SessionPeek | None = None
+        """A session being opened at start-up: its newest runs, shown until :meth:`finish_start` loads it."""
+        self._preview_keep_model = False
         self.agent: Any = None
         self.view = ConversationView()
         self.kb_error: str | None = None
@@ -128,9 +153,20 @@ class Workbench:
 
     # -- start-up -----------------------------------------------------------------------------------------
 
-    def start(self, session_id: str | None = None, *, keep_model: bool = False) -> str | None:
+    def start(self, session_id: str | None = None, *, keep_model: bool = False, preview: bool = False) -> str | None:
         """Open ``session_id``, else a new session; when it cannot be opened, a new one and the reason.
-        ``keep_model``: the model was chosen on the command line, so it wins over the session's."""
+        ``keep_model``: the model was chosen on the command line, so it wins over the session's.
+
+        ``preview``: read only the state and newest runs of ``session_id`` (:attr:`preview`, shown by
+        :attr:`view`) and leave :attr:`session` unset; :meth:`finish_start` then loads it whole."""
+        if session_id and preview:
+            try:
+                self.preview = self._store().peek(session_id, runs=PEEK_RUNS)
+                self.view = peek_view(self.preview, compaction=self.config.compaction)
+                self._preview_keep_model = keep_model
+                return None
+            except Exception:  # noqa: BLE001 - the whole load below says what is wrong, or opens what peek could not
+                self.preview = None
         if session_id:
             try:
                 return self.open(session_id, keep_model=keep_model)
@@ -139,6 +175,17 @@ class Workbench:
                 return one_line(str(exc), 300)
         self.new()
         return None
+
+    def finish_start(self) -> str | None:
+        """Load the session :meth:`start` previewed, whole (it becomes :attr:`session`); when it cannot be
+        loaded, a new session and the reason. Nothing to do without a preview."""
+        preview = self.preview
+        if preview is None:
+            return None
+        try:
+            return self.start(preview.summary.id, keep_model=self._preview_keep_model)
+        finally:
+            self.preview = None
 
     def open(self, session_id: str, *, keep_model: bool = False) -> str | None:
         """Open a saved session (id or unique prefix); raises when it cannot be (the open one stays).

@@ -107,11 +107,16 @@ class HaikuApp(App[None]):
 
         bench = self.workbench
         try:
-            notice = bench.start(self.session_id, keep_model=self.keep_model)
+            notice = bench.start(self.session_id, keep_model=self.keep_model, preview=True)
         except Exception as exc:  # noqa: BLE001 - e.g. the sessions database cannot be opened
             self.call_from_thread(self.notify, clean_line(str(exc), 300), title="Sessions", severity="error", timeout=10)
             return
         self.call_from_thread(self._session_ready, notice)
+        if bench.preview is not None:  # its newest answers are on screen: now the whole session
+            previewed = bench.preview.summary.id
+            notice = bench.finish_start()
+            same = bench.session is not None and bench.session.id == previewed
+            self.call_from_thread(self._session_loaded, notice, same)
         kb_error = bench.open_kb()
         model_error = bench.build_agent()
         self.call_from_thread(self._backend_ready, kb_error, model_error)
@@ -120,6 +125,14 @@ class HaikuApp(App[None]):
         if notice:
             self.notify(notice, title="Session", severity="warning", timeout=10)
         await self.main.show_session()
+
+    async def _session_loaded(self, notice: str | None, same: bool) -> None:
+        if notice:
+            self.notify(notice, title="Session", severity="warning", timeout=10)
+        if same:
+            self.main.session_loaded()
+        else:  # it could not be loaded whole: a new session
+            await self.main.show_session()
 
     async def _backend_ready(self, kb_error: str | None, model_error: str | None) -> None:
         if kb_error:

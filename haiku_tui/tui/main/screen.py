@@ -116,13 +116,23 @@ class MainScreen(DailyActions, Screen[None]):
         self.policy_log.show_views(self.views)
 
     async def show_session(self) -> None:
-        """Draw the committed session: its newest turns (older ones mount on demand), the evidence, the policy log."""
-        session = self.workbench.session
-        assert session is not None
+        """Draw the committed session (or a preview of it): its newest turns (older ones mount on demand), the
+        evidence, the policy log."""
+        bench = self.workbench
+        title = bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
         await self.conversation.clear()
-        await self.turn_log.show_views(self.workbench.view)  # only the newest turns are mounted
+        await self.turn_log.show_views(bench.view)  # only the newest turns are mounted
         self.refresh_panes()
-        self.app.sub_title = session.title
+        self.app.sub_title = title
+        self.update_status()
+        self.reset_history()
+
+    def session_loaded(self) -> None:
+        """The session whose newest answers are shown (a preview) was loaded whole: every pane takes it in."""
+        self.turn_log.set_views(self.workbench.view, rebase=True)
+        self.refresh_panes()
+        if self.workbench.session is not None:
+            self.app.sub_title = self.workbench.session.title
         self.update_status()
         self.reset_history()
 
@@ -384,6 +394,9 @@ class MainScreen(DailyActions, Screen[None]):
 
     def action_review(self) -> None:
         """Review the citations of the selected answer (or of the highlighted evidence item's question)."""
+        if self.workbench.session is None:  # shown from a preview: marks need the whole session
+            self.app.notify("The session is still loading; review its citations in a moment.", severity="warning")
+            return
         start_chunk, view = None, None
         if self.focused is self.evidence and self.evidence.highlighted_item is not None:
             question, item = self.evidence.highlighted_item  # its turn may be out of the log's window

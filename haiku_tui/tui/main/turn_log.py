@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
 WINDOW = 40
 """Committed turns mounted at most."""
-OPENING = 15
+OPENING = 8
 """Turns mounted when a session opens (its newest) or the window jumps."""
-STEP = 15
+STEP = 8
 """Turns mounted at a time when the selection or a scroll passes the window's edge."""
 PAGE = 5
 """Answers PageUp/PageDown move the selection by."""
@@ -56,13 +56,23 @@ class TurnLog(VerticalScroll):
         self._ghosts: list[Ghost] = []
         self._start = self._end = 0
 
-    def set_views(self, view: ConversationView) -> None:
-        """The committed view changed (a commit, a review mark): a window at the bottom takes new turns in."""
+    def set_views(self, view: ConversationView, *, rebase: bool = False) -> None:
+        """The committed view changed (a commit, a review mark): a window at the bottom takes new turns in.
+        ``rebase``: the old view held the newest questions of this one (a previewed session, now loaded whole)."""
         at_end = self._end == len(self._views)
+        shift = len(view.questions) - len(self._views) if rebase else 0
         self._view, self._views = view, list(view.questions)
         self._index = {q.question: i for i, q in enumerate(self._views)}
-        if at_end:
+        if rebase:
+            self._start, self._end = self._start + shift, self._end + shift
+            for ghost in self._ghosts:
+                ghost.key += shift
+        elif at_end:
             self._end = len(self._views)
+        else:  # committed while the window was elsewhere: it mounts again when the window reaches it
+            outside = [t for t in self.turns if not self._start <= self._index.get(t.question, self._start) < self._end]  # type: ignore[arg-type]
+            if outside:
+                self.remove_children(outside)
 
     def keep_uncommitted(self, turn: QuestionTurn) -> None:
         """``turn`` was cancelled or failed: it stays after the newest committed turn, in or out of the window."""
@@ -256,7 +266,11 @@ class TurnLog(VerticalScroll):
         if target < 0:
             target += await self.extend(-max(STEP, -step))
         elif target >= len(turns):
+            start = turns[current] if current < len(turns) else None
             await self.extend(max(STEP, step))
+            turns = self.turns  # the window may have dropped turns at its top: count from where we were
+            if start in turns:
+                target = turns.index(start) + step
         self.selected_index = max(0, min(len(self.turns) - 1, target))
 
     async def action_select_first(self) -> None:

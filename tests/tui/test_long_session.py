@@ -1,0 +1,119 @@
+"""Issue 13, the app on a long session: it opens with its newest turns mounted, keys slide the window,
+old questions can be reached from the other panes, and a cancelled turn never vanishes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from tests.tui.conftest import SIZE, make_app, settle, stalling_model, wait_for
+
+QUESTIONS = 200
+
+
+@pytest.fixture(scope="module")
+def long_db(tmp_path_factory) -> tuple[Path, str]:
+    """A sessions database holding one session of 200 questions, saved through the store (no model runs)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from bench_keys import saved_session
+
+    from haiku_tui.sessions import SessionStore
+
+    path = tmp_path_factory.mktemp("long") / "sessions.db"
+    store = SessionStore(path)
+    session_id = saved_session(store, QUESTIONS)
+    store.close()
+    return path, session_id
+
+
+def open_long(small_kb, long_db, **kwargs):
+    from haiku_tui.sessions import SessionStore
+
+    path, session_id = long_db
+    return make_app(small_kb, session_id=session_id, store=SessionStore(path), **kwargs)
+
+
+async def test_long_session_opens_with_its_last_answer_and_keys_slide_the_window(small_kb, long_db):
+    from haiku_tui.tui.main import turn_log as conversation
+
+    app = open_long(small_kb, long_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        log = app.main.turn_log
+        assert app.session is not None and len(app.workbench.view.questions) == QUESTIONS  # loaded whole
+        assert [t.number for t in log.turns] == list(range(QUESTIONS - conversation.OPENING + 1, QUESTIONS + 1))
+        assert log.total == QUESTIONS and log.turns[-1].has_answer and "Question 199" in log.turns[-1].prompt
+        log.focus_selected()
+        for _ in range(conversation.OPENING + 2):  # past the window's top: older turns mount
+            await pilot.press("up")
+        number = QUESTIONS - conversation.OPENING - 2
+        assert log.selected_turn.number == number and log.selected_turn.has_answer
+        assert f"answer {number} of {QUESTIONS}" in str(log.cursor.render())
+        await pilot.press("pageup")
+        assert log.selected_turn.number < number
+        await pilot.press("pagedown")
+        assert log.selected_turn.number == number
+        await pilot.press("home")
+        assert log.selected_turn.number == 1 and "Question 0:" in log.selected_turn.prompt
+        for _ in range(60):  # walking down from the top never mounts more than the window
+            await pilot.press("down")
+        assert log.selected_turn.number == 61 and len(log.turns) <= conversation.WINDOW
+        await pilot.press("end")
+        assert log.selected_turn.number == QUESTIONS and len(log.turns) <= conversation.WINDOW
+
+
+async def test_old_question_is_reached_from_the_policy_log_and_reviewed(small_kb, long_db):
+    from haiku_tui.tui.main.evidence import PolicyLog
+    from haiku_tui.tui.main.modals import ReviewScreen
+
+    app = open_long(small_kb, long_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        old = app.workbench.view.questions[4]  # Q5: far outside the mounted window
+        assert all(t.question != old.question for t in app.main.turn_log.turns)
+        app.main.post_message(PolicyLog.ShowQuestion(old.question))
+        await settle(pilot)
+        turn = app.main.turn_log.selected_turn
+        assert turn.number == 5 and turn.question == old.question and turn.has_answer
+        app.main.action_review()
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen) and app.screen.question_number == 5
+        await pilot.press("escape")
+        await settle(pilot)
+        recent = app.workbench.view.questions[-30]  # outside the mounted window, inside the evidence pane
+        turn = await app.main.turn_log.reveal(recent.question)
+        assert turn is not None and turn.number == QUESTIONS - 29
+        app.main.turn_log.select_turn(turn)
+        app.main.turn_log.focus_selected()
+        number = turn.citations[0]  # its citation [n] jumps into the evidence pane
+        assert app.main.jump_to_citation(number, turn) is True
+        await pilot.pause()
+        assert app.focused is app.main.evidence
+
+
+async def test_cancelled_turn_stays_when_the_window_slides(small_kb, long_db):
+    app = open_long(small_kb, long_db, model=stalling_model())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "a question that stalls"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.main.turn_log.turns[-1].has_answer)
+        await pilot.press("escape")
+        await settle(pilot)
+        log = app.main.turn_log
+        cancelled = log.turns[-1]
+        assert cancelled.state == "cancelled" and cancelled.number == QUESTIONS + 1
+        log.focus_selected()
+        await pilot.press("home")
+        assert "a question that stalls" not in [t.prompt for t in log.turns] and log.selected_turn.number == 1
+        await pilot.press("end")
+        cancelled = log.turns[-1]  # drawn again in its place
+        assert cancelled.prompt == "a question that stalls" and cancelled.state == "cancelled"
+        assert log.turns[-2].number == QUESTIONS and log.selected_turn is cancelled
+        for _ in range(30):  # sliding up past it and back keeps it after the last committed turn
+            await pilot.press("up")
+        for _ in range(30):
+            await pilot.press("down")
+        assert log.turns[-1].prompt == "a question that stalls" and log.turns[-1].state == "cancelled"
+        assert log.turns[-2].number == QUESTIONS
