@@ -333,10 +333,16 @@ class PolicyLog(OptionList):
         ones listed already, only the newest line is drawn (a step or a commit costs one line, not the log)."""
         keys = [(v.question, v.prompt) for v in views]
         last = policy_line(views[-1]) if views else None
-        if keys and self._keys and keys[:-1] == self._keys[:-1] and len(keys) in (len(self._keys), len(self._keys) + 1):
-            if keys == self._keys:
-                if last == self._last:
-                    return
+        shown = len(self._keys)
+        if shown and len(keys) in (shown, shown + 1) and keys[:shown] == self._keys:
+            if len(keys) == shown and last == self._last:
+                return
+            if len(keys) > shown:  # a new question: the one before it may have changed at its commit
+                previous = policy_line(views[-2])
+                if previous != self._last:
+                    self._drop_last()
+                    self.add_option(Option(previous, id=f"p{views[-2].question}"))
+            else:
                 self._drop_last()
             self.add_option(Option(last, id=f"p{views[-1].question}"))
         else:
