@@ -615,42 +615,6 @@ async def test_a_cancelled_turn_and_old_questions_survive_the_window(small_kb, m
         assert isinstance(app.screen, ReviewScreen) and app.screen.question_number == 1
 
 
-async def test_evidence_pane_and_policy_log_list_a_window_of_questions(small_kb, monkeypatch):
-    """A long session's panes list a window of questions, never all of them: the newest first, a row that
-    lists more, and an item of an older question brings the window to it (no question is out of reach)."""
-    from textual.widgets import OptionList
-
-    from haiku_tui.tui.main import evidence as pane
-
-    monkeypatch.setattr(pane, "PAGE_QUESTIONS", 2)
-    app = make_app(small_kb)
-    async with app.run_test(size=SIZE) as pilot:
-        for n in range(5):
-            await ask(pilot, f"how do solar panels work, take {n}")
-        ev, policy = app.main.evidence, app.main.policy_log
-
-        def ids(widget: OptionList) -> list[str]:
-            return [widget.get_option_at_index(i).id or "" for i in range(widget.option_count)]
-
-        questions = [v.question for v in app.workbench.view.questions]
-        headers = [i for i in ids(ev) if i.startswith("q")]
-        assert headers == [f"q{questions[4]}", f"q{questions[3]}"] and ids(ev)[-1] == "older"
-        assert ids(policy) == ["older", f"p{questions[3]}", f"p{questions[4]}"]
-        ev.focus()
-        for listed in (4, 5):  # each Enter on the row lists PAGE_QUESTIONS more
-            ev.highlighted = ev.get_option_index("older")
-            await pilot.press("enter")
-            await pilot.pause()
-            assert [i for i in ids(ev) if i.startswith("q")] == [f"q{q}" for q in reversed(questions)][:listed]
-        assert "older" not in ids(ev)
-
-        await ask(pilot, "one more question about tea")  # a new question: back to the newest two
-        assert [i for i in ids(ev) if i.startswith("q")][0] == f"q{app.workbench.view.questions[-1].question}"
-        first = app.workbench.view.questions[0]
-        assert ev.focus_item(first.question, first.items[0].chunk_id)
-        assert f"q{first.question}" in ids(ev) and "newer" in ids(ev)
-        assert ev.highlighted_item == (first.question, first.items[0])
-
 # ---- command line ------------------------------------------------------------------------------------------------------
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
@@ -34,53 +33,8 @@ STATUS_HELP = {
 """What each status means (F1 help of the evidence pane)."""
 SNIPPET_CHARS = 180
 PROGRAM_LINES = 4
-PAGE_QUESTIONS = 40
-"""Questions a pane lists at a time: a long session lists a window of them, and a row at each end moves it."""
-
-
-@dataclass
-class QuestionWindow:
-    """Which questions a pane lists: ``size`` of them, leaving out the ``skip`` newest. The work per redraw
-    is the window's, never the session's: a run or a key costs the same at 3 questions or 1000."""
-
-    size: int = PAGE_QUESTIONS
-    skip: int = 0
-    total: int = 0
-
-    def newest_first(self, views: Sequence[QuestionView]) -> tuple[list[QuestionView], int, int]:
-        """The listed views, newest first, with how many newer and older ones are left out. A new question
-        brings the window back to the newest."""
-        if len(views) != self.total:
-            self.total, self.skip, self.size = len(views), 0, PAGE_QUESTIONS
-        end = max(0, len(views) - self.skip)
-        start = max(0, end - self.size)
-        return list(reversed(views[start:end])), len(views) - end, start
-
-    def around(self, index: int) -> None:
-        """List question ``index`` (0 = oldest) in the middle of the window."""
-        self.size = PAGE_QUESTIONS
-        self.skip = max(0, self.total - 1 - index - self.size // 2)
-
-    def move(self, oid: str) -> bool:
-        """An end row was chosen: ``older`` lists more of them, ``newer`` goes back to the newest."""
-        if oid == OLDER:
-            self.size += PAGE_QUESTIONS
-        elif oid == NEWER:
-            self.skip, self.size = 0, PAGE_QUESTIONS
-        return oid in (OLDER, NEWER)
-
-
-OLDER, NEWER = "older", "newer"
-
-
-def window_row(oid: str, hidden: int) -> Option:
-    """The row at one end of a window: how many questions it leaves out, and Enter to list them."""
-    text = (
-        f"… {hidden} earlier question(s) · Enter lists {min(hidden, PAGE_QUESTIONS)} more"
-        if oid == OLDER
-        else f"… {hidden} newer question(s) · Enter goes back to the newest"
-    )
-    return Option(Content.styled(text, "italic $accent"), id=oid)
+WINDOW = 12
+"""Questions the evidence pane lists at first (newest first); scrolling near the end lists the next ones."""
 
 
 def item_id(question: int, chunk_id: str) -> str:
@@ -163,9 +117,10 @@ class EvidencePane(OptionList):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.items: dict[str, tuple[int, EvidenceItem]] = {}
-        self.window = QuestionWindow()
         self._views: Sequence[QuestionView] = ()
         self._reviews: Mapping[int, Mapping[str, str]] = {}
+        self._listed = 0
+        """How many of the newest questions are listed."""
 
     def on_mount(self) -> None:
         self._update_title()
@@ -191,47 +146,23 @@ class EvidencePane(OptionList):
         return [("Evidence pane", [("↑ ↓", "Move between chunks"), *binding_rows(EvidencePane)]), ("Statuses", statuses)]
 
     def show_views(self, views: Sequence[QuestionView], reviews: Mapping[int, Mapping[str, str]] | None = None) -> None:
-        """Redraw from views (oldest first, as ``question_views`` returns them); keeps the highlight."""
-        same_questions = [v.question for v in views] == [v.question for v in self._views]
+        """Redraw from views (oldest first, as ``question_views`` returns them); keeps the highlight.
+
+        Only the newest questions (``WINDOW``, or as many as were listed already) are drawn, so a
+        step or a commit costs the same in a long session as in a short one."""
+        same_questions = len(views) == len(self._views) and (not views or views[-1].question == self._views[-1].question)
         self._views = tuple(views)
         self._reviews = reviews or {}
         keep = None
         if same_questions and self.highlighted is not None and self.option_count:
             keep = self.get_option_at_index(self.highlighted).id
-        options: list[Option | None] = []
+        else:
+            self._listed = 0
         self.items = {}
-        listed, newer, older = self.window.newest_first(self._views)
-        if newer:
-            options.append(window_row(NEWER, newer))
-        for view in listed:
-            shown = [i for i in view.items if not self.cited_only or i.citation in view.citations]
-            if options:
-                options.append(None)
-            options.append(Option(question_header(view, len(shown)), id=f"q{view.question}", disabled=True))
-            options.extend(Option(program_prompt(program), disabled=True) for program in view.programs)
-            marks = self._reviews.get(view.question, {})
-            weak = view.weak()
-            query = None
-            for item in shown:
-                if item.query != query:
-                    query = item.query
-                    options.append(
-                        Option(
-                            Content.assemble(("⌕ ", "$accent"), (f"“{clean_line(query, 100)}”", "italic $text-muted")),
-                            disabled=True,
-                        )
-                    )
-                oid = item_id(view.question, item.chunk_id)
-                if oid in self.items:
-                    continue
-                self.items[oid] = (view.question, item)
-                options.append(Option(item_prompt(item, marks.get(item.chunk_id), weak=item.citation in weak), id=oid))
-            if not shown:
-                note = "nothing cited" if self.cited_only and view.items else "nothing retrieved"
-                options.append(Option(Content.styled(f"  {note}", "italic $text-muted"), disabled=True))
-        if older:
-            options.append(None)
-            options.append(window_row(OLDER, older))
+        self._listed = min(len(self._views), max(WINDOW, self._listed))
+        options: list[Option | None] = []
+        for view in self._newest(0, self._listed):
+            self._question_options(view, options)
         if not options:
             options.append(
                 Option(
@@ -249,18 +180,71 @@ class EvidencePane(OptionList):
             self.highlighted = self.get_option_index(next(iter(self.items)))
             self.scroll_home(animate=False)
 
+    def _newest(self, start: int, stop: int) -> list[QuestionView]:
+        """Views ``start``..``stop`` counted from the newest."""
+        count = len(self._views)
+        return [self._views[count - 1 - i] for i in range(start, min(stop, count))]
+
+    def _question_options(self, view: QuestionView, options: list[Option | None]) -> None:
+        """Append one question's rows (header, programs, queries and items) to ``options``."""
+        shown = [i for i in view.items if not self.cited_only or i.citation in view.citations]
+        if options:
+            options.append(None)
+        options.append(Option(question_header(view, len(shown)), id=f"q{view.question}", disabled=True))
+        options.extend(Option(program_prompt(program), disabled=True) for program in view.programs)
+        marks = self._reviews.get(view.question, {})
+        weak = view.weak()
+        query = None
+        for item in shown:
+            if item.query != query:
+                query = item.query
+                options.append(
+                    Option(
+                        Content.assemble(("⌕ ", "$accent"), (f"“{clean_line(query, 100)}”", "italic $text-muted")),
+                        disabled=True,
+                    )
+                )
+            oid = item_id(view.question, item.chunk_id)
+            if oid in self.items:
+                continue
+            self.items[oid] = (view.question, item)
+            options.append(Option(item_prompt(item, marks.get(item.chunk_id), weak=item.citation in weak), id=oid))
+        if not shown:
+            note = "nothing cited" if self.cited_only and view.items else "nothing retrieved"
+            options.append(Option(Content.styled(f"  {note}", "italic $text-muted"), disabled=True))
+
+    def list_more(self, questions: int = WINDOW) -> bool:
+        """List the next ``questions`` older questions below the ones shown (appending costs only those)."""
+        if self._listed >= len(self._views):
+            return False
+        options: list[Option | None] = [None]
+        for view in self._newest(self._listed, self._listed + questions):
+            self._question_options(view, options)
+        self._listed = min(len(self._views), self._listed + questions)
+        self.add_options(options)
+        return True
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new + 2 * self.size.height >= self.virtual_size.height and self._listed < len(self._views):
+            self.call_after_refresh(self.list_more)
+
+    def _list_until(self, found: Any) -> bool:
+        """List older questions until ``found()`` is true or every question is listed."""
+        while not found():
+            if not self.list_more():
+                return False
+        return True
+
     def focus_item(self, question: int, chunk_id: str) -> bool:
         """Highlight (and scroll to) one item; falls back to the newest row of that chunk."""
         oid = item_id(question, chunk_id)
+        age = next((n for n, view in enumerate(reversed(self._views)) if view.question == question), -1)
+        self._list_until(lambda: self._listed > age)
         if oid not in self.items:
-            index = next((i for i, v in enumerate(self._views) if v.question == question), None)
-            if index is not None:  # a question outside the window: list it
-                self.window.around(index)
-                self.show_views(self._views, self._reviews)
-        if oid not in self.items:
-            oid = next((k for k, (_, item) in self.items.items() if item.chunk_id == chunk_id), "")
-        if not oid:
-            return False
+            if not self._list_until(lambda: any(i.chunk_id == chunk_id for _, i in self.items.values())):
+                return False
+            oid = next(k for k, (_, item) in self.items.items() if item.chunk_id == chunk_id)
         self.highlighted = self.get_option_index(oid)
         self.scroll_to_highlight(top=True)
         return True
@@ -274,9 +258,6 @@ class EvidencePane(OptionList):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if self.window.move(event.option.id or ""):
-            self.show_views(self._views, self._reviews)
-            return
         entry = self.items.get(event.option.id or "")
         if entry is not None:
             self.post_message(self.OpenChunk(entry[1], entry[0]))
@@ -339,32 +320,56 @@ class PolicyLog(OptionList):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.window = QuestionWindow()
-        self._views: Sequence[QuestionView] = ()
+        self._keys: list[tuple[int, str]] = []
+        """(question, prompt) of each line shown."""
+        self._last: Content | None = None
 
     def on_mount(self) -> None:
         self.border_title = "Policy log"
         self.show_views(())
 
     def show_views(self, views: Sequence[QuestionView]) -> None:
-        """One line per question, oldest first, for a window of the newest (an end row moves it)."""
-        self._views = views
-        listed, newer, older = self.window.newest_first(views)
-        options = [window_row(OLDER, older)] if older else []
-        options += [Option(policy_line(v), id=f"p{v.question}") for v in reversed(listed)]
-        if newer:
-            options.append(window_row(NEWER, newer))
-        if not options:
-            options = [Option(Content.styled("No questions yet.", "italic $text-muted"), disabled=True)]
-        self.set_options(options)
+        """One line per question, oldest first, the newest highlighted. When the older questions are the
+        ones listed already, only the newest line is drawn (a step or a commit costs one line, not the log)."""
+        keys = [(v.question, v.prompt) for v in views]
+        last = policy_line(views[-1]) if views else None
+        shown = len(self._keys)
+        if shown and len(keys) in (shown, shown + 1) and keys[:shown] == self._keys:
+            if len(keys) == shown and last == self._last:
+                return
+            if len(keys) > shown:  # a new question: the one before it may have changed at its commit
+                previous = policy_line(views[-2])
+                if previous != self._last:
+                    self._drop_last()
+                    self.add_option(Option(previous, id=f"p{views[-2].question}"))
+            else:
+                self._drop_last()
+            self.add_option(Option(last, id=f"p{views[-1].question}"))
+        else:
+            options = [Option(policy_line(v), id=f"p{v.question}") for v in views[:-1]]
+            options += [Option(last, id=f"p{views[-1].question}")] if views else []
+            self.set_options(options or [Option(Content.styled("No questions yet.", "italic $text-muted"), disabled=True)])
+        self._keys, self._last = keys, last
         if views:
-            self.highlighted = len(options) - 1 - bool(newer)
+            self.highlighted = len(views) - 1
             self.scroll_to_highlight()
+
+    def _drop_last(self) -> None:
+        """Remove the last option keeping the line cache of the others (``remove_option`` re-measures them all)."""
+        index = len(self._options) - 1
+        option = self._options.pop()
+        self._option_to_index.pop(option, None)
+        if option.id is not None:
+            self._id_to_option.pop(option.id, None)
+        cache = self._line_cache
+        if index in cache.index_to_line:
+            del cache.lines[cache.index_to_line.pop(index) :]
+            cache.heights.pop(index, None)
+        self._option_render_cache.clear()
+        self.refresh()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         oid = event.option.id or ""
-        if self.window.move(oid):
-            self.show_views(self._views)
-        elif oid.startswith("p"):
+        if oid.startswith("p"):
             self.post_message(self.ShowQuestion(int(oid[1:])))

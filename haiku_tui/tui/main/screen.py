@@ -62,6 +62,8 @@ class MainScreen(DailyActions, Screen[None]):
         self._question_run: Any = None
         self._cancel_requested = False
         self._waiting: tuple[str, QuestionTurn] | None = None
+        self._live_state: dict[str, Any] | None = None
+        """A running question's working state not drawn in the panes yet."""
         """A question sent before the agent was ready, and its turn."""
 
     def compose(self) -> ComposeResult:
@@ -217,8 +219,9 @@ class MainScreen(DailyActions, Screen[None]):
                     case StepFinished(call_id, step, state):
                         row = rows.pop(call_id, None) or await turn.add_step(step.kind, step.text)
                         row.set_text(step.text, kind=step.kind, failed=step.failed)
-                        if call_id:
-                            self.refresh_panes(bench.live_questions(state))
+                        if call_id:  # drawn after the next frame: the run goes on to its answer meanwhile
+                            self._live_state = state
+                            self.call_after_refresh(self._refresh_live)
                     case Finished():
                         finished = event
         finally:
@@ -231,8 +234,15 @@ class MainScreen(DailyActions, Screen[None]):
                 self.running = False
         await self._show_outcome(turn, finished)
 
+    def _refresh_live(self) -> None:
+        """Draw the panes from the running question's latest working state (once per frame at most)."""
+        state, self._live_state = self._live_state, None
+        if state is not None:
+            self.refresh_panes(self.workbench.live_questions(state))
+
     async def _show_outcome(self, turn: QuestionTurn, finished: Any) -> None:
         bench = self.workbench
+        self._live_state = None
         if finished.outcome == "completed":
             self.notify_line(bench.refresh())
             view = bench.view
