@@ -127,7 +127,7 @@ def report(state: dict[str, Any], messages: list[Any], *, compaction: bool, answ
     """``{"answer", "citations", "status", "policy", "unbacked", "support"}`` for the latest question."""
     from haiku_tui.capabilities.views import citations_by_number, question_views
 
-    views = question_views(state, messages, compaction=compaction)
+    views = question_views(state, messages, compaction=compaction, last=1)
     view = views[-1] if views else None
     citations = []
     if view is not None:

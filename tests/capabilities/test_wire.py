@@ -116,3 +116,12 @@ async def test_a_windowed_run_keeps_absolute_identities_and_the_inspector_rebuil
     capsule = next(p.text for p in shown[0].parts if p.kind == "capsule")
     assert "starter" in capsule.lower()  # question 1 (outside the window) cited the sourdough chunk
     assert len(wire_requests(windowed.state, whole, q3)) == 3  # unwindowed view: same steps, longer requests
+
+
+async def test_the_last_question_view_alone_equals_the_full_list_s_last(kb):
+    from haiku_tui.capabilities.views import question_views
+
+    _, deps, messages, _ = await _two_questions(kb)
+    full = question_views(deps.state, messages)
+    assert question_views(deps.state, messages, last=1) == full[-1:]
+    assert question_views(deps.state, messages, last=5) == full
