@@ -41,38 +41,46 @@ def ms(samples: list[float]) -> float:
 
 
 def run_loop(db: str, turns: int) -> tuple[str, list[float]]:
-    """Grow one session to ``turns`` questions the way ``ask`` runs each one; per-turn seconds."""
+    """Grow one session to ``turns`` questions the way ``ask`` runs each one; per-turn seconds.
+
+    Each turn is a ``QuestionRun`` (deps, the streamed run, commit, save) and the report; with the
+    history window of this checkout when it has one (older checkouts pass the whole history).
+    """
+    import inspect
+
     from haiku_tui.agent import AgentConfig, build_agent
     from haiku_tui.cli.ask import report, run_question
     from haiku_tui.sessions import SessionStore
+    from haiku_tui.sessions.run import QuestionRun
     from haiku_tui.store.kb import KnowledgeBase
 
     kb = KnowledgeBase.open(db, create=False)
     agent = build_agent(AgentConfig(model="extractive", db=db), kb=kb)
     store = SessionStore()
     session = store.new(model="extractive", db=db, title="bench long")
+    windowed = "window" in inspect.signature(QuestionRun).parameters
     asked = questions()
     times = []
     for turn in range(turns):
         t0 = time.perf_counter()
-        deps = session.deps()
-        result = asyncio.run(run_question(agent, asked[turn % len(asked)], deps=deps, conversation=session.conversation))
-        session.commit_run(result, deps.state)
-        store.save(session)
-        report(deps.state, result.all_messages(), compaction=True, answer=str(result.output))
+        run = QuestionRun(agent, session, asked[turn % len(asked)], store=store)
+        finished = asyncio.run(run_question(run))
+        assert finished.outcome == "completed", finished.error
+        messages = session.conversation.messages if windowed else finished.result.all_messages()
+        report(session.state, messages, compaction=True, answer=str(finished.result.output))
         times.append(time.perf_counter() - t0)
     store.close()
     return session.id, times
 
 
-def ask_in_process(db: str, session: str, samples: int, first: int) -> list[float]:
+def ask_in_process(db: str, session: str, samples: int, first: int, new: bool = False) -> list[float]:
     from haiku_tui.cli import main
 
     asked, times = questions(), []
     for i in range(samples):
         t0 = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-            status = main(["ask", "--db", db, "--session", session, asked[(first + i) % len(asked)]])
+            status = main(["ask", "--db", db, "--session", session, *(["--new"] if new else []), asked[(first + i) % len(asked)]])
         times.append(time.perf_counter() - t0)
         assert status == 0, err.getvalue()
     return times
@@ -115,7 +123,7 @@ def main() -> None:
         first = ms(loop[:10])
         print(f"\nturn {args.turns} / turn 1: {ms(loop[-10:]) / first:.2f}×\n")
 
-        short = ask_in_process(db, "bench fresh", 1, 0)  # creates it
+        short = ask_in_process(db, "bench fresh", 1, 0, new=True)  # creates it
         fresh_in = ask_in_process(db, "bench fresh", args.samples, 1)
         long_in = ask_in_process(db, long_id, args.samples, args.turns)
         fresh_sub = ask_subprocess(db, "bench fresh", args.samples, args.samples + 1)

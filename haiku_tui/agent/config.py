@@ -93,3 +93,20 @@ def run_limits(conversation: Any = None) -> Any:
 
     earlier = conversation.usage.requests if conversation is not None else 0
     return UsageLimits(request_limit=earlier + RUN_REQUEST_LIMIT)
+
+
+HISTORY_WINDOW = 20
+"""Earlier questions whose messages a run is given by default (the stored history keeps all)."""
+
+
+def history_window() -> int:
+    """``history_window`` of ``<data dir>/config.toml`` (0: the whole history), else :data:`HISTORY_WINDOW`.
+
+    A value that is not a whole number ≥ 0 is a ModelConfigError naming the fix.
+    """
+    from haiku_tui.agent.models import ModelConfigError, config_path, read_config
+
+    value = read_config().get("history_window", HISTORY_WINDOW)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ModelConfigError(f"{config_path()}: 'history_window' must be a whole number ≥ 0 (0: the whole history), e.g. history_window = 20")
+    return value

@@ -11,6 +11,9 @@ class Deps:
     """Agent dependencies: ``state`` is the namespace map the host carries between runs."""
 
     state: dict[str, Any] = field(default_factory=dict)
+    history_offset: int = 0
+    """Messages of the stored history the host left out of ``conversation`` (a window): question
+    identities stay absolute message indexes."""
 
 
 __all__ = ["Deps"]

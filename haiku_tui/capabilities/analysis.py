@@ -27,7 +27,7 @@ from pydantic_ai import ModelRetry, RunContext, Tool, ToolFailed
 from pydantic_ai.toolsets import FunctionToolset
 
 from haiku_tui.capabilities import ledger
-from haiku_tui.capabilities.evidence import EvidenceCapability, hit_to_json
+from haiku_tui.capabilities.evidence import EvidenceCapability, history_offset, hit_to_json
 from haiku_tui.capabilities.sandbox import (
     DEFAULT_MAX_MEMORY,
     DEFAULT_MAX_OUTPUT_CHARS,
@@ -217,7 +217,7 @@ class AnalysisCapability(EvidenceCapability):
         if not code.strip():
             raise ModelRetry("The program is empty: pass the Python code to run.")
         self.spend(record, "execution_calls", self.max_executions, "Execution", "executions")
-        epoch = len(ctx.messages)
+        epoch = history_offset(ctx) + len(ctx.messages)
         seen = _Seen()
         try:
             functions = self._sandbox_functions(seen)

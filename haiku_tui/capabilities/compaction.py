@@ -17,7 +17,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import EvidenceStateMissing
-from haiku_tui.capabilities.evidence import discover, question_in_progress, source_label
+from haiku_tui.capabilities.evidence import discover, history_offset, question_in_progress, source_label
 from haiku_tui.text import one_line
 
 COMPACTION_ID = "haiku-tui-compaction"
@@ -122,18 +122,19 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
         if not evidence or not boundary:
             return request_context
         messages = request_context.messages
+        local = max(0, boundary - history_offset(ctx))  # the host may have passed a window of the history
         cache = self._cache if self._cache is not None else {}
         hit = cache.get(boundary)
-        if hit is None or len(messages) < boundary or any(a is not b for a, b in zip(hit.source, messages)):
-            hit = cache[boundary] = _Compacted(messages[:boundary], self._compact(evidence, messages[:boundary], boundary))
-        request_context.messages = hit.compacted + list(messages[boundary:])
+        if hit is None or len(messages) < local or any(a is not b for a, b in zip(hit.source, messages)):
+            hit = cache[boundary] = _Compacted(messages[:local], self._compact(evidence, messages[:local], boundary))
+        request_context.messages = hit.compacted + list(messages[local:])
         return request_context
 
     @staticmethod
     def _compact(evidence: list[Any], earlier: list[ModelMessage], boundary: int) -> list[ModelMessage]:
         """The messages before the question in progress, compacted (the same for every step of a run)."""
         for capability in evidence:
-            if not capability.state_carried and evidence_returns(earlier, boundary, capability.evidence_tool_names):
+            if not capability.state_carried and evidence_returns(earlier, len(earlier), capability.evidence_tool_names):
                 raise EvidenceStateMissing(
                     f"Compaction found {capability.search_tool} results from an earlier question, but "
                     f"deps.state[{capability.namespace!r}] holds no record of what that question cited. "
@@ -141,7 +142,7 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
                 )
         owned = frozenset().union(*(c.evidence_tool_names for c in evidence))
         capsule = build_capsule(evidence[0].state, boundary)
-        return compact_history(earlier, boundary=boundary, owned_tools=owned, capsule=capsule)
+        return compact_history(earlier, boundary=len(earlier), owned_tools=owned, capsule=capsule)
 
 
 def create_capability() -> EvidenceCompactionCapability:

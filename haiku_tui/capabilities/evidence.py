@@ -67,6 +67,12 @@ def awaits_model(messages: list[ModelMessage]) -> bool:
     return True
 
 
+def history_offset(ctx: RunContext[Any]) -> int:
+    """How many earlier messages the host left out of this run's history (0: it passed them all)."""
+    offset = getattr(ctx.deps, "history_offset", 0)
+    return offset if isinstance(offset, int) and offset > 0 else 0
+
+
 def asked_in_history(messages: list[ModelMessage]) -> str | None:
     """The text of a new question that ends the history, as UI adapters (AG-UI) hand it over.
 
@@ -197,10 +203,11 @@ class EvidenceCapability(AbstractCapability[Any]):
         run._namespace_state = namespace
         run.state_carried = namespace["question"] is not None
         messages = ctx.messages
+        size = history_offset(ctx) + len(messages)  # absolute: the host may pass a window of the history
         asked = asked_in_history(messages) if ctx.prompt is None else None
-        if asked is not None and not (namespace["in_progress"] and namespace["question"] == len(messages) - 1):
+        if asked is not None and not (namespace["in_progress"] and namespace["question"] == size - 1):
             # a new question at the end of the history (its identity: the messages before it)
-            run.question = len(messages) - 1
+            run.question = size - 1
             ledger.begin_question(namespace, run.question, asked)
         elif ctx.prompt is None and awaits_model(messages):
             if not (namespace["in_progress"] and namespace["question"] is not None):
@@ -210,7 +217,7 @@ class EvidenceCapability(AbstractCapability[Any]):
                 )
             run.question = namespace["question"]
         else:
-            run.question = len(messages)
+            run.question = size
             ledger.begin_question(namespace, run.question, prompt_text(ctx.prompt))
         return run
 
@@ -305,7 +312,7 @@ class EvidenceCapability(AbstractCapability[Any]):
             )
         except EmptyKnowledgeBase as error:
             raise ToolFailed(str(error)) from None
-        ledger.note_search(record, query, [hit_to_json(h) for h in hits], len(ctx.messages))
+        ledger.note_search(record, query, [hit_to_json(h) for h in hits], history_offset(ctx) + len(ctx.messages))
         if not hits:
             return NO_RESULTS
         return RESULT_SEPARATOR.join(format_result(hit, len(hits)) for hit in hits)
@@ -313,7 +320,7 @@ class EvidenceCapability(AbstractCapability[Any]):
     def cite(self, ctx: RunContext[Any], chunk_ids: list[str]) -> str:
         """Record the declaration of what grounds the answer: ``[]`` means ungrounded."""
         record = self.current
-        epoch = len(ctx.messages)
+        epoch = history_offset(ctx) + len(ctx.messages)
         if not chunk_ids:
             ledger.declare(record, [], epoch)
             return "Recorded: this answer cites no knowledge-base evidence."

@@ -328,22 +328,30 @@ def _policy(
 
 
 def question_views(
-    state: dict[str, Any], messages: list[ModelMessage] = (), *, compaction: bool = True, embed: Embed | None = None
+    state: dict[str, Any],
+    messages: list[ModelMessage] = (),
+    *,
+    compaction: bool = True,
+    embed: Embed | None = None,
+    last: int = 0,
 ) -> list[QuestionView]:
     """One view per question, oldest first (the evidence pane shows them newest first).
 
-    Claim support is lexical unless ``embed`` (the offline embedder) is given.
+    Claim support is lexical unless ``embed`` (the offline embedder) is given. ``last``: only the
+    views of the last that many questions (0: all); a report of the newest question needs one, and
+    the work then does not grow with the history.
     """
     questions = question_ids(state)
     if not questions:
         return []
     latest = questions[-1]
-    spans = _spans(list(messages), questions)
+    first = max(0, len(questions) - last) if last > 0 else 0
+    spans = _spans(messages if isinstance(messages, list) else list(messages), questions[first:])
     policy_active = ledger.POLICY_KEY in state
     retained = _retained(state, latest)
-    cited_so_far = False
+    cited_so_far = any(_citations(state, q) for q in questions[:first])
     views = []
-    for number, q in enumerate(questions, start=1):
+    for number, q in enumerate(questions[first:], start=first + 1):
         span = spans.get(q, [])
         answer = _answer(span)
         prompt = next(

@@ -145,21 +145,36 @@ def question_starts(messages: list[ModelMessage]) -> list[int]:
     ]
 
 
+def window_start(starts: list[int], question: int, window: int) -> int:
+    """First message a host passing ``question`` plus the ``window`` questions before it sends (0: all).
+
+    ``starts`` are :func:`question_starts` of the history; ``window`` 0 means the whole history.
+    """
+    if window <= 0:
+        return 0
+    earlier = [q for q in starts if q < question]
+    return earlier[-window] if len(earlier) > window else 0
+
+
 def wire_requests(
     state: dict[str, Any],
     messages: list[ModelMessage],
     question: int,
     *,
     compaction: bool = True,
+    window: int = 0,
 ) -> list[WireRequest]:
     """Every model request made while answering ``question``, as the model received it.
 
     ``question`` is the question's identity (messages in history when it was asked); each
     :class:`ModelResponse` of that question answers the request made of everything before it.
     Pydantic AI frames instructions and tool announcements per provider on top of these messages;
-    the parts, their order and their content are what this shows.
+    the parts, their order and their content are what this shows. ``window``: the host passed only
+    that many earlier questions (0: all), see :func:`window_start`.
     """
-    later = [q for q in question_starts(messages) if q > question]
+    starts = question_starts(messages)
+    start = window_start(starts, question, window)
+    later = [q for q in starts if q > question]
     span = range(question, min(later, default=len(messages)))
     evidence = evidence_tools(state)
     capsule = build_capsule(state, question) if compaction else None
@@ -167,11 +182,12 @@ def wire_requests(
     for index in span:
         if not isinstance(messages[index], ModelResponse):
             continue
-        sent = list(messages[:index])
-        wire = compact_history(sent, boundary=question, owned_tools=evidence, capsule=capsule) if compaction else sent
+        sent = list(messages[start:index])
+        local = question - start
+        wire = compact_history(sent, boundary=local, owned_tools=evidence, capsule=capsule) if compaction else sent
         parts: list[WirePart] = []
         for position, message in enumerate(wire):
-            current = position >= question
+            current = position >= local
             if isinstance(message, ModelRequest) and message.instructions:
                 parts.append(WirePart("instructions", len(message.instructions), message.instructions, not current))
             for part in message.parts:
@@ -186,11 +202,11 @@ def wire_requests(
     return out
 
 
-def session_sizes(state: dict[str, Any], messages: list[ModelMessage]) -> list[tuple[int, int, int]]:
+def session_sizes(state: dict[str, Any], messages: list[ModelMessage], *, window: int = 0) -> list[tuple[int, int, int]]:
     """``(question, chars sent, chars without compaction)`` of each question's largest request."""
     out = []
     for question in question_starts(messages):
-        requests = wire_requests(state, messages, question)
+        requests = wire_requests(state, messages, question, window=window)
         if requests:
             out.append((question, max(r.chars for r in requests), max(r.uncompacted_chars for r in requests)))
     return out

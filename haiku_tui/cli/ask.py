@@ -127,7 +127,7 @@ def report(state: dict[str, Any], messages: list[Any], *, compaction: bool, answ
     """``{"answer", "citations", "status", "policy", "unbacked", "support"}`` for the latest question."""
     from haiku_tui.capabilities.views import citations_by_number, question_views
 
-    views = question_views(state, messages, compaction=compaction)
+    views = question_views(state, messages, compaction=compaction, last=1)
     view = views[-1] if views else None
     citations = []
     if view is not None:
@@ -192,6 +192,7 @@ def open_session(store: Any, name: str, *, new: bool = False) -> Any:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from haiku_tui.agent import AgentConfig, ModelConfigError, build_agent
+    from haiku_tui.agent.config import history_window
     from haiku_tui.agent.models import choose_model
 
     question = " ".join(args.question).strip()
@@ -226,6 +227,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
         kb = KnowledgeBase.open(db, embedder=embedder_arg(args), create=False)
         agent = build_agent(config, kb=kb)
+        window = history_window()
     except ModelConfigError as error:
         raise CommandError(str(error)) from None
 
@@ -236,14 +238,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from haiku_tui.sessions.model import Session
 
         session = Session()  # kept in memory only
-    run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db))
+    run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window)
     out = None if args.json else sys.stdout
     finished = asyncio.run(run_question(run, out))
     if finished.outcome != "completed":
         raise CommandError(finished.error or "the run was cancelled; nothing was saved")
 
     result = finished.result
-    data = report(session.state, result.all_messages(), compaction=config.compaction, answer=str(result.output))
+    # the whole history: the run saw a window of it, and question identities are absolute indexes
+    data = report(session.state, session.conversation.messages, compaction=config.compaction, answer=str(result.output))
     if args.json:
         if store is not None:
             data["session"] = session.id

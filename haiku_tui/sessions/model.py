@@ -176,11 +176,28 @@ class Session:
         """A deep copy of the committed state for a new run; hand it back to :meth:`commit_run` if the run completes."""
         return json.loads(json.dumps(self._state))  # plain JSON: several times faster than copy.deepcopy
 
-    def deps(self) -> Deps:
-        """``Deps(state=...)`` for the next run, on a copy of the committed state."""
+    def deps(self, history_offset: int = 0) -> Deps:
+        """``Deps(state=...)`` for the next run, on a copy of the committed state; ``history_offset``: the
+        messages left out of the run's conversation (see :meth:`window`)."""
         from haiku_tui.capabilities import Deps
 
-        return Deps(state=self.working_state())
+        return Deps(state=self.working_state(), history_offset=history_offset)
+
+    def window(self, questions: int) -> tuple[Conversation, int]:
+        """The conversation to hand a run that sees only the last ``questions`` questions (0: all), and
+        how many messages it leaves out: pass that to :meth:`deps` and :meth:`commit_run`.
+
+        Pydantic AI walks the whole history on every request, so a bounded window keeps a turn's cost
+        flat; earlier cited evidence still reaches the model through compaction's capsule (built from
+        the state). The stored history keeps everything.
+        """
+        from haiku_tui.capabilities.wire import question_starts, window_start
+
+        messages = self._conversation.messages
+        start = window_start(question_starts(messages), len(messages), questions)
+        if not start:
+            return self._conversation, 0
+        return replace(self._conversation, messages=list(messages[start:])), start
 
     @property
     def document_filter(self) -> str | None:
@@ -205,13 +222,14 @@ class Session:
         self.updated_at = _payload.now_iso()
         self.dirty = True
 
-    def commit_run(self, result: Any, state: Any) -> None:
+    def commit_run(self, result: Any, state: Any, history_offset: int = 0) -> None:
         """Take a *completed* run's conversation and its state together.
 
         ``result`` is the run result (anything with ``.conversation``, e.g. ``AgentRunResult`` or the
         ``run_stream_events`` handle's ``.result``) or a ``Conversation``; ``state`` is the run's
         ``deps.state`` (or the ``Deps`` itself). Both are validated before anything changes: a state that is
-        not plain JSON raises ``SessionStateError`` and leaves the session as it was.
+        not plain JSON raises ``SessionStateError`` and leaves the session as it was. ``history_offset``: the
+        run was given a :meth:`window`; the messages it left out are kept in front of the run's.
         """
         conversation = getattr(result, "conversation", result)
         if not isinstance(conversation, Conversation):
@@ -229,6 +247,8 @@ class Session:
                 "nothing was committed"
             )
         new_state = _json_copy(state, "state")
+        if history_offset:
+            conversation = replace(conversation, messages=self._conversation.messages[:history_offset] + list(conversation.messages))
         self._conversation = conversation
         self._state = new_state
         if not self.title_manual:

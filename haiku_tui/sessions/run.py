@@ -86,17 +86,23 @@ class QuestionRun:
         store: SessionStore | None = None,
         model: str | None = None,
         db: str | None = None,
+        window: int | None = None,
     ) -> None:
         """``store``: where the committed session is saved (None: kept in memory). ``model`` / ``db`` are
-        recorded on the session when it completes (a session keeps the first knowledge base it used)."""
+        recorded on the session when it completes (a session keeps the first knowledge base it used).
+        ``window``: earlier questions the model is given (0: all; None: ``HISTORY_WINDOW``), see
+        :meth:`Session.window`."""
+        from haiku_tui.agent.config import HISTORY_WINDOW
+
         self.agent = agent
         self.session = session
         self.prompt = prompt
         self.store = store
         self.model = model
         self.db = db
-        self.deps = session.deps()
-        self.question = len(session.messages)
+        self.conversation, self.offset = session.window(HISTORY_WINDOW if window is None else window)
+        self.deps = session.deps(self.offset)
+        self.question = len(session.conversation.messages)
         """The question's identity: messages in the history when it was asked."""
         self._events: Any = None
         self._cancelled = False
@@ -127,7 +133,7 @@ class QuestionRun:
 
         calls: dict[str, Any] = {}
         result = None
-        conversation = self.session.conversation
+        conversation = self.conversation
         try:
             async with self.agent.run_stream_events(
                 self.prompt, deps=self.deps, conversation=conversation, usage_limits=run_limits(conversation)
@@ -169,7 +175,7 @@ class QuestionRun:
         """Commit and save a completed run; the error line when that failed (the session is then unchanged)."""
         session = self.session
         try:
-            session.commit_run(result, self.deps.state)
+            session.commit_run(result, self.deps.state, self.offset)
             if self.model and session.model != self.model:
                 session.model = self.model
             if self.db and session.db is None:

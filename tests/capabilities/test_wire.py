@@ -90,3 +90,38 @@ async def test_tokens_are_estimates_for_a_local_model_and_sum_over_the_session(k
 def test_reported_usage_is_not_an_estimate():
     reported = ModelResponse(parts=[TextPart("hi")], usage=RequestUsage(input_tokens=120, output_tokens=7), provider_name="openai")
     assert response_tokens(reported) == Tokens(120, 7, False)
+
+
+async def test_a_windowed_run_keeps_absolute_identities_and_the_inspector_rebuilds_it(kb):
+    """The host passes only the last question (history_offset): the wire view with the same window
+    equals what the model received, the new question's identity is its index in the whole history,
+    and evidence cited by a question outside the window still reaches the model in the capsule."""
+    script, deps, messages, _ = await _two_questions(kb)
+    q1, q2 = question_starts(messages)
+    before = len(script.sent)
+    script.extend(search("sourdough starter"), cite_top(), text("Again [1]."))
+    agent = Agent(script.model, deps_type=Deps, capabilities=[rag(kb=kb), compaction()])
+    windowed = Deps(state=deps.state, history_offset=q2)
+    r3 = await agent.run("Once more?", deps=windowed, message_history=messages[q2:])
+    whole = messages + r3.new_messages()
+    q3 = question_starts(whole)[2]
+    assert q3 == len(messages)
+    assert windowed.state["rag"]["question"] == q3
+    shown = wire_requests(windowed.state, whole, q3, window=1)
+    received = script.sent[before:]
+    assert len(shown) == len(received) == 3
+    for request, sent in zip(shown, received):
+        assert _dump(request.messages) == _dump(sent)
+    assert not any("How do I keep a starter?" == c for kind, c, _, _ in _dump(received[0]) if kind == "user-prompt")
+    capsule = next(p.text for p in shown[0].parts if p.kind == "capsule")
+    assert "starter" in capsule.lower()  # question 1 (outside the window) cited the sourdough chunk
+    assert len(wire_requests(windowed.state, whole, q3)) == 3  # unwindowed view: same steps, longer requests
+
+
+async def test_the_last_question_view_alone_equals_the_full_list_s_last(kb):
+    from haiku_tui.capabilities.views import question_views
+
+    _, deps, messages, _ = await _two_questions(kb)
+    full = question_views(deps.state, messages)
+    assert question_views(deps.state, messages, last=1) == full[-1:]
+    assert question_views(deps.state, messages, last=5) == full

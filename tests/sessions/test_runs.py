@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 
 import pytest
@@ -231,3 +232,33 @@ async def test_recent_prompts_come_from_question_records_not_whole_sessions(stor
     assert store.recent_prompts(exclude=second.id) == ["How efficient are solar panels?", "And in winter?\n\nWith snow on them?"]
     assert store.recent_prompts(per_session=1) == ["And in winter?\n\nWith snow on them?", "How do I steep green tea?"]
     assert store.recent_prompts(sessions=1, exclude=first.id) == ["How do I steep green tea?"]
+
+async def test_a_windowed_question_run_sends_a_bounded_history_and_saves_it_all(store, kb):
+    """QuestionRun with window=1: each request carries the previous question and the new one only,
+    the store keeps every message, and question identities are indexes in the whole history."""
+    from haiku_tui.capabilities.wire import question_starts
+    from haiku_tui.cli.ask import run_question
+    from haiku_tui.sessions.run import QuestionRun
+
+    session = store.new(model="researcher")
+    prompts = ["How efficient are solar panels?", "How do I feed a sourdough starter?", "How do I oil a bicycle chain?"]
+    for prompt in prompts:
+        researcher = Researcher()
+
+        async def stream(messages, info, researcher=researcher):
+            for part in researcher(messages, info).parts:
+                if isinstance(part, ToolCallPart):
+                    yield {0: DeltaToolCall(name=part.tool_name, json_args=json.dumps(part.args))}
+                else:
+                    yield part.content
+
+        model = FunctionModel(stream_function=stream)
+        finished = await run_question(QuestionRun(make_agent(model, kb), session, prompt, store=store, window=1))
+        assert finished.outcome == "completed", finished.error
+        asked = [p.content for m in researcher.sent[0] if isinstance(m, ModelRequest) for p in m.parts if getattr(p, "part_kind", "") == "user-prompt"]
+        assert asked == prompts[max(0, prompts.index(prompt) - 1): prompts.index(prompt) + 1]
+    reloaded = store.load(session.id)
+    assert reloaded.messages == session.messages
+    starts = question_starts(reloaded.messages)
+    assert [q["question"] for q in reloaded.state["rag"]["questions"]] == starts and len(starts) == 3
+    assert [ledger.citation_status(reloaded.state, q) for q in starts] == ["grounded"] * 3
