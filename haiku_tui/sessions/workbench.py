@@ -120,6 +120,16 @@ def peek_view(peek: SessionPeek, *, compaction: bool = True) -> ConversationView
     return ConversationView(questions, citations_by_number(peek.state))
 
 
+def _history_window() -> tuple[int, str | None]:
+    """Earlier questions a run is given (config.toml ``history_window``), and the line when the setting is bad."""
+    from haiku_tui.agent.config import HISTORY_WINDOW, history_window
+
+    try:
+        return history_window(), None
+    except Exception as exc:  # noqa: BLE001 - ModelConfigError: one line naming the fix
+        return HISTORY_WINDOW, f"{one_line(str(exc), 300)} (using {HISTORY_WINDOW})"
+
+
 class Workbench:
     """Holds the session, the session store, the knowledge base and the agent for the screens."""
 
@@ -150,6 +160,7 @@ class Workbench:
         self.kb_error: str | None = None
         self.model_error: str | None = None
         self._save_lock = threading.Lock()
+        self.history_window, self.window_error = _history_window()
 
     # -- start-up -----------------------------------------------------------------------------------------
 
@@ -361,6 +372,7 @@ class Workbench:
             store=self.store,
             model=self.config.model or "extractive",
             db=self.db_label(),
+            window=self.history_window,
         )
 
     # -- everyday: model switch, history -------------------------------------------------------------------

@@ -67,3 +67,37 @@ async def test_w_without_an_answer_says_what_to_do(small_kb, tmp_path):
         await settle(pilot)
         assert app.screen is app.main
         assert any("Select a completed answer" in str(n.message) for n in app._notifications)
+
+
+async def test_w_shows_what_a_windowed_run_sent(small_kb, tmp_path):
+    """With a history window of one question, Q3's requests carry only Q2 and Q3 (Q1's citation in the capsule);
+    the inspector rebuilds exactly those requests, not the whole history."""
+    from haiku_tui.tui.screens.wire import WireScreen
+
+    store = SessionStore(tmp_path / "sessions.db")
+    script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
+    app = make_app(small_kb, model=script.model, store=store)
+    app.workbench.history_window = 1
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, SOLAR)
+        script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
+        await ask(pilot, TEA)
+        first = len(script.sent)
+        # Q1's load_capability call is outside the window: the tools are loaded again
+        script.extend(load(), search("snow on panels"), cite_top(), text("Snow slides off [1]."))
+        await ask(pilot, "what about snow on the panels")
+        received, session_id = script.sent[first:], app.session.id
+    assert all(SOLAR not in str(getattr(part, "content", "")) for m in received[0][:1] for part in m.parts)
+
+    again = make_app(small_kb, store=store, session_id=session_id)
+    again.workbench.history_window = 1
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        again.main.turn_log.focus_selected()
+        await pilot.press("w")
+        await settle(pilot)
+        screen = again.screen
+        assert isinstance(screen, WireScreen) and screen.number == 3
+        assert len(screen.requests) == len(received)
+        for request, sent in zip(screen.requests, received):
+            assert _dump(request.messages) == _dump(sent)

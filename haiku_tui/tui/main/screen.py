@@ -448,7 +448,10 @@ class MainScreen(DailyActions, Screen[None]):
             self.app.notify("Select a completed answer to inspect (↑/↓ in the conversation).", severity="warning")
             return
         self.app.push_screen(
-            WireScreen(session.state, session.messages, view.question, number=view.number, prompt=view.prompt)
+            WireScreen(
+                session.state, session.messages, view.question, number=view.number, prompt=view.prompt,
+                window=self.workbench.history_window,
+            )
         )
 
     def set_review(self, question: int, chunk_id: str, mark: str | None) -> None:

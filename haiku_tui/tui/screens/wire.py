@@ -95,8 +95,9 @@ class WireScreen(Screen[None]):
     ]
 
     def __init__(
-        self, state: dict[str, Any], messages: list[Any], question: int, *, number: int, prompt: str
+        self, state: dict[str, Any], messages: list[Any], question: int, *, number: int, prompt: str, window: int = 0
     ) -> None:
+        """``window``: the earlier questions each run was given (the host's history window; 0: all)."""
         from haiku_tui.capabilities.wire import wire_requests
 
         super().__init__(id="wire-screen")
@@ -105,7 +106,8 @@ class WireScreen(Screen[None]):
         self.question = question
         self.number = number
         self.prompt = prompt
-        self.requests = wire_requests(state, self.messages, question)
+        self.window = window
+        self.requests = wire_requests(state, self.messages, question, window=window)
         self.selected = len(self.requests) - 1
 
     def compose(self) -> ComposeResult:
@@ -152,7 +154,7 @@ class WireScreen(Screen[None]):
         from haiku_tui.capabilities.wire import session_sizes
 
         try:
-            content = size_bars(session_sizes(self.state, self.messages), self.question)
+            content = size_bars(session_sizes(self.state, self.messages, window=self.window), self.question)
         except Exception as exc:  # noqa: BLE001 - a malformed stored session: one line, the requests still show
             content = Content.styled(f"could not measure the session: {clean_line(str(exc), 200)}", "$warning")
         self.app.call_from_thread(self.query_one("#wire-sizes", Static).update, content)
