@@ -6,9 +6,12 @@ from the long description its wheel ships in ``*.dist-info/METADATA`` (no networ
 
 from __future__ import annotations
 
-import argparse
+import sys
 from importlib import metadata
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_stdlib import main, write_markdown  # noqa: E402
 
 PACKAGES = ("tqdm", "python-dotenv", "xmltodict", "defusedxml", "responses", "frozenlist", "mammoth", "sse-starlette")
 
@@ -20,17 +23,8 @@ def readme(name: str) -> str:
 
 
 def write_corpus(out: Path) -> list[Path]:
-    base = Path(out) / "readmes"
-    base.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in PACKAGES:
-        path = base / f"{name}.md"
-        path.write_text(readme(name), encoding="utf-8")
-        written.append(path)
-    return written
+    return write_markdown(out, "readmes", PACKAGES, readme)
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path)
-    print(len(write_corpus(parser.parse_args().out)), "files")
+    main(__doc__, write_corpus)

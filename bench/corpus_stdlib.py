@@ -33,18 +33,27 @@ def module_markdown(name: str) -> str:
     return "\n".join(parts).strip() + "\n"
 
 
-def write_corpus(out: Path) -> list[Path]:
-    base = Path(out) / "stdlib"
+def write_markdown(out: Path, folder: str, names: tuple[str, ...], render) -> list[Path]:
+    """Write ``render(name)`` to ``out/folder/<name>.md`` for each name (one corpus folder)."""
+    base = Path(out) / folder
     base.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in MODULES:
+    for name in names:
         path = base / f"{name}.md"
-        path.write_text(module_markdown(name), encoding="utf-8")
+        path.write_text(render(name), encoding="utf-8")
         written.append(path)
     return written
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(doc: str, write) -> None:
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("out", type=Path)
-    print(len(write_corpus(parser.parse_args().out)), "files")
+    print(len(write(parser.parse_args().out)), "files")
+
+
+def write_corpus(out: Path) -> list[Path]:
+    return write_markdown(out, "stdlib", MODULES, module_markdown)
+
+
+if __name__ == "__main__":
+    main(__doc__, write_corpus)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.tui.conftest import ask, make_app, settle
-from tests.tui.test_main_snapshots import SOLAR, TEA, snap
+from tests.tui.test_main_snapshots import SOLAR, TEA, open_chunk, snap
 
 
 def test_history_recall(snap_compare, small_kb):
@@ -62,13 +62,7 @@ def test_review_80x24(snap_compare, small_kb):
     """The citation review at 80×24: the question, the first cited chunk among its neighbours (scrolling),
     the mark keys and the summary line all fit inside the terminal."""
 
-    async def run(pilot):
-        await ask(pilot, SOLAR)
-        pilot.app.main.turn_log.focus_selected()
-        await pilot.press("r")
-        await settle(pilot)
-
-    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
+    assert snap(snap_compare, make_app(small_kb), on_the_answer("r"), size=(80, 24))
 
 
 def test_help_80x24(snap_compare, small_kb):
@@ -85,26 +79,23 @@ def test_chunk_viewer_80x24(snap_compare, small_kb):
     """Enter on the cited evidence item at 80×24: the "Source" dialog with the chunk between its
     neighbours, its path under the title (fixed: "docs/solar-panels.md:18"), the keys in the border."""
 
-    async def run(pilot):
-        from haiku_tui.store.locate import SourceLocation
-
-        await ask(pilot, SOLAR)
-        pilot.app.workbench.locate = lambda chunk_id: SourceLocation("docs/solar-panels.md", line=18)
-        pilot.app.main.evidence.focus()
-        await pilot.press("enter")
-        await settle(pilot)
-
-    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
+    assert snap(snap_compare, make_app(small_kb), open_chunk, size=(80, 24))
 
 
 def test_wire_inspector_80x24(snap_compare, small_kb):
     """w on the answer at 80×24: the wire inspector's title, the bar per question and the requests list
     with their labelled parts, scrolling inside the terminal."""
 
+    assert snap(snap_compare, make_app(small_kb), on_the_answer("w"), size=(80, 24))
+
+
+def on_the_answer(key: str):
+    """A run: answer SOLAR, select the answer, press ``key``."""
+
     async def run(pilot):
         await ask(pilot, SOLAR)
         pilot.app.main.turn_log.focus_selected()
-        await pilot.press("w")
+        await pilot.press(key)
         await settle(pilot)
 
-    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
+    return run

@@ -228,6 +228,17 @@ async def test_second_question_marks_earlier_evidence_retained_or_receipted(smal
 # ---- cancel and failure ------------------------------------------------------------------------------------------
 
 
+async def cancel_a_stalled_question(app, pilot) -> None:
+    """Ask "a question that stalls" with a model that stalls after its first text, then Esc."""
+    app.workbench.model_override = stalling_model()
+    app.workbench.build_agent()
+    app.main.prompt.text = "a question that stalls"
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.main.turn_log.turns[-1].has_answer)
+    await pilot.press("escape")
+    await settle(pilot)
+
+
 async def test_escape_cancels_and_leaves_the_session_unchanged(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
@@ -235,13 +246,7 @@ async def test_escape_cancels_and_leaves_the_session_unchanged(small_kb):
         before_messages = len(app.session.messages)
         before_state = copy.deepcopy(app.session.state)
         revision = app.session.revision
-        app.workbench.model_override = stalling_model()
-        app.workbench.build_agent()
-        app.main.prompt.text = "a question that stalls"
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: app.main.turn_log.turns[-1].has_answer)
-        await pilot.press("escape")
-        await settle(pilot)
+        await cancel_a_stalled_question(app, pilot)
         turn = app.main.turn_log.turns[-1]
         assert turn.state == "cancelled"
         assert "starts streaming" in turn.answer.source
@@ -581,13 +586,7 @@ async def test_a_cancelled_turn_and_old_questions_survive_the_window(small_kb, m
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
         model = app.workbench.model_override
-        app.workbench.model_override = stalling_model()
-        app.workbench.build_agent()
-        app.main.prompt.text = "a question that stalls"
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: app.main.turn_log.turns[-1].has_answer)
-        await pilot.press("escape")
-        await settle(pilot)
+        await cancel_a_stalled_question(app, pilot)
         app.workbench.model_override = model
         app.workbench.build_agent()
         for n in range(6):

@@ -138,16 +138,18 @@ def test_chunk_modal(snap_compare, small_kb):
     it starts at ("docs/solar-panels.md:18", fixed here: the fixture lives in a temporary folder); the
     border says "y copy · o open source"."""
 
-    async def run(pilot):
-        from haiku_tui.store.locate import SourceLocation
+    assert snap(snap_compare, make_app(small_kb), open_chunk)
 
-        await ask(pilot, SOLAR)
-        pilot.app.workbench.locate = lambda chunk_id: SourceLocation("docs/solar-panels.md", line=18)
-        pilot.app.main.evidence.focus()
-        await pilot.press("enter")
-        await settle(pilot)
 
-    assert snap(snap_compare, make_app(small_kb), run)
+async def open_chunk(pilot) -> None:
+    """Answer SOLAR, then Enter on its cited evidence item (the source location fixed)."""
+    from haiku_tui.store.locate import SourceLocation
+
+    await ask(pilot, SOLAR)
+    pilot.app.workbench.locate = lambda chunk_id: SourceLocation("docs/solar-panels.md", line=18)
+    pilot.app.main.evidence.focus()
+    await pilot.press("enter")
+    await settle(pilot)
 
 
 def test_review_with_marks(snap_compare, small_kb):
