@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 WINDOW = 40
 """Committed turns mounted at most."""
 OPENING = 8
-"""Turns mounted when a session opens (its newest) or the window jumps."""
+"""Turns mounted when a session opens (its newest)."""
+JUMP = 4
+"""Turns mounted when the window jumps (Home, End, a question far away); more mount as the selection moves."""
 STEP = 8
 """Turns mounted at a time when the selection or a scroll passes the window's edge."""
 PAGE = 5
@@ -185,7 +187,7 @@ class TurnLog(VerticalScroll):
         """Mount the window starting at committed turn ``start`` instead of the current one."""
         count = len(self._views)
         start = max(0, min(start, count - 1))
-        end = min(count, start + OPENING)
+        end = min(count, start + JUMP)
         if (start, end) == (self._start, self._end):
             return
         running = [t for t in self.turns if t.state == "running" and t.question not in self._index]
@@ -197,13 +199,13 @@ class TurnLog(VerticalScroll):
     async def to_end(self) -> None:
         """Bring the window back to the newest turns (before a new question is added)."""
         if self._end < len(self._views):
-            await self.jump(len(self._views) - OPENING)
+            await self.jump(len(self._views) - JUMP)
 
     async def reveal(self, question: int) -> QuestionTurn | None:
         """The mounted turn of ``question``, mounting a window around it when it is not."""
         index = self._index.get(question)
         if index is not None and not self._start <= index < self._end:
-            await self.jump(index - OPENING // 2)
+            await self.jump(index - JUMP // 2)
         return self.turn_for(question)
 
     def turn_for(self, question: int) -> QuestionTurn | None:
