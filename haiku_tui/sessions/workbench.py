@@ -130,6 +130,10 @@ def _history_window() -> tuple[int, str | None]:
         return HISTORY_WINDOW, f"{one_line(str(exc), 300)} (using {HISTORY_WINDOW})"
 
 
+LIVE_REBUILT = 13
+"""Questions whose views a running step rebuilds: the running one and the newest the evidence pane lists."""
+
+
 class Workbench:
     """Holds the session, the session store, the knowledge base and the agent for the screens."""
 
@@ -352,11 +356,16 @@ class Workbench:
         return notice
 
     def live_questions(self, state: dict[str, Any]) -> list[QuestionView]:
-        """Question views of a running question's working state (what the panes show while tools run)."""
+        """Question views of a running question's working state (what the panes show while tools run).
+
+        Only the newest :data:`LIVE_REBUILT` are rebuilt from it; older ones are the committed views (a
+        step costs the same at question 1000 as at 3, and the commit redraws everything exactly)."""
         from haiku_tui.capabilities.views import question_views
 
         assert self.session is not None
-        return question_views(state, self.session.messages, compaction=self.config.compaction)
+        live = question_views(state, self.session.messages, compaction=self.config.compaction, last=LIVE_REBUILT)
+        first = live[0].question if live else None
+        return [v for v in self.view.questions if first is not None and v.question < first] + live
 
     # -- asking -------------------------------------------------------------------------------------------
 

@@ -169,3 +169,20 @@ async def test_a_reopened_session_answers_with_its_saved_model(store, monkeypatc
 
     pinned = Workbench(AgentConfig(model="extractive", db="/data/kb"), store=store, kb=FilterKB())
     assert pinned.start(saved.id, keep_model=True) is None and pinned.config.model == "extractive"
+
+
+async def test_live_views_rebuild_only_the_newest_questions(store, monkeypatch):
+    """A running step rebuilds the newest questions' views only; older ones are the committed views."""
+    from haiku_tui.capabilities.views import question_views
+    from haiku_tui.sessions import workbench
+
+    monkeypatch.setattr(workbench, "LIVE_REBUILT", 1)
+    wb = bench(store)
+    for prompt in ("How efficient are solar panels?", "And in winter?", "How much do they cost?"):
+        await events(wb.ask(prompt))
+    wb.refresh()  # what the screen does after each commit
+    state = wb.session.working_state()
+    live = wb.live_questions(state)
+    assert [v.number for v in live] == [1, 2, 3]
+    assert live[:2] == list(wb.view.questions[:2]) and live[0] is wb.view.questions[0]
+    assert live[2] == question_views(state, wb.session.messages)[2]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.tui.conftest import ask, make_app, settle
-from tests.tui.test_main_snapshots import SOLAR, TEA, open_chunk, snap
+from tests.tui.test_main_snapshots import SOLAR, TEA, answer_solar, open_chunk, snap
 
 
 def test_history_recall(snap_compare, small_kb):
@@ -43,19 +43,13 @@ def test_main_screen_80x24(snap_compare, small_kb):
     """80×24 after one answer: the panes stack (conversation above, evidence and policy log below); the
     question box, the status bar and the footer stay visible."""
 
-    async def run(pilot):
-        await ask(pilot, SOLAR)
-
-    assert snap(snap_compare, make_app(small_kb), run, size=(80, 24))
+    assert snap(snap_compare, make_app(small_kb), answer_solar, size=(80, 24))
 
 
 def test_main_screen_200x60(snap_compare, small_kb):
     """200×60 after one answer: conversation on the left, evidence and policy log side by side on the right."""
 
-    async def run(pilot):
-        await ask(pilot, SOLAR)
-
-    assert snap(snap_compare, make_app(small_kb), run, size=(200, 60))
+    assert snap(snap_compare, make_app(small_kb), answer_solar, size=(200, 60))
 
 
 def test_review_80x24(snap_compare, small_kb):

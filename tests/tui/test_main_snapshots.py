@@ -246,10 +246,12 @@ def test_markup_injection_shown_literally(snap_compare, injection_kb):
 def test_narrow_terminal(snap_compare, small_kb):
     """80×30: the panes stack vertically (conversation above, evidence and policy log below)."""
 
-    async def run(pilot):
-        await ask(pilot, SOLAR)
+    assert snap(snap_compare, make_app(small_kb), answer_solar, size=(80, 30))
 
-    assert snap(snap_compare, make_app(small_kb), run, size=(80, 30))
+
+async def answer_solar(pilot) -> None:
+    """Ask SOLAR and wait for its answer."""
+    await ask(pilot, SOLAR)
 
 
 def test_citation_jump(snap_compare, small_kb):
