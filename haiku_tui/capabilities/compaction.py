@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import EvidenceStateMissing
@@ -78,14 +78,15 @@ def evidence_returns(messages: list[ModelMessage], boundary: int, owned_tools: f
 def compact_history(
     messages: list[ModelMessage], *, boundary: int, owned_tools: frozenset[str], capsule: str | None
 ) -> list[ModelMessage]:
-    """A copy of ``messages`` with earlier evidence replaced: the newest return carries the capsule.
+    """A copy of ``messages`` with earlier evidence replaced: the newest return carries the capsule
+    (or, when there is none, the first earlier request does).
 
     Returns are rewritten, never removed, so every call keeps its return; messages from
     ``boundary`` on (the current question) and everything else are untouched.
     """
     positions = evidence_returns(messages, boundary, owned_tools)
     if not positions:
-        return list(messages)
+        return _capsule_up_front(messages, boundary, capsule)
     carrier = positions[-1]
     by_message: dict[int, dict[int, str]] = {}
     for i, j in positions:
@@ -96,6 +97,18 @@ def compact_history(
         assert isinstance(message, ModelRequest)
         parts = [replace(p, content=replacements[j]) if j in replacements else p for j, p in enumerate(message.parts)]
         out[i] = replace(message, parts=parts)
+    return out
+
+
+def _capsule_up_front(messages: list[ModelMessage], boundary: int, capsule: str | None) -> list[ModelMessage]:
+    """Without an earlier evidence return to carry it (a host passed only questions that did not
+    search), the capsule leads the first earlier request as a prompt part of its own."""
+    out = list(messages)
+    first = next((i for i, m in enumerate(out[:boundary]) if isinstance(m, ModelRequest)), None)
+    if capsule and first is not None:
+        message = out[first]
+        assert isinstance(message, ModelRequest)
+        out[first] = replace(message, parts=[UserPromptPart(capsule), *message.parts])
     return out
 
 

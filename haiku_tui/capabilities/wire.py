@@ -114,16 +114,15 @@ _KINDS: tuple[tuple[type, PartKind], ...] = (
 
 
 def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
+    if not current and isinstance(part, (UserPromptPart, ToolReturnPart)) and str(part.content).startswith(CAPSULE_HEADER):
+        return "capsule"
     for cls, kind in _KINDS:
         if isinstance(part, cls):
             return kind
     if isinstance(part, ToolReturnPart) and part.tool_name in evidence:
         if current:
             return "evidence current"
-        content = str(part.content)
-        if content.startswith(CAPSULE_HEADER):
-            return "capsule"
-        return "evidence receipted" if content == RECEIPT else "evidence retained"
+        return "evidence receipted" if str(part.content) == RECEIPT else "evidence retained"
     return "tool result"
 
 

@@ -125,3 +125,26 @@ async def test_the_last_question_view_alone_equals_the_full_list_s_last(kb):
     full = question_views(deps.state, messages)
     assert question_views(deps.state, messages, last=1) == full[-1:]
     assert question_views(deps.state, messages, last=5) == full
+
+
+async def test_a_window_without_any_search_still_carries_the_capsule(kb):
+    """The window holds only a question that did not search: no evidence return can carry the
+    capsule, so it leads the window's first request, and the inspector labels it as such."""
+    script, deps, messages, _ = await _two_questions(kb)
+    agent = Agent(script.model, deps_type=Deps, capabilities=[rag(kb=kb), compaction()])
+    script.extend(text("Happy to help."))
+    r3 = await agent.run("Thanks!", deps=deps, message_history=messages)
+    messages = r3.all_messages()
+    q3 = question_starts(messages)[2]
+    before = len(script.sent)
+    script.extend(text("Feed it daily [1]; oil the chain [2]."))
+    windowed = Deps(state=deps.state, history_offset=q3)
+    r4 = await agent.run("Summarise?", deps=windowed, message_history=messages[q3:])
+    received = script.sent[before:]
+    prompts = [c for kind, c, _, _ in _dump(received[0]) if kind == "user-prompt"]
+    assert prompts[0].startswith("[Evidence cited earlier") and "starter" in prompts[0].lower() and "chain" in prompts[0].lower()
+    assert prompts[1:] == ["Thanks!", "Summarise?"]
+    whole = messages + r4.new_messages()
+    shown = wire_requests(windowed.state, whole, question_starts(whole)[3], window=1)
+    assert _dump(shown[0].messages) == _dump(received[0])
+    assert [p.kind for p in shown[0].parts if p.kind != "instructions"][:2] == ["capsule", "prompt"]
