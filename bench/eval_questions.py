@@ -80,7 +80,7 @@ QUESTIONS: list[Question] = [
     _q("test", "guide", "what happens if the model forgets to say what it based the answer on", "04-citation-policy", "the model is asked once to record what grounded the answer"),
     _q("test", "guide", "is hello checked by the policy after something was cited", "04-citation-policy", "later turns are enforced too, a greeting included"),
     _q("test", "guide", "can I undo deleting a conversation", "05-sessions", "because deleting cannot be undone"),
-    _q("test", "guide", "how do I save a conversation as markdown", "05-sessions", "Press e on the sessions screen to export the highlighted session as Markdown"),
+    _q("test", "guide", "how do I save a conversation as markdown", "05-sessions", "on the sessions screen to export the highlighted session as Markdown"),
     _q("test", "guide", "which file types can I load", "06-knowledge-base", "reads Markdown (`.md`), plain text (`.txt`)"),
     _q("test", "guide", "my scanned pdf is not imported, why", "06-knowledge-base", "PDF files need a text layer"),
     _q("test", "guide", "how do I use a model running on my own machine", "07-models", "pass its OpenAI-compatible address with `--base-url`"),
