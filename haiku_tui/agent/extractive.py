@@ -35,6 +35,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from haiku_tui.capabilities.evidence import RESULT_SEPARATOR
 from haiku_tui.capabilities.policy import REDIRECT_TAG
 from haiku_tui.capabilities.rag import RAG_ID
+from haiku_tui.store.sentences import normal_word, sentences, stem, terms, words
 
 MODEL_NAME = "extractive"
 
@@ -54,19 +55,6 @@ FOOTER = "_Retrieval-only extractive answer: sentences quoted from your document
 
 # ---- text ---------------------------------------------------------------------------------
 
-STOPWORDS = frozenset(
-    """
-    a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each either else ever few for
-    from further get gets got had has have having he her here hers him his how i if in into is it its
-    itself just let lets like me might more most much must my myself no nor not now of off on once
-    only or other ought our ours out over own please same shall she should so some such tell than
-    that the their theirs them then there these they this those through to too under until up upon us
-    very was we were what whats when where which while who whom whose why will with would you your
-    yours explain describe know want need s t d ll re ve m don doesn isn aren
-    """.split()
-)
-
 CHITCHAT = frozenset(
     """
     hi hello hey heya hiya howdy yo hallo hola greetings good morning afternoon evening day night
@@ -79,52 +67,9 @@ THANKS = frozenset({"thanks", "thank", "thankyou", "thx", "ty", "tysm", "cheers"
 BYE = frozenset({"bye", "goodbye", "later", "night"})
 ACK = frozenset({"ok", "okay", "k", "great", "cool", "nice", "awesome", "perfect", "lovely", "wonderful", "excellent", "fine"})
 
-_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
-
-
-def words(text: str) -> list[str]:
-    """Word tokens as typed (apostrophes kept inside words)."""
-    return _WORD.findall(text)
-
-
-def _norm(word: str) -> str:
-    return word.lower().replace("’", "'").replace("'", "")
-
-
-def stem(word: str) -> str:
-    """A light suffix-stripping stemmer: brewing/brewed/brews -> brew, batteries -> battery."""
-    w = _norm(word)
-    if len(w) <= 3 or w.isdigit():
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    for suffix in ("ingly", "edly", "ing", "ed", "ly"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)]
-            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
-                w = w[:-1]
-            break
-    for suffix, replacement in (("ency", "ent"), ("ancy", "ant"), ("ation", "ate")):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)] + replacement
-            break
-    if w.endswith("e") and len(w) > 3:
-        w = w[:-1]
-    return w
-
-
-def terms(text: str) -> list[str]:
-    """Stemmed content terms of a text, in order, stopwords dropped."""
-    return [stem(w) for w in words(text) if _norm(w) not in STOPWORDS]
-
-
 def chitchat_kind(text: str) -> str | None:
     """``"greeting"``, ``"thanks"``, ``"bye"`` or ``"ack"`` for short chit-chat, else None."""
-    tokens = [_norm(w) for w in words(text)]
+    tokens = [normal_word(w) for w in words(text)]
     if not tokens or len(tokens) > 6 or len(text) > 60:
         return None
     if not all(t in CHITCHAT for t in tokens):
@@ -180,50 +125,6 @@ def parse_results(text: str) -> list[Result]:
             body = body[1:]
         rank = int(head.group(2)) if head.group(2) else len(out) + 1
         out.append(Result(head.group(1), rank, source, "\n".join(body).strip()))
-    return out
-
-
-_LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of a chunk: headings, tables and code dropped, list items taken one by one."""
-    units: list[str] = []
-    paragraph: list[str] = []
-    in_code = False
-
-    def flush() -> None:
-        if paragraph:
-            units.append(" ".join(paragraph))
-            paragraph.clear()
-
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith(("```", "~~~")):
-            flush()
-            in_code = not in_code
-            continue
-        if in_code:
-            continue
-        if not line or line.startswith(("#", "|")) or set(line) <= set("-=*_ "):
-            flush()
-            continue
-        if line.startswith(">"):
-            line = line.lstrip("> ").strip()
-        if _LIST_MARKER.match(line):
-            flush()
-            paragraph.append(_LIST_MARKER.sub("", line, count=1))
-            flush()
-            continue
-        paragraph.append(line)
-    flush()
-    out = []
-    for unit in units:
-        for sentence in _SENTENCE_END.split(unit):
-            sentence = sentence.strip()
-            if len(words(sentence)) >= 3:
-                out.append(sentence)
     return out
 
 
