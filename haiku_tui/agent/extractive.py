@@ -148,6 +148,9 @@ MIN_SEMANTIC = 0.35
 EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one (in all and in shared terms),
 EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the others do not
 TOP_SOURCES = 2  # the best sentence of each of the first this-many ranked documents is quoted too
+CONTINUATIONS = frozenset("it its this these those they their such otherwise however thus then also".split())
+"""A sentence opening with one of these continues the one before it: a quoted sentence brings along
+the next sentence when that one continues it, and the sentence before it when it is itself a continuation."""
 
 
 def _similarities(question: str, texts: list[str]) -> list[float]:
@@ -231,8 +234,24 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
         if same or (new_terms and quote.score >= EXTRA_NEW_TERMS * best.score):
             chosen.append(quote)
             covered |= matched
+    by_place = {(r.chunk_id, position): (r, sentence) for r, position, sentence, _ in found}
+    for quote in list(chosen):
+        for position in (quote.position - 1, quote.position + 1):
+            later = max(position, quote.position)
+            neighbour = by_place.get((quote.chunk_id, position))
+            if neighbour is None or not continues(by_place.get((quote.chunk_id, later), (None, ""))[1]):
+                continue
+            extra = Quote(quote.chunk_id, neighbour[1], quote.score, quote.rank, position)
+            if all((q.chunk_id, q.position) != (extra.chunk_id, extra.position) for q in chosen):
+                chosen.append(extra)
     order = {r.chunk_id: i for i, r in enumerate(results)}
     return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
+
+
+def continues(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a word that points back at the sentence before it."""
+    first = words(sentence[:40])
+    return bool(first) and normal_word(first[0]) in CONTINUATIONS
 
 
 _REGISTERED = re.compile(r"\[(\d+)\] = ([0-9A-Za-z_-]+)")

@@ -20,6 +20,8 @@ STOPWORDS = frozenset(
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_DRAWING = re.compile("[\u2500-\u257f]")
+PROSE_LETTERS = 0.6  # share of a sentence's visible characters that are letters, for it to count as prose
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
 
 
@@ -63,9 +65,17 @@ def sentences(text: str) -> list[str]:
     for unit in units:
         for sentence in _SENTENCE_END.split(unit):
             sentence = sentence.strip()
-            if len(words(sentence)) >= 3:
+            if len(words(sentence)) >= 3 and is_prose(sentence):
                 out.append(sentence)
     return out
+
+
+def is_prose(sentence: str) -> bool:
+    """False for grammar rules, drawings and code-like runs of symbols (mostly not letters)."""
+    if "::=" in sentence or _DRAWING.search(sentence):
+        return False
+    visible = [c for c in sentence if not c.isspace()]
+    return sum(c.isalpha() for c in visible) >= PROSE_LETTERS * len(visible)
 
 
 def normal_word(word: str) -> str:
