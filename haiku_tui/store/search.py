@@ -167,13 +167,13 @@ def exact_vector_rows(chunks: Any, vector: list[float], limit: int) -> list[dict
 
 
 _terms_lock = threading.Lock()
-_sentence_terms: collections.OrderedDict[str, list[frozenset[str]]] = collections.OrderedDict()
+_sentence_terms: collections.OrderedDict[tuple[str, str], list[frozenset[str]]] = collections.OrderedDict()
 
 
 def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
     """For each chunk row, the share of the query's terms (weighted by their rarity among ``rows``)
     that its best sentence holds: one sentence holding the whole question beats terms scattered
-    over a long chunk. Each chunk's sentence terms are cached by chunk id (it changes with the text)."""
+    over a long chunk. Each chunk's sentence terms are cached by its id and text."""
     from .sentences import sentences, terms
 
     wanted = list(dict.fromkeys(terms(query)))
@@ -182,10 +182,11 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
     per_row = []
     with _terms_lock:
         for row in rows:
-            cached = _sentence_terms.get(row["id"])
+            key = (row["id"], row["text"])
+            cached = _sentence_terms.get(key)
             if cached is None:
                 cached = [frozenset(terms(s)) for s in sentences(row["text"])]
-                _sentence_terms[row["id"]] = cached
+                _sentence_terms[key] = cached
                 if len(_sentence_terms) > SENTENCE_CACHE:
                     _sentence_terms.popitem(last=False)
             per_row.append(cached)
