@@ -198,6 +198,7 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
             found.append((result, position, sentence, frozenset(t for t in q_terms if t in present)))
     if not found:
         return []
+    kind = question_kind(question)
     heading = {r.chunk_id: r.source.split("›")[-1].strip() for r in results}
     meaning = _similarities(question, [f"{heading[r.chunk_id]}: {s}" for r, _, s, _ in found])
     candidates: list[tuple[Quote, frozenset[str], float]] = []
@@ -208,7 +209,8 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
         rank_weight = 1.0 / (1.0 + RANK_DECAY * (max(result.rank, 1) - 1))
         length_weight = 1.0 / (1.0 + max(0, len(words(sentence)) - 40) / 40)
         position_weight = 1.0 / (1.0 + POSITION_DECAY * position)
-        score = (LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * max(semantic, 0.0)) * rank_weight * length_weight * position_weight
+        cue_weight = 1.0 + ANSWER_CUE * answers_kind(kind, sentence)
+        score = (LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * max(semantic, 0.0)) * rank_weight * length_weight * position_weight * cue_weight
         candidates.append((Quote(result.chunk_id, sentence, score, result.rank, position), matched, lexical))
     if not candidates:
         return []
@@ -246,6 +248,33 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
                 chosen.append(extra)
     order = {r.chunk_id: i for i, r in enumerate(results)}
     return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
+
+
+ANSWER_CUE = 0.4  # a sentence in the form that answers the kind of question counts this much more
+_HOW = re.compile(r"^\s*(how (do|can|should|would) (i|you|we)|how to)\b", re.I)
+_AMOUNT = re.compile(r"^\s*(how (many|much|long|often|big|large|old)|when|what (time|year|size))\b", re.I)
+_INSTRUCTION = re.compile(
+    r"^(to|use|press|run|call|pass|set|add|create|return|type|open|install|import|write|define|specify|give|put|choose)\b", re.I
+)
+_NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twice|once|hundred|thousand)\b", re.I)
+
+
+def question_kind(question: str) -> str:
+    """``"how"`` (asks for a procedure), ``"amount"`` (a number, a duration, a time) or ``""``."""
+    if _HOW.search(question):
+        return "how"
+    if _AMOUNT.search(question):
+        return "amount"
+    return ""
+
+
+def answers_kind(kind: str, sentence: str) -> bool:
+    """Whether a sentence has the form that answers a question of ``kind``: an instruction, a number."""
+    if kind == "how":
+        return bool(_INSTRUCTION.match(sentence))
+    if kind == "amount":
+        return bool(_NUMBER.search(sentence))
+    return False
 
 
 def continues(sentence: str) -> bool:

@@ -37,3 +37,29 @@ def test_a_sentence_that_continues_the_quoted_one_is_quoted_with_it():
     assert all("name attribute" not in q.sentence for q in quotes)  # not a continuation: left out
     assert ex.continues("It terminates the loop.") and ex.continues("These values are false.")
     assert not ex.continues("Steep green tea for two minutes.")
+
+
+INSTRUCTIONS = (
+    "[gggggggggggggggg] (rank 1 of 1)\n"
+    'Source: "Guide" › Export\n'
+    "Exporting a session writes a Markdown file of the session.\n"
+    "Press F5 on the sessions screen to export the highlighted one.\n"
+)
+
+
+def test_question_kind_prefers_the_sentence_in_the_answering_form(monkeypatch):
+    assert ex.question_kind("How do I export a session?") == "how"
+    assert ex.question_kind("how long should green tea steep") == "amount"
+    assert ex.question_kind("what is a session") == ""
+    assert ex.answers_kind("how", "Press F5 to export.") and not ex.answers_kind("how", "Exports keep answers.")
+    assert ex.answers_kind("amount", "Steep it for two minutes.") and not ex.answers_kind("amount", "Steep it briefly.")
+    question = "how do I export a session"
+    monkeypatch.setattr(ex, "MAX_SENTENCES", 1)
+    monkeypatch.setattr(ex, "TOP_SOURCES", 0)
+    assert [q.sentence for q in ex.select(question, ex.parse_results(INSTRUCTIONS))] == [
+        "Press F5 on the sessions screen to export the highlighted one."
+    ]
+    monkeypatch.setattr(ex, "ANSWER_CUE", 0.0)
+    assert [q.sentence for q in ex.select(question, ex.parse_results(INSTRUCTIONS))] == [
+        "Exporting a session writes a Markdown file of the session."
+    ]
