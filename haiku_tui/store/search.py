@@ -35,10 +35,11 @@ ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF)
 ANN_NPROBES = 100  # IVF partitions searched per query (of ~sqrt(rows): ~1/3 of them at 100k chunks)
 EXACT_MAX_ROWS = 20_000  # up to this many chunks, unfiltered vector search runs over an in-memory copy
 SENTENCE_WEIGHT = 0.5  # weight of the ranking of fused candidates by their best sentence (hybrid search)
-RERANK = 30  # fused candidates ranked again by their best sentence and checked for repeated text
+RERANK = 15  # fused candidates ranked again by their best sentence and checked for repeated text
 SENTENCE_CACHE = 8192  # chunks whose sentences' terms are kept in memory
 DUPLICATE_SHARE = 0.5  # chunks of two documents sharing this share of their 5-word runs repeat each other,
 DUPLICATE_DECAY = 0.5  # and the copy in the larger document keeps this share of its score (the smaller gets the best)
+RUN_SAMPLE = 4  # one in this many 5-word runs (by hash) is compared
 
 # Question and filler words dropped from queries (the index keeps every word). Words that are
 # also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
@@ -236,9 +237,23 @@ def document_sizes(chunks: Any) -> dict[str, int]:
     return cached[1]
 
 
-def _runs(text: str) -> set[str]:
-    tokens = _WORD.findall(text.lower())
-    return {" ".join(tokens[i : i + 5]) for i in range(max(1, len(tokens) - 4))}
+_runs_cache: collections.OrderedDict[tuple[str, str], frozenset[int]] = collections.OrderedDict()
+
+
+def _runs(row: dict) -> frozenset[int]:
+    """A sample (the same in every text) of the hashes of a chunk's 5-word runs, cached by id and text."""
+    key = (row["id"], row["text"])
+    with _terms_lock:
+        cached = _runs_cache.get(key)
+    if cached is None:
+        tokens = _WORD.findall(row["text"].lower())
+        hashes = (hash(tuple(tokens[i : i + 5])) for i in range(max(1, len(tokens) - 4)))
+        cached = frozenset(h for h in hashes if h % RUN_SAMPLE == 0)
+        with _terms_lock:
+            _runs_cache[key] = cached
+            if len(_runs_cache) > SENTENCE_CACHE:
+                _runs_cache.popitem(last=False)
+    return cached
 
 
 def prefer_originals(chunks: Any, rows: list[dict]) -> list[dict]:
@@ -248,19 +263,28 @@ def prefer_originals(chunks: Any, rows: list[dict]) -> list[dict]:
     pool = rows[:RERANK]
     if len({row["document_id"] for row in pool}) < 2:
         return rows
+    runs = [_runs(row) for row in pool]
+    holders: dict[int, list[int]] = {}
+    for i, row_runs in enumerate(runs):
+        for h in row_runs:
+            holders.setdefault(h, []).append(i)
+    shared: collections.Counter[tuple[int, int]] = collections.Counter()
+    for indices in holders.values():
+        if len(indices) > 1:
+            shared.update(itertools.combinations(indices, 2))
+    pairs = [
+        (i, j) for (i, j), n in shared.items()
+        if pool[i]["document_id"] != pool[j]["document_id"] and n >= DUPLICATE_SHARE * min(len(runs[i]), len(runs[j]))
+    ]
+    if not pairs:
+        return rows
     sizes = document_sizes(chunks)
-    runs = [_runs(row["text"]) for row in pool]
     scores = [row["_relevance_score"] for row in pool]
-    for i, j in itertools.combinations(range(len(pool)), 2):
-        a, b = pool[i], pool[j]
-        if a["document_id"] == b["document_id"] or not runs[i] or not runs[j]:
-            continue
-        if len(runs[i] & runs[j]) < DUPLICATE_SHARE * min(len(runs[i]), len(runs[j])):
-            continue
-        size_a, size_b = sizes.get(a["document_id"], 0), sizes.get(b["document_id"], 0)
-        if size_a == size_b:
+    for i, j in sorted(pairs):
+        size_i, size_j = sizes.get(pool[i]["document_id"], 0), sizes.get(pool[j]["document_id"], 0)
+        if size_i == size_j:
             continue  # neither is the catch-all
-        small, large = (i, j) if size_a < size_b else (j, i)
+        small, large = (i, j) if size_i < size_j else (j, i)
         best = max(scores[small], scores[large])
         scores[small], scores[large] = best, min(scores[large], best * DUPLICATE_DECAY)
     out = [{**row, "_relevance_score": score} for row, score in zip(pool, scores)] + rows[len(pool) :]

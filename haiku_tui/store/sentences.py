@@ -21,6 +21,7 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _DRAWING = re.compile("[\u2500-\u257f]")
+_LETTERS = re.compile(r"[^\W\d_]+")
 PROSE_LETTERS = 0.6  # share of a sentence's visible characters that are letters, for it to count as prose
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
 
@@ -65,7 +66,7 @@ def sentences(text: str) -> list[str]:
     for unit in units:
         for sentence in _SENTENCE_END.split(unit):
             sentence = sentence.strip()
-            if len(words(sentence)) >= 3 and is_prose(sentence):
+            if sentence.count(" ") >= 2 and is_prose(sentence):  # three words or more
                 out.append(sentence)
     return out
 
@@ -74,8 +75,8 @@ def is_prose(sentence: str) -> bool:
     """False for grammar rules, drawings and code-like runs of symbols (mostly not letters)."""
     if "::=" in sentence or _DRAWING.search(sentence):
         return False
-    visible = [c for c in sentence if not c.isspace()]
-    return sum(c.isalpha() for c in visible) >= PROSE_LETTERS * len(visible)
+    letters = sum(map(len, _LETTERS.findall(sentence)))
+    return letters >= PROSE_LETTERS * (len(sentence) - sentence.count(" "))
 
 
 def normal_word(word: str) -> str:
@@ -112,4 +113,5 @@ def stem(word: str) -> str:
 
 def terms(text: str) -> list[str]:
     """Stemmed content terms of a text, in order, stopwords dropped."""
-    return [stem(w) for w in words(text) if normal_word(w) not in STOPWORDS]
+    lowered = _WORD.findall(text.lower().replace("’", "'"))
+    return [stem(w) for w in (w.replace("'", "") for w in lowered) if w not in STOPWORDS]
