@@ -241,14 +241,17 @@ _runs_cache: collections.OrderedDict[tuple[str, str], frozenset[int]] = collecti
 
 
 def _runs(row: dict) -> frozenset[int]:
-    """A sample (the same in every text) of the hashes of a chunk's 5-word runs, cached by id and text."""
+    """A sample (the same runs in every text) of the hashes of a chunk's 5-word runs, cached by id and text."""
     key = (row["id"], row["text"])
     with _terms_lock:
         cached = _runs_cache.get(key)
     if cached is None:
         tokens = _WORD.findall(row["text"].lower())
-        hashes = (hash(tuple(tokens[i : i + 5])) for i in range(max(1, len(tokens) - 4)))
-        cached = frozenset(h for h in hashes if h % RUN_SAMPLE == 0)
+        total = list(itertools.accumulate(map(len, tokens), initial=0))
+        ends = range(min(5, len(tokens)), len(tokens) + 1)
+        # a run is kept by its letter count, so every process samples the same runs
+        kept = (i for i in ends if (total[i] - total[max(0, i - 5)]) % RUN_SAMPLE == 0)
+        cached = frozenset(hash(tuple(tokens[max(0, i - 5) : i])) for i in kept)
         with _terms_lock:
             _runs_cache[key] = cached
             if len(_runs_cache) > SENTENCE_CACHE:
