@@ -103,7 +103,8 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     if where:
         v = v.where(where, prefilter=True)
     text_future = _executor().submit(q.limit(pool).to_list)  # the two queries run side by side
-    exact = None if where else exact_vector_rows(chunks, vector, pool)
+    version = chunks.version  # read once: each read is a call into Lance
+    exact = None if where else exact_vector_rows(chunks, vector, pool, version)
     vector_rows = exact if exact is not None else v.limit(pool).to_list()
     text_rows = text_future.result()
     rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]
@@ -113,7 +114,7 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
         best = best_sentence_share(query, candidates)
         by_sentence = [candidates[i] for i in sorted(range(len(candidates)), key=lambda i: -best[i]) if best[i] > 0]
         fused = fuse([*rankings, (by_sentence, SENTENCE_WEIGHT)])
-    return diversify(prefer_originals(chunks, fused))[:fetch]
+    return diversify(prefer_originals(chunks, fused, version))[:fetch]
 
 
 def ensure_vector_index(chunks: Any) -> bool:
@@ -138,13 +139,13 @@ _exact_lock = threading.Lock()
 _exact_cache: weakref.WeakKeyDictionary[Any, tuple[int, Any, list[dict]] | tuple[int, None, None]] = weakref.WeakKeyDictionary()
 
 
-def exact_vector_rows(chunks: Any, vector: list[float], limit: int) -> list[dict] | None:
+def exact_vector_rows(chunks: Any, vector: list[float], limit: int, version: int | None = None) -> list[dict] | None:
     """The ``limit`` rows nearest ``vector`` by cosine distance, from a copy of a small table's
     vectors held in memory per table version (a Lance query costs more than the arithmetic at this
     size); None when the table has more than ``EXACT_MAX_ROWS`` chunks."""
     import numpy as np
 
-    version = chunks.version
+    version = chunks.version if version is None else version
     with _exact_lock:
         cached = _exact_cache.get(chunks)
         if cached is None or cached[0] != version:
@@ -175,7 +176,7 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
     """For each chunk row, the share of the query's terms (weighted by their rarity among ``rows``)
     that its best sentence holds: one sentence holding the whole question beats terms scattered
     over a long chunk. Each chunk's sentence terms are cached by its id and text."""
-    from .sentences import sentences, terms
+    from .sentences import rough_sentences, terms
 
     wanted = list(dict.fromkeys(terms(query)))
     if not wanted or not rows:
@@ -186,7 +187,7 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
             key = (row["id"], row["text"])
             cached = _sentence_terms.get(key)
             if cached is None:
-                cached = [frozenset(terms(s)) for s in sentences(row["text"])]
+                cached = [frozenset(terms(s)) for s in rough_sentences(row["text"])]
                 _sentence_terms[key] = cached
                 if len(_sentence_terms) > SENTENCE_CACHE:
                     _sentence_terms.popitem(last=False)
@@ -223,9 +224,9 @@ def fuse(rankings: list[tuple[list[dict], float]]) -> list[dict]:
 _sizes_cache: weakref.WeakKeyDictionary[Any, tuple[int, dict[str, int]]] = weakref.WeakKeyDictionary()
 
 
-def document_sizes(chunks: Any) -> dict[str, int]:
+def document_sizes(chunks: Any, version: int | None = None) -> dict[str, int]:
     """Chunks per document id, read once per table version."""
-    version = chunks.version
+    version = chunks.version if version is None else version
     with _exact_lock:
         cached = _sizes_cache.get(chunks)
     if cached is None or cached[0] != version:
@@ -259,7 +260,7 @@ def _runs(row: dict) -> frozenset[int]:
     return cached
 
 
-def prefer_originals(chunks: Any, rows: list[dict]) -> list[dict]:
+def prefer_originals(chunks: Any, rows: list[dict], version: int | None = None) -> list[dict]:
     """Where chunks of two documents repeat the same text (a catch-all page quoting a smaller one),
     the smaller document's chunk takes the better score and the larger one's copy is demoted.
     ``rows`` are best first with ``_relevance_score``; returns them re-ordered."""
@@ -281,7 +282,7 @@ def prefer_originals(chunks: Any, rows: list[dict]) -> list[dict]:
     ]
     if not pairs:
         return rows
-    sizes = document_sizes(chunks)
+    sizes = document_sizes(chunks, version)
     scores = [row["_relevance_score"] for row in pool]
     for i, j in sorted(pairs):
         size_i, size_j = sizes.get(pool[i]["document_id"], 0), sizes.get(pool[j]["document_id"], 0)
