@@ -21,7 +21,6 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _DRAWING = re.compile("[\u2500-\u257f]")
-_ROUGH_SPLIT = re.compile(r"(?<=[.!?])\s+|\n")
 _LETTERS = re.compile(r"[^\W\d_]+")
 PROSE_LETTERS = 0.6  # share of a sentence's visible characters that are letters, for it to count as prose
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
@@ -70,12 +69,6 @@ def sentences(text: str) -> list[str]:
             if sentence.count(" ") >= 2 and is_prose(sentence):  # three words or more
                 out.append(sentence)
     return out
-
-
-def rough_sentences(text: str) -> list[str]:
-    """Lines and sentences of three words or more, split without reading the Markdown: the cheap
-    units the search ranks a chunk by (``sentences`` is what a quote is taken from)."""
-    return [unit for unit in _ROUGH_SPLIT.split(text) if unit.count(" ") >= 2]
 
 
 def is_prose(sentence: str) -> bool:
