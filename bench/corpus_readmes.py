@@ -1,7 +1,10 @@
-"""Write the package-README benchmark corpus: one Markdown file per installed Python package,
+"""Write the package-README benchmark corpora: one Markdown file per installed Python package,
 from the long description its wheel ships in ``*.dist-info/METADATA`` (no network).
 
-    python bench/corpus_readmes.py OUT_DIR
+    python bench/corpus_readmes.py OUT_DIR [--second]
+
+``readmes`` (``PACKAGES``) and ``readmes2`` (``PACKAGES2``: runtime dependencies of haiku-tui, so a
+fresh install has them; written for the ``fresh2`` questions) are separate corpora.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus_stdlib import main, write_markdown  # noqa: E402
 
 PACKAGES = ("tqdm", "python-dotenv", "xmltodict", "defusedxml", "responses", "frozenlist", "mammoth", "sse-starlette")
+PACKAGES2 = (
+    "charset-normalizer", "rich", "annotated-types", "markdownify", "python-dateutil", "h11",
+    "platformdirs", "pypdf", "idna", "watchfiles", "soupsieve", "markdown-it-py",
+)
 
 
 def readme(name: str) -> str:
@@ -26,5 +33,9 @@ def write_corpus(out: Path) -> list[Path]:
     return write_markdown(out, "readmes", PACKAGES, readme)
 
 
+def write_corpus2(out: Path) -> list[Path]:
+    return write_markdown(out, "readmes2", PACKAGES2, readme)
+
+
 if __name__ == "__main__":
-    main(__doc__, write_corpus)
+    main(__doc__, write_corpus2 if "--second" in sys.argv else write_corpus)

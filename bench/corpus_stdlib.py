@@ -48,7 +48,7 @@ def write_markdown(out: Path, folder: str, names: tuple[str, ...], render) -> li
 def main(doc: str, write) -> None:
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("out", type=Path)
-    print(len(write(parser.parse_args().out)), "files")
+    print(len(write(parser.parse_known_args()[0].out)), "files")
 
 
 def write_corpus(out: Path) -> list[Path]:

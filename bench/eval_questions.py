@@ -2,14 +2,16 @@
 
 Each question names the document that answers it (file stem; any of several counts) and a phrase
 of the sentence that answers it (matched case- and whitespace-insensitively). ``split`` is
-``"dev"`` (used while tuning), ``"test"`` (reported only, never tuned on) or ``"fresh"``
-(a second held-out set written on 2026-12-01 before that session tuned anything). All of them were
+``"dev"`` (used while tuning), ``"test"`` (reported only, never tuned on), ``"fresh"``
+(a second held-out set written on 2026-12-01 before that session tuned anything) or ``"fresh2"``
+(a third, written later that day before the next session tuned anything). All of them were
 written before any tuning, from reading the documents, in words a user would use rather than
 the document's own where that is natural.
 
 Corpora: ``pydoc`` (``bench/corpus.py``), ``guide`` (``haiku_tui/guide/``), ``stdlib``
 (``bench/corpus_stdlib.py``: the docstrings of 29 standard-library modules), ``readmes``
-(``bench/corpus_readmes.py``: the READMEs installed packages ship in their wheel metadata).
+(``bench/corpus_readmes.py``: the READMEs installed packages ship in their wheel metadata),
+``readmes2`` (the same for twelve runtime dependencies of haiku-tui).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ QUESTIONS: list[Question] = [
     _q("test", "guide", "what happens if the model forgets to say what it based the answer on", "04-citation-policy", "the model is asked once to record what grounded the answer"),
     _q("test", "guide", "is hello checked by the policy after something was cited", "04-citation-policy", "later turns are enforced too, a greeting included"),
     _q("test", "guide", "can I undo deleting a conversation", "05-sessions", "because deleting cannot be undone"),
-    _q("test", "guide", "how do I save a conversation as markdown", "05-sessions", "Press e on the sessions screen to export the highlighted session as Markdown"),
+    _q("test", "guide", "how do I save a conversation as markdown", "05-sessions", "on the sessions screen to export the highlighted session as Markdown"),
     _q("test", "guide", "which file types can I load", "06-knowledge-base", "reads Markdown (`.md`), plain text (`.txt`)"),
     _q("test", "guide", "my scanned pdf is not imported, why", "06-knowledge-base", "PDF files need a text layer"),
     _q("test", "guide", "how do I use a model running on my own machine", "07-models", "pass its OpenAI-compatible address with `--base-url`"),
@@ -161,6 +163,54 @@ QUESTIONS: list[Question] = [
     _q("fresh", "readmes", "can I use the list as a dictionary key", "frozenlist", "FrozenList is also hashable, but only when frozen"),
     _q("fresh", "readmes", "can I turn a word document into markdown", "mammoth", "Markdown support is deprecated"),
     _q("fresh", "readmes", "what happens to the pictures in my docx when I convert it", "mammoth", "By default, images are included inline in the output HTML"),
+    # ---------------------------------------------------------------- fresh2 (held out, 2026-12-01, helper R second session)
+    # Written before any tuning of that session, from reading the documents; never tuned on.
+    # ``readmes2`` is a fifth corpus (``bench/corpus_readmes.py --second``).
+    _q("fresh2", "pydoc", "what does the underscore variable hold in the interactive shell", "id-classes", "makes the result of the last evaluation available in the variable"),
+    _q("fresh2", "pydoc", "how do I write a complex number that has a real part", "imaginary", "To create a complex number with a nonzero real part, add a floating point number to it"),
+    _q("fresh2", "pydoc", "what type do I get when I add an int and a float", "conversions", "if either argument is a floating point number, the other is converted to floating point"),
+    _q("fresh2", "pydoc", "how can my exit method swallow an error raised inside the with block", "context-managers", "it should return a true value"),
+    _q("fresh2", "pydoc", "does the else of a while loop run if I break out of it", "while", "terminates the loop without executing the"),
+    _q("fresh2", "pydoc", "if I write the same key twice in a dict literal which value wins", "dict", "the final dictionary's value for that key will be the last one given"),
+    _q("fresh2", "pydoc", "how do I make a tuple with just one element", "exprlists", "The trailing comma is required only to create a single tuple"),
+    _q("fresh2", "pydoc", "does x or y give back a bool", "booleans", "if *x* is true, its value is returned"),
+    _q("fresh2", "pydoc", "what number does ~x give", "unary", "The bitwise inversion of \"x\" is defined as"),
+    _q("fresh2", "guide", "how do I write a question over several lines", "02-asking-questions 08-keyboard", "Shift+Enter inserts a new line instead of sending"),
+    _q("fresh2", "guide", "will the model be nagged over and over to cite something", "04-citation-policy", "The model is never asked more than once per question"),
+    _q("fresh2", "guide", "can I keep the app's files somewhere else", "01-getting-started", "moves that directory"),
+    _q("fresh2", "guide", "do questions get slower in a very long chat", "03-evidence-and-compaction", "So a question costs the same in a session of a thousand questions as in a new one"),
+    _q("fresh2", "guide", "how do I switch off the grounding rule for one question in the terminal", "04-citation-policy", "run `haiku-tui ask --no-policy`"),
+    _q("fresh2", "stdlib", "how do I pick several random items without repeats", "random", "Chooses k unique random elements from a population sequence"),
+    _q("fresh2", "stdlib", "how do I get a running total of a list", "itertools", "Return series of accumulated sums"),
+    _q("fresh2", "stdlib", "how do I capitalise every word of a title", "string", "capitalize each"),
+    _q("fresh2", "stdlib", "how do I get the same random numbers on every run", "random", "Initialize internal state from a seed"),
+    _q("fresh2", "stdlib", "how do I zip two lists of different lengths without dropping items", "itertools", "Return a zip_longest object whose"),
+    _q("fresh2", "stdlib", "how do I get the pretty printed text as a string instead of printing it", "pprint", "Format a Python object into a pretty-printed representation"),
+    _q("fresh2", "readmes", "how do I check how many times my fake url was hit", "responses", "to check how many times each request was matched"),
+    _q("fresh2", "readmes", "can one setting in my env file refer to another one", "python-dotenv", "can interpolate variables using POSIX variable expansion"),
+    _q("fresh2", "readmes", "how do I hide the progress bar when output is not a terminal", "tqdm", "If set to None, disable on non-TTY"),
+    _q("fresh2", "readmes2", "how do I make headings come out with # signs when converting html", "markdownify", "Defines how headings should be converted"),
+    _q("fresh2", "readmes2", "can I drop the links but keep their words when turning a web page into markdown", "markdownify", "A list of tags to strip"),
+    _q("fresh2", "readmes2", "how do I tell it which programming language the code blocks are in", "markdownify", "Defines the language that should be assumed for all"),
+    _q("fresh2", "readmes2", "where should my app keep files that can be thrown away and rebuilt", "platformdirs", "Cached data that can be regenerated"),
+    _q("fresh2", "readmes2", "how do I get the folders as Path objects rather than text", "platformdirs", "For Path objects instead of strings"),
+    _q("fresh2", "readmes2", "how do I find the date of easter in some year", "python-dateutil", "Computing of Easter Sunday dates for any given year"),
+    _q("fresh2", "readmes2", "can it read dates written in nearly any format", "python-dateutil", "Generic parsing of dates in almost any string format"),
+    _q("fresh2", "readmes2", "does this http library talk to the network itself", "h11", "h11 contains no IO code whatsoever"),
+    _q("fresh2", "readmes2", "what do I get back after handing it the bytes I read from the socket", "h11", "you'll get back a list of objects"),
+    _q("fresh2", "readmes2", "how do I show a domain to users when it fails to decode", "idna", "accepts a `display=True` argument"),
+    _q("fresh2", "readmes2", "which error do I get when a name mixes left-to-right and right-to-left letters", "idna", "raised when a label contains an illegal"),
+    _q("fresh2", "readmes2", "what extra do I need to open AES protected pdf files", "pypdf", "For using pypdf with AES encryption or decryption, install extra dependencies"),
+    _q("fresh2", "readmes2", "what should I attach when reporting a bug", "pypdf", "you must upload a PDF that causes the bug to occur"),
+    _q("fresh2", "readmes2", "what does it use under the hood to learn about file changes", "watchfiles", "Underlying file system notifications are handled by the"),
+    _q("fresh2", "readmes2", "how do I make the python prompt pretty print everything", "rich", "Rich can be installed in the Python REPL"),
+    _q("fresh2", "readmes2", "does it break long lines to fit the window", "rich", "Rich will word-wrap your text to fit within the terminal width"),
+    _q("fresh2", "readmes2", "how do I put a smiley in my terminal output", "rich", "place the name between two colons"),
+    _q("fresh2", "readmes2", "how do I say a list may hold at most ten items", "annotated-types", "list must have a length of 10 or less"),
+    _q("fresh2", "readmes2", "how do I only accept datetimes without a timezone", "annotated-types", "must be a naive datetime"),
+    _q("fresh2", "readmes2", "is the language guess reliable when a file mixes languages", "charset-normalizer", "Language detection is unreliable when text contains two or more languages"),
+    _q("fresh2", "readmes2", "can I swap it in for chardet without changing my code", "charset-normalizer", "will behave the same as"),
+    _q("fresh2", "readmes2", "what happens to css selectors that only make sense in a browser", "soupsieve", "Selectors that cannot provide meaningful functionality simply do not match anything"),
 ]
 
 

@@ -1,13 +1,14 @@
 """Retrieval and extractive-answer quality on ``bench/eval_questions.py``.
 
-    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|test|fresh|all] [--no-ask] [--misses]
+    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|test|fresh|fresh2|all] [--no-ask] [--misses] [--check]
 
 Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings,
 package READMEs) and
 reports, per split: recall@5 and MRR@10 of ``KnowledgeBase.search`` (a hit is a chunk of an
 expected document), and for ``haiku-tui ask --json`` with the default extractive model the share
 of answers citing an expected document and the share quoting the answering phrase.
-``--misses`` lists the failures (use it on ``dev`` only: ``test`` and ``fresh`` are for reporting).
+``--misses`` lists the failures (use it on ``dev`` only: ``test``, ``fresh`` and ``fresh2`` are for
+reporting). ``--check`` only confirms that every question's phrase occurs in one of its documents.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import write_corpus  # noqa: E402
 from corpus_readmes import write_corpus as write_readmes  # noqa: E402
+from corpus_readmes import write_corpus2 as write_readmes2  # noqa: E402
 from corpus_stdlib import write_corpus as write_stdlib  # noqa: E402
 from eval_questions import QUESTIONS, Question  # noqa: E402
 
@@ -42,7 +44,22 @@ def corpus_files(name: str, tmp: Path) -> list[Path]:
         return write_stdlib(tmp / "stdlib-corpus")
     if name == "readmes":
         return write_readmes(tmp / "readmes-corpus")
+    if name == "readmes2":
+        return write_readmes2(tmp / "readmes2-corpus")
     return sorted(GUIDE.glob("*.md"))
+
+
+def check(questions: list[Question]) -> list[str]:
+    """Questions whose answering phrase occurs in none of their documents (one line each)."""
+    bad = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for corpus in sorted({q.corpus for q in questions}):
+            texts = {p.stem: norm(p.read_text(encoding="utf-8")) for p in corpus_files(corpus, Path(tmp))}
+            for q in (q for q in questions if q.corpus == corpus):
+                missing = [d for d in q.docs if d not in texts]
+                if missing or not any(norm(q.phrase) in texts[d] for d in q.docs):
+                    bad.append(f"[{corpus}] {q.question!r}: phrase not in {sorted(q.docs)} (missing docs: {missing})")
+    return bad
 
 
 def ask(db: str, embedder: str, question: str) -> dict:
@@ -96,11 +113,16 @@ def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_miss
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embedder", default="auto", help='"auto" (the default), "none", a model; "" = none on older versions')
-    parser.add_argument("--split", choices=["dev", "test", "fresh", "all"], default="dev")
+    parser.add_argument("--split", choices=["dev", "test", "fresh", "fresh2", "all"], default="dev")
     parser.add_argument("--no-ask", action="store_true")
     parser.add_argument("--misses", action="store_true")
+    parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     questions = [q for q in QUESTIONS if args.split == "all" or q.split == args.split]
+    if args.check:
+        bad = check(questions)
+        print("\n".join(bad) or f"all {len(questions)} phrases found in their documents")
+        raise SystemExit(1 if bad else 0)
     result = evaluate(questions, args.embedder, not args.no_ask, args.misses)
     timings = result.pop("ingest_s")
     for name, m in result.items():

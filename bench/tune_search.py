@@ -1,14 +1,15 @@
 """Ranking experiments on the DEV questions only (search figures; no answers).
 
-    python bench/tune_search.py
+    python bench/tune_search.py [--chunk-size N ...]
 
-Builds each corpus once per embedded-text variant and chunk size, then varies query handling
-and fusion weights by setting ``haiku_tui.store.search`` constants, printing recall@5 / MRR@10
-per variant. Test questions are never read here.
+Builds each dev corpus once per chunk size (hybrid, the built-in embedder, as the product does),
+then varies ``haiku_tui.store.search`` constants grid by grid around their current values and
+prints recall@5 / MRR@10 per variant. Test and fresh questions are never read here.
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import sys
 import tempfile
@@ -22,6 +23,11 @@ from eval_retrieval import corpus_files  # noqa: E402
 import haiku_tui.store.search as S  # noqa: E402
 from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
 
+GRIDS = [
+    {"SENTENCE_WEIGHT": [0.0, 0.5, 1.0, 2.0], "VECTOR_WEIGHT": [0.5, 1.0], "RERANK": [30, 60]},
+    {"SENTENCE_WEIGHT": [1.0, 2.0], "DOC_DECAY": [0.7, 0.5], "HEADINGS_BOOST": [2.0, 1.0]},
+]
+
 
 def score(kbs: dict, questions) -> tuple[float, float]:
     r5 = mrr = 0.0
@@ -34,21 +40,29 @@ def score(kbs: dict, questions) -> tuple[float, float]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chunk-size", type=int, nargs="+", default=[1200])
+    args = parser.parse_args()
     questions = split("dev")
     corpora = sorted({q.corpus for q in questions})
     with tempfile.TemporaryDirectory() as tmp:
         files = {c: corpus_files(c, Path(tmp)) for c in corpora}
-        for chunk_size, embed_headings in itertools.product([1200, 1600], [True, False]):
-            S.EMBED_HEADINGS = embed_headings
+        for chunk_size in args.chunk_size:
             kbs = {}
             for c in corpora:
-                kb = KnowledgeBase.open(Path(tmp) / f"{c}-{chunk_size}-{embed_headings}", embedder="wordllama")
-                kb.add(files[c], chunk_size=chunk_size)
-                kbs[c] = kb
-            for decay, (tw, vw), k in itertools.product([1.0, 0.7, 0.5], [(1, 0), (1, 1), (1, 0.5), (1, 0.7)], [60]):
-                S.DOC_DECAY, S.TEXT_WEIGHT, S.VECTOR_WEIGHT, S.RRF_K = decay, tw, vw, k
-                r5, mrr = score(kbs, questions)
-                print(f"chunk={chunk_size} embed_headings={embed_headings!s:5} doc_decay={decay} w_text={tw} w_vec={vw} k={k}: recall@5={r5:.3f} mrr@10={mrr:.3f}", flush=True)
+                kbs[c] = KnowledgeBase.open(Path(tmp) / f"{c}-{chunk_size}", embedder="auto")
+                kbs[c].add(files[c], chunk_size=chunk_size)
+            for grid in GRIDS:
+                current = {name: getattr(S, name) for name in grid}
+                for values in itertools.product(*grid.values()):
+                    for name, value in zip(grid, values):
+                        setattr(S, name, value)
+                    label = " ".join(f"{k}={v}" for k, v in zip(grid, values))
+                    print(f"chunk={chunk_size} {label:60s} recall@5=%.3f mrr@10=%.3f" % score(kbs, questions), flush=True)
+                for name, value in current.items():
+                    setattr(S, name, value)
+            for kb in kbs.values():
+                kb.close()
 
 
 if __name__ == "__main__":

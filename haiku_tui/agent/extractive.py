@@ -35,6 +35,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from haiku_tui.capabilities.evidence import RESULT_SEPARATOR
 from haiku_tui.capabilities.policy import REDIRECT_TAG
 from haiku_tui.capabilities.rag import RAG_ID
+from haiku_tui.store.sentences import normal_word, sentences, stem, terms, words
 
 MODEL_NAME = "extractive"
 
@@ -54,19 +55,6 @@ FOOTER = "_Retrieval-only extractive answer: sentences quoted from your document
 
 # ---- text ---------------------------------------------------------------------------------
 
-STOPWORDS = frozenset(
-    """
-    a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each either else ever few for
-    from further get gets got had has have having he her here hers him his how i if in into is it its
-    itself just let lets like me might more most much must my myself no nor not now of off on once
-    only or other ought our ours out over own please same shall she should so some such tell than
-    that the their theirs them then there these they this those through to too under until up upon us
-    very was we were what whats when where which while who whom whose why will with would you your
-    yours explain describe know want need s t d ll re ve m don doesn isn aren
-    """.split()
-)
-
 CHITCHAT = frozenset(
     """
     hi hello hey heya hiya howdy yo hallo hola greetings good morning afternoon evening day night
@@ -79,52 +67,9 @@ THANKS = frozenset({"thanks", "thank", "thankyou", "thx", "ty", "tysm", "cheers"
 BYE = frozenset({"bye", "goodbye", "later", "night"})
 ACK = frozenset({"ok", "okay", "k", "great", "cool", "nice", "awesome", "perfect", "lovely", "wonderful", "excellent", "fine"})
 
-_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
-
-
-def words(text: str) -> list[str]:
-    """Word tokens as typed (apostrophes kept inside words)."""
-    return _WORD.findall(text)
-
-
-def _norm(word: str) -> str:
-    return word.lower().replace("’", "'").replace("'", "")
-
-
-def stem(word: str) -> str:
-    """A light suffix-stripping stemmer: brewing/brewed/brews -> brew, batteries -> battery."""
-    w = _norm(word)
-    if len(w) <= 3 or w.isdigit():
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    for suffix in ("ingly", "edly", "ing", "ed", "ly"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)]
-            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
-                w = w[:-1]
-            break
-    for suffix, replacement in (("ency", "ent"), ("ancy", "ant"), ("ation", "ate")):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)] + replacement
-            break
-    if w.endswith("e") and len(w) > 3:
-        w = w[:-1]
-    return w
-
-
-def terms(text: str) -> list[str]:
-    """Stemmed content terms of a text, in order, stopwords dropped."""
-    return [stem(w) for w in words(text) if _norm(w) not in STOPWORDS]
-
-
 def chitchat_kind(text: str) -> str | None:
     """``"greeting"``, ``"thanks"``, ``"bye"`` or ``"ack"`` for short chit-chat, else None."""
-    tokens = [_norm(w) for w in words(text)]
+    tokens = [normal_word(w) for w in words(text)]
     if not tokens or len(tokens) > 6 or len(text) > 60:
         return None
     if not all(t in CHITCHAT for t in tokens):
@@ -183,50 +128,6 @@ def parse_results(text: str) -> list[Result]:
     return out
 
 
-_LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of a chunk: headings, tables and code dropped, list items taken one by one."""
-    units: list[str] = []
-    paragraph: list[str] = []
-    in_code = False
-
-    def flush() -> None:
-        if paragraph:
-            units.append(" ".join(paragraph))
-            paragraph.clear()
-
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith(("```", "~~~")):
-            flush()
-            in_code = not in_code
-            continue
-        if in_code:
-            continue
-        if not line or line.startswith(("#", "|")) or set(line) <= set("-=*_ "):
-            flush()
-            continue
-        if line.startswith(">"):
-            line = line.lstrip("> ").strip()
-        if _LIST_MARKER.match(line):
-            flush()
-            paragraph.append(_LIST_MARKER.sub("", line, count=1))
-            flush()
-            continue
-        paragraph.append(line)
-    flush()
-    out = []
-    for unit in units:
-        for sentence in _SENTENCE_END.split(unit):
-            sentence = sentence.strip()
-            if len(words(sentence)) >= 3:
-                out.append(sentence)
-    return out
-
-
 @dataclass(frozen=True)
 class Quote:
     """A sentence chosen for the answer."""
@@ -247,6 +148,9 @@ MIN_SEMANTIC = 0.35
 EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one (in all and in shared terms),
 EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the others do not
 TOP_SOURCES = 2  # the best sentence of each of the first this-many ranked documents is quoted too
+CONTINUATIONS = frozenset("it its this these those they their such otherwise however thus then also".split())
+"""A sentence opening with one of these continues the one before it: a quoted sentence brings along
+the next sentence when that one continues it, and the sentence before it when it is itself a continuation."""
 
 
 def _similarities(question: str, texts: list[str]) -> list[float]:
@@ -294,6 +198,7 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
             found.append((result, position, sentence, frozenset(t for t in q_terms if t in present)))
     if not found:
         return []
+    kind = question_kind(question)
     heading = {r.chunk_id: r.source.split("›")[-1].strip() for r in results}
     meaning = _similarities(question, [f"{heading[r.chunk_id]}: {s}" for r, _, s, _ in found])
     candidates: list[tuple[Quote, frozenset[str], float]] = []
@@ -304,7 +209,8 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
         rank_weight = 1.0 / (1.0 + RANK_DECAY * (max(result.rank, 1) - 1))
         length_weight = 1.0 / (1.0 + max(0, len(words(sentence)) - 40) / 40)
         position_weight = 1.0 / (1.0 + POSITION_DECAY * position)
-        score = (LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * max(semantic, 0.0)) * rank_weight * length_weight * position_weight
+        cue_weight = 1.0 + ANSWER_CUE * answers_kind(kind, sentence)
+        score = (LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * max(semantic, 0.0)) * rank_weight * length_weight * position_weight * cue_weight
         candidates.append((Quote(result.chunk_id, sentence, score, result.rank, position), matched, lexical))
     if not candidates:
         return []
@@ -330,8 +236,51 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
         if same or (new_terms and quote.score >= EXTRA_NEW_TERMS * best.score):
             chosen.append(quote)
             covered |= matched
+    by_place = {(r.chunk_id, position): (r, sentence) for r, position, sentence, _ in found}
+    for quote in list(chosen):
+        for position in (quote.position - 1, quote.position + 1):
+            later = max(position, quote.position)
+            neighbour = by_place.get((quote.chunk_id, position))
+            if neighbour is None or not continues(by_place.get((quote.chunk_id, later), (None, ""))[1]):
+                continue
+            extra = Quote(quote.chunk_id, neighbour[1], quote.score, quote.rank, position)
+            if all((q.chunk_id, q.position) != (extra.chunk_id, extra.position) for q in chosen):
+                chosen.append(extra)
     order = {r.chunk_id: i for i, r in enumerate(results)}
     return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
+
+
+ANSWER_CUE = 0.4  # a sentence in the form that answers the kind of question counts this much more
+_HOW = re.compile(r"^\s*(how (do|can|should|would) (i|you|we)|how to)\b", re.I)
+_AMOUNT = re.compile(r"^\s*(how (many|much|long|often|big|large|old)|when|what (time|year|size))\b", re.I)
+_INSTRUCTION = re.compile(
+    r"^(to|use|press|run|call|pass|set|add|create|return|type|open|install|import|write|define|specify|give|put|choose)\b", re.I
+)
+_NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twice|once|hundred|thousand)\b", re.I)
+
+
+def question_kind(question: str) -> str:
+    """``"how"`` (asks for a procedure), ``"amount"`` (a number, a duration, a time) or ``""``."""
+    if _HOW.search(question):
+        return "how"
+    if _AMOUNT.search(question):
+        return "amount"
+    return ""
+
+
+def answers_kind(kind: str, sentence: str) -> bool:
+    """Whether a sentence has the form that answers a question of ``kind``: an instruction, a number."""
+    if kind == "how":
+        return bool(_INSTRUCTION.match(sentence))
+    if kind == "amount":
+        return bool(_NUMBER.search(sentence))
+    return False
+
+
+def continues(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a word that points back at the sentence before it."""
+    first = words(sentence[:40])
+    return bool(first) and normal_word(first[0]) in CONTINUATIONS
 
 
 _REGISTERED = re.compile(r"\[(\d+)\] = ([0-9A-Za-z_-]+)")

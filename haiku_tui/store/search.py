@@ -8,8 +8,11 @@ rank fusion) instead of using LanceDB's hybrid query, which prints deprecation w
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import functools
+import itertools
+import math
 import re
 import threading
 import weakref
@@ -31,6 +34,12 @@ VECTOR_QUERY_TERMS = False  # embed the query without its filler words
 ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF) index
 ANN_NPROBES = 100  # IVF partitions searched per query (of ~sqrt(rows): ~1/3 of them at 100k chunks)
 EXACT_MAX_ROWS = 20_000  # up to this many chunks, unfiltered vector search runs over an in-memory copy
+SENTENCE_WEIGHT = 0.5  # weight of the ranking of fused candidates by their best sentence (hybrid search)
+RERANK = 15  # fused candidates ranked again by their best sentence and checked for repeated text
+SENTENCE_CACHE = 8192  # chunks whose sentences' terms are kept in memory
+DUPLICATE_SHARE = 0.5  # chunks of two documents sharing this share of their 5-word runs repeat each other,
+DUPLICATE_DECAY = 0.5  # and the copy in the larger document keeps this share of its score (the smaller gets the best)
+RUN_SAMPLE = 4  # one in this many 5-word runs (by hash) is compared
 
 # Question and filler words dropped from queries (the index keeps every word). Words that are
 # also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
@@ -74,7 +83,11 @@ def text_query(query: str, has_headings_column: bool) -> Any:
 
 
 def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int) -> list[dict]:
-    """The best ``fetch`` chunk rows for ``query`` (and ``vector``, when given), best first, with ``_relevance_score``."""
+    """The best ``fetch`` chunk rows for ``query`` (and ``vector``, when given), best first, with ``_relevance_score``.
+
+    Hybrid: the BM25 and vector rankings, and the fused candidates ranked by their best sentence
+    (the one holding most of the query's terms), fused; then repeated text and documents thinned out.
+    """
     has_headings = HEADINGS_FTS_COLUMN in chunks.schema.names
     q = chunks.search(text_query(query, has_headings), query_type="fts").select(CHUNK_COLUMNS + ["_score"])
     if where:
@@ -90,10 +103,18 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     if where:
         v = v.where(where, prefilter=True)
     text_future = _executor().submit(q.limit(pool).to_list)  # the two queries run side by side
-    exact = None if where else exact_vector_rows(chunks, vector, pool)
+    version = chunks.version  # read once: each read is a call into Lance
+    exact = None if where else exact_vector_rows(chunks, vector, pool, version)
     vector_rows = exact if exact is not None else v.limit(pool).to_list()
     text_rows = text_future.result()
-    return diversify(fuse([(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]))[:fetch]
+    rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]
+    fused = fuse(rankings)
+    if SENTENCE_WEIGHT > 0:
+        candidates = fused[: max(RERANK, fetch)]
+        best = best_sentence_share(query, candidates)
+        by_sentence = [candidates[i] for i in sorted(range(len(candidates)), key=lambda i: -best[i]) if best[i] > 0]
+        fused = fuse([*rankings, (by_sentence, SENTENCE_WEIGHT)])
+    return diversify(prefer_originals(chunks, fused, version))[:fetch]
 
 
 def ensure_vector_index(chunks: Any) -> bool:
@@ -118,13 +139,13 @@ _exact_lock = threading.Lock()
 _exact_cache: weakref.WeakKeyDictionary[Any, tuple[int, Any, list[dict]] | tuple[int, None, None]] = weakref.WeakKeyDictionary()
 
 
-def exact_vector_rows(chunks: Any, vector: list[float], limit: int) -> list[dict] | None:
+def exact_vector_rows(chunks: Any, vector: list[float], limit: int, version: int | None = None) -> list[dict] | None:
     """The ``limit`` rows nearest ``vector`` by cosine distance, from a copy of a small table's
     vectors held in memory per table version (a Lance query costs more than the arithmetic at this
     size); None when the table has more than ``EXACT_MAX_ROWS`` chunks."""
     import numpy as np
 
-    version = chunks.version
+    version = chunks.version if version is None else version
     with _exact_lock:
         cached = _exact_cache.get(chunks)
         if cached is None or cached[0] != version:
@@ -145,6 +166,36 @@ def exact_vector_rows(chunks: Any, vector: list[float], limit: int) -> list[dict
     distances = 1.0 - matrix @ (query / (np.linalg.norm(query) or 1.0))
     top = np.argsort(distances, kind="stable")[:limit]
     return [{**rows[i], "_distance": float(distances[i])} for i in top]
+
+
+_terms_lock = threading.Lock()
+_sentence_terms: collections.OrderedDict[tuple[str, str], list[frozenset[str]]] = collections.OrderedDict()
+
+
+def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
+    """For each chunk row, the share of the query's terms (weighted by their rarity among ``rows``)
+    that its best sentence holds: one sentence holding the whole question beats terms scattered
+    over a long chunk. Each chunk's sentence terms are cached by its id and text."""
+    from .sentences import sentences, terms
+
+    wanted = list(dict.fromkeys(terms(query)))
+    if not wanted or not rows:
+        return [0.0] * len(rows)
+    per_row = []
+    with _terms_lock:
+        for row in rows:
+            key = (row["id"], row["text"])
+            cached = _sentence_terms.get(key)
+            if cached is None:
+                cached = [frozenset(terms(s)) for s in sentences(row["text"])]
+                _sentence_terms[key] = cached
+                if len(_sentence_terms) > SENTENCE_CACHE:
+                    _sentence_terms.popitem(last=False)
+            per_row.append(cached)
+    n = len(rows)
+    weight = {t: math.log(1 + (n + 1) / (sum(any(t in s for s in row) for row in per_row) + 0.5)) for t in wanted}
+    total = sum(weight.values())
+    return [max((sum(weight[t] for t in wanted if t in s) / total for s in row), default=0.0) for row in per_row]
 
 
 @functools.cache
@@ -168,6 +219,80 @@ def fuse(rankings: list[tuple[list[dict], float]]) -> list[dict]:
         row["_relevance_score"] = scores[key]
         out.append(row)
     return out
+
+
+_sizes_cache: weakref.WeakKeyDictionary[Any, tuple[int, dict[str, int]]] = weakref.WeakKeyDictionary()
+
+
+def document_sizes(chunks: Any, version: int | None = None) -> dict[str, int]:
+    """Chunks per document id, read once per table version."""
+    version = chunks.version if version is None else version
+    with _exact_lock:
+        cached = _sizes_cache.get(chunks)
+    if cached is None or cached[0] != version:
+        ids = chunks.search().select(["document_id"]).limit(None).to_arrow().column("document_id")
+        counts = ids.value_counts().to_pylist()
+        cached = (version, {c["values"]: c["counts"] for c in counts})
+        with _exact_lock:
+            _sizes_cache[chunks] = cached
+    return cached[1]
+
+
+_runs_cache: collections.OrderedDict[tuple[str, str], frozenset[int]] = collections.OrderedDict()
+
+
+def _runs(row: dict) -> frozenset[int]:
+    """A sample (the same runs in every text) of the hashes of a chunk's 5-word runs, cached by id and text."""
+    key = (row["id"], row["text"])
+    with _terms_lock:
+        cached = _runs_cache.get(key)
+    if cached is None:
+        tokens = _WORD.findall(row["text"].lower())
+        total = list(itertools.accumulate(map(len, tokens), initial=0))
+        ends = range(min(5, len(tokens)), len(tokens) + 1)
+        # a run is kept by its letter count, so every process samples the same runs
+        kept = (i for i in ends if (total[i] - total[max(0, i - 5)]) % RUN_SAMPLE == 0)
+        cached = frozenset(hash(tuple(tokens[max(0, i - 5) : i])) for i in kept)
+        with _terms_lock:
+            _runs_cache[key] = cached
+            if len(_runs_cache) > SENTENCE_CACHE:
+                _runs_cache.popitem(last=False)
+    return cached
+
+
+def prefer_originals(chunks: Any, rows: list[dict], version: int | None = None) -> list[dict]:
+    """Where chunks of two documents repeat the same text (a catch-all page quoting a smaller one),
+    the smaller document's chunk takes the better score and the larger one's copy is demoted.
+    ``rows`` are best first with ``_relevance_score``; returns them re-ordered."""
+    pool = rows[:RERANK]
+    if len({row["document_id"] for row in pool}) < 2:
+        return rows
+    runs = [_runs(row) for row in pool]
+    holders: dict[int, list[int]] = {}
+    for i, row_runs in enumerate(runs):
+        for h in row_runs:
+            holders.setdefault(h, []).append(i)
+    shared: collections.Counter[tuple[int, int]] = collections.Counter()
+    for indices in holders.values():
+        if len(indices) > 1:
+            shared.update(itertools.combinations(indices, 2))
+    pairs = [
+        (i, j) for (i, j), n in shared.items()
+        if pool[i]["document_id"] != pool[j]["document_id"] and n >= DUPLICATE_SHARE * min(len(runs[i]), len(runs[j]))
+    ]
+    if not pairs:
+        return rows
+    sizes = document_sizes(chunks, version)
+    scores = [row["_relevance_score"] for row in pool]
+    for i, j in sorted(pairs):
+        size_i, size_j = sizes.get(pool[i]["document_id"], 0), sizes.get(pool[j]["document_id"], 0)
+        if size_i == size_j:
+            continue  # neither is the catch-all
+        small, large = (i, j) if size_i < size_j else (j, i)
+        best = max(scores[small], scores[large])
+        scores[small], scores[large] = best, min(scores[large], best * DUPLICATE_DECAY)
+    out = [{**row, "_relevance_score": score} for row, score in zip(pool, scores)] + rows[len(pool) :]
+    return sorted(out, key=lambda row: -row["_relevance_score"])
 
 
 def diversify(rows: list[dict]) -> list[dict]:

@@ -1,0 +1,117 @@
+"""Sentences and stemmed terms of a chunk's Markdown text, as the ranking and the extractive model read them."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each either else ever few for
+    from further get gets got had has have having he her here hers him his how i if in into is it its
+    itself just let lets like me might more most much must my myself no nor not now of off on once
+    only or other ought our ours out over own please same shall she should so some such tell than
+    that the their theirs them then there these they this those through to too under until up upon us
+    very was we were what whats when where which while who whom whose why will with would you your
+    yours explain describe know want need s t d ll re ve m don doesn isn aren
+    """.split()
+)
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_DRAWING = re.compile("[\u2500-\u257f]")
+_LETTERS = re.compile(r"[^\W\d_]+")
+PROSE_LETTERS = 0.6  # share of a sentence's visible characters that are letters, for it to count as prose
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
+
+
+def words(text: str) -> list[str]:
+    """Word tokens as typed (apostrophes kept inside words)."""
+    return _WORD.findall(text)
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a chunk: headings, tables and code dropped, list items taken one by one."""
+    units: list[str] = []
+    paragraph: list[str] = []
+    in_code = False
+
+    def flush() -> None:
+        if paragraph:
+            units.append(" ".join(paragraph))
+            paragraph.clear()
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        if not line or line.startswith(("#", "|")) or set(line) <= set("-=*_ "):
+            flush()
+            continue
+        if line.startswith(">"):
+            line = line.lstrip("> ").strip()
+        if _LIST_MARKER.match(line):
+            flush()
+            paragraph.append(_LIST_MARKER.sub("", line, count=1))
+            flush()
+            continue
+        paragraph.append(line)
+    flush()
+    out = []
+    for unit in units:
+        for sentence in _SENTENCE_END.split(unit):
+            sentence = sentence.strip()
+            if sentence.count(" ") >= 2 and is_prose(sentence):  # three words or more
+                out.append(sentence)
+    return out
+
+
+def is_prose(sentence: str) -> bool:
+    """False for grammar rules, drawings and code-like runs of symbols (mostly not letters)."""
+    if "::=" in sentence or _DRAWING.search(sentence):
+        return False
+    letters = sum(map(len, _LETTERS.findall(sentence)))
+    return letters >= PROSE_LETTERS * (len(sentence) - sentence.count(" "))
+
+
+def normal_word(word: str) -> str:
+    """Lower case, apostrophes dropped."""
+    return word.lower().replace("’", "'").replace("'", "")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light suffix-stripping stemmer: brewing/brewed/brews -> brew, batteries -> battery."""
+    w = normal_word(word)
+    if len(w) <= 3 or w.isdigit():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ingly", "edly", "ing", "ed", "ly"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            break
+    for suffix, replacement in (("ency", "ent"), ("ancy", "ant"), ("ation", "ate")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)] + replacement
+            break
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content terms of a text, in order, stopwords dropped."""
+    lowered = _WORD.findall(text.lower().replace("’", "'"))
+    return [stem(w) for w in (w.replace("'", "") for w in lowered) if w not in STOPWORDS]

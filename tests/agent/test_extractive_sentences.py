@@ -1,0 +1,65 @@
+"""The extractive model quotes the sentence that answers, with the neighbour that continues it."""
+
+from __future__ import annotations
+
+from haiku_tui.agent import extractive as ex
+
+GRAMMAR = (
+    "[eeeeeeeeeeeeeeee] (rank 1 of 1)\n"
+    'Source: "The if statement"\n'
+    'if_stmt ::= "if" expression ":" suite ("elif" expression ":" suite)* ["else" ":" suite]\n\n'
+    "It selects exactly one of the suites by evaluating the expressions one by one until one is true.\n"
+    "Then that suite is executed and no other part of the statement runs.\n"
+)
+
+SCRATCH = (
+    "[ffffffffffffffff] (rank 1 of 1)\n"
+    'Source: "tempfile" › TemporaryDirectory\n'
+    "Create and return a temporary directory for scratch files.\n"
+    "This has the same behavior as mkdtemp but can be used as a context manager.\n"
+    "The name of the directory is available as the name attribute.\n"
+)
+
+
+def test_grammar_lines_are_never_quoted_and_a_continuation_comes_along():
+    quotes = ex.select("which suite of an if statement with elif runs", ex.parse_results(GRAMMAR))
+    text = " ".join(q.sentence for q in quotes)
+    assert "::=" not in text
+    assert "It selects exactly one of the suites" in text
+
+
+def test_a_sentence_that_continues_the_quoted_one_is_quoted_with_it():
+    quotes = ex.select("how do I get a scratch directory", ex.parse_results(SCRATCH))
+    assert [q.sentence for q in quotes][:2] == [
+        "Create and return a temporary directory for scratch files.",
+        "This has the same behavior as mkdtemp but can be used as a context manager.",
+    ]
+    assert all("name attribute" not in q.sentence for q in quotes)  # not a continuation: left out
+    assert ex.continues("It terminates the loop.") and ex.continues("These values are false.")
+    assert not ex.continues("Steep green tea for two minutes.")
+
+
+INSTRUCTIONS = (
+    "[gggggggggggggggg] (rank 1 of 1)\n"
+    'Source: "Guide" › Export\n'
+    "Exporting a session writes a Markdown file of the session.\n"
+    "Press F5 on the sessions screen to export the highlighted one.\n"
+)
+
+
+def test_question_kind_prefers_the_sentence_in_the_answering_form(monkeypatch):
+    assert ex.question_kind("How do I export a session?") == "how"
+    assert ex.question_kind("how long should green tea steep") == "amount"
+    assert ex.question_kind("what is a session") == ""
+    assert ex.answers_kind("how", "Press F5 to export.") and not ex.answers_kind("how", "Exports keep answers.")
+    assert ex.answers_kind("amount", "Steep it for two minutes.") and not ex.answers_kind("amount", "Steep it briefly.")
+    question = "how do I export a session"
+    monkeypatch.setattr(ex, "MAX_SENTENCES", 1)
+    monkeypatch.setattr(ex, "TOP_SOURCES", 0)
+    assert [q.sentence for q in ex.select(question, ex.parse_results(INSTRUCTIONS))] == [
+        "Press F5 on the sessions screen to export the highlighted one."
+    ]
+    monkeypatch.setattr(ex, "ANSWER_CUE", 0.0)
+    assert [q.sentence for q in ex.select(question, ex.parse_results(INSTRUCTIONS))] == [
+        "Exporting a session writes a Markdown file of the session."
+    ]

@@ -1,0 +1,91 @@
+"""Hybrid ranking past the fusion: best-sentence ranking and text repeated across documents."""
+
+from __future__ import annotations
+
+from haiku_tui.store import search
+from haiku_tui.store.kb import KnowledgeBase
+from haiku_tui.store.sentences import is_prose, sentences
+
+
+def _row(id_: str, doc: str, text: str, score: float = 1.0) -> dict:
+    return {"id": id_, "document_id": doc, "text": text, "_relevance_score": score}
+
+
+def test_best_sentence_share_rewards_one_sentence_holding_the_question():
+    rows = [
+        _row("scattered", "d1", "Green things grow. Tea is a drink. Steeping takes time. Water boils."),
+        _row("together", "d2", "Green tea should steep for as long as three minutes. Black tea takes more."),
+        _row("unrelated", "d3", "Solar panels make electricity from light."),
+    ]
+    shares = search.best_sentence_share("how long do I steep green tea", rows)
+    assert shares[1] > shares[0] > shares[2] == 0.0
+    assert shares[1] == 1.0  # one sentence holds every term of the question
+    assert search.best_sentence_share("how do I", rows) == [0.0, 0.0, 0.0]  # no content terms
+
+
+class _Table:
+    """What ``prefer_originals`` reads from a table: its version and each chunk's document."""
+
+    def __init__(self, sizes: dict[str, int]):
+        self.version = 1
+        self._ids = [doc for doc, n in sizes.items() for _ in range(n)]
+
+    def search(self):
+        import pyarrow as pa
+
+        table = pa.table({"document_id": self._ids})
+
+        class _Q:
+            def select(self, _cols):
+                return self
+
+            def limit(self, _n):
+                return self
+
+            def to_arrow(self):
+                return table
+
+        return _Q()
+
+
+def test_repeated_text_goes_to_the_smaller_document():
+    quoted = "The while statement is used for repeated execution as long as an expression is true and stops otherwise."
+    rows = [
+        _row("catchall", "big", f"Compound statements. {quoted} The for statement follows.", 0.9),
+        _row("other", "mid", "Loops can also be written with recursion in a functional style of programming.", 0.5),
+        _row("topic", "small", quoted, 0.4),
+    ]
+    table = _Table({"big": 40, "mid": 5, "small": 1})
+    ordered = search.prefer_originals(table, rows)
+    assert [r["id"] for r in ordered] == ["topic", "other", "catchall"]
+    assert ordered[0]["_relevance_score"] == 0.9  # the topic takes the best score of the pair
+    assert ordered[2]["_relevance_score"] == 0.9 * search.DUPLICATE_DECAY
+    same_size = search.prefer_originals(_Table({"big": 1, "mid": 5, "small": 1}), rows)
+    assert [r["id"] for r in same_size] == ["catchall", "other", "topic"]  # equal documents: neither is the copy
+
+
+def test_catch_all_page_does_not_outrank_the_page_it_quotes(tmp_path, monkeypatch):
+    topic = "Slicing a list selects a range of items between two positions, start included and stop excluded."
+    more = "A part of a list between two positions is a new list; get it with a slice of the list."
+    filler = "\n\n".join(f"## Section {i}\n\nSection {i} describes another feature of the language at length." for i in range(30))
+    (tmp_path / "slicing.md").write_text(f"# Slicing\n\n{topic}\n", encoding="utf-8")
+    (tmp_path / "everything.md").write_text(f"# Everything\n\n## Slicing\n\n{topic} {more}\n\n{filler}\n", encoding="utf-8")
+    question = "how do I get part of a list between two positions"
+    with KnowledgeBase.open(tmp_path / "kb.lancedb", embedder="auto") as kb:
+        kb.add([tmp_path / "slicing.md", tmp_path / "everything.md"])
+        monkeypatch.setattr(search, "DUPLICATE_DECAY", 1.0)
+        assert kb.search(question, limit=2)[0].title == "Everything"  # the copy matches more of the question
+        monkeypatch.undo()
+        assert [h.title for h in kb.search(question, limit=2)] == ["Slicing", "Everything"]
+
+
+def test_sentences_drop_grammar_drawings_and_code_runs():
+    text = (
+        'if_stmt ::= "if" expression ":" suite ("elif" expression ":" suite)*\n\n'
+        "It selects exactly one of the suites by evaluating the expressions one by one.\n\n"
+        ". ├── a.txt └── b ├── c.txt\n\n"
+        "x = f(a[0], b[1:2]) + {k: v}  # (x) => y\n"
+    )
+    assert sentences(text) == ["It selects exactly one of the suites by evaluating the expressions one by one."]
+    assert is_prose("Press Ctrl+T to show or hide the evidence pane.")
+    assert not is_prose("chain(p, q, ...) --> p0, p1, ... plast, q0, q1, ...")
