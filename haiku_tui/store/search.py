@@ -268,18 +268,11 @@ def prefer_originals(chunks: Any, rows: list[dict], version: int | None = None) 
     if len({row["document_id"] for row in pool}) < 2:
         return rows
     runs = [_runs(row) for row in pool]
-    holders: dict[int, list[int]] = {}
-    for i, row_runs in enumerate(runs):
-        for h in row_runs:
-            holders.setdefault(h, []).append(i)
-    shared: collections.Counter[tuple[int, int]] = collections.Counter()
-    for indices in holders.values():
-        if len(indices) > 1:
-            shared.update(itertools.combinations(indices, 2))
-    pairs = [
-        (i, j) for (i, j), n in shared.items()
-        if pool[i]["document_id"] != pool[j]["document_id"] and n >= DUPLICATE_SHARE * min(len(runs[i]), len(runs[j]))
-    ]
+    pairs = []
+    for i, j in itertools.combinations(range(len(pool)), 2):
+        if pool[i]["document_id"] != pool[j]["document_id"] and runs[i] and runs[j]:
+            if len(runs[i] & runs[j]) >= DUPLICATE_SHARE * min(len(runs[i]), len(runs[j])):
+                pairs.append((i, j))
     if not pairs:
         return rows
     sizes = document_sizes(chunks, version)
