@@ -26,7 +26,7 @@ from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.compaction import build_capsule, compact_history
 from haiku_tui.capabilities.evidence import NO_RESULTS, RESULT_SEPARATOR
 from haiku_tui.capabilities.policy import REDIRECT_TAG, enforcement, recorded_unbacked
-from haiku_tui.capabilities.support import ClaimSupport, Embed, check_answer
+from haiku_tui.capabilities.support import ClaimSupport, Embed, check_answer, citation_texts
 from haiku_tui.store.records import chunk_label
 from haiku_tui.text import one_line
 
@@ -358,6 +358,7 @@ def question_views(
     policy_active = ledger.POLICY_KEY in state
     retained = _retained(state, latest) if compaction and questions[first:-1] else set()
     cited_so_far = any(_citations(state, q) for q in questions[:first])
+    texts = citation_texts(state)
     views = []
     for number, q in enumerate(questions[first:], start=first + 1):
         if only is not None and q not in only:
@@ -380,7 +381,7 @@ def question_views(
                 policy=_policy(state, q, span, policy_active, cited_so_far),
                 latest=q == latest,
                 programs=_programs(state, q),
-                support=tuple(check_answer(answer, state, embed=embed)),
+                support=tuple(check_answer(answer, state, embed=embed, cited=texts)),
             )
         )
         cited_so_far = cited_so_far or bool(views[-1].citations)
