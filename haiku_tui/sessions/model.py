@@ -191,11 +191,16 @@ class Session:
         from haiku_tui.capabilities.wire import question_starts, window_start
 
         messages, first = self._conversation.messages, self._first
-        start = window_start(question_starts(messages), len(messages), questions)
-        if first and (not questions or not start):
+        starts: list[int] = []
+        low = len(messages)
+        while questions > 0 and low > 0 and len(starts) <= questions:  # from the end: the window's questions only
+            high, low = low, max(0, low - 8 * (questions + 1))
+            starts[:0] = [low + i for i in question_starts(messages[low:high])]
+        start = window_start(starts, len(messages), questions)
+        if first and not start:
             raise ValueError(
-                f"this session was opened with its newest {len(question_starts(messages))} question(s) only, fewer "
-                f"than the window of {questions or 'every'} question(s); open it whole"
+                f"this session was opened with its newest {len(starts)} question(s) only, fewer than the window "
+                f"of {questions or 'every'} question(s); open it whole"
             )
         if not start:
             return self._conversation, 0

@@ -131,7 +131,7 @@ class PieceWriter:
             kind, value = row
             if known is not None:
                 if known.get(path) == row:  # identical values: no serialization, no read
-                    written[path] = known[path]
+                    written[path] = row  # the state's own objects: compared by identity next time
                     continue
                 found = conn.execute(
                     "SELECT rid, kind, checksum FROM session_state WHERE num=? AND path=?", (num, path)

@@ -5,8 +5,9 @@ fields, its citation entries (added, or a re-cited entry's provenance replaced k
 the question it asks (appended, or the last one when it resumes); earlier question records are history and
 are never changed in place. Any other namespace may change anywhere. So :func:`run_copy` copies the
 namespaces' fields, each citation entry (shallowly) and the last record, and shares every earlier record with
-the committed map; :func:`committed` keeps the committed objects a run left as they were (the store then skips
-their rows by identity) and copies, through JSON, what is new — the check that it is plain JSON.
+the committed map; :func:`committed` keeps the committed objects a run left as they were, or as equal copies
+(the store then skips their rows by identity), and copies, through JSON, what is new — the check that it is
+plain JSON.
 """
 
 from __future__ import annotations
@@ -70,12 +71,12 @@ def committed(before: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     for key, namespace in state.items():
         old = before.get(key)
         if not (_evidence(namespace) and _evidence(old)):
-            out[key] = json_copy(namespace, f"state[{key!r}]")
+            out[key] = old if namespace == old else json_copy(namespace, f"state[{key!r}]")
             continue
         fields = json_copy({k: v for k, v in namespace.items() if k not in _RECORDS}, f"state[{key!r}]")
         kept = old["questions"]
         records = [
-            r if i < len(kept) and r is kept[i] else json_copy(r, f"state[{key!r}] question record")
+            kept[i] if i < len(kept) and (r is kept[i] or r == kept[i]) else json_copy(r, f"state[{key!r}] question record")
             for i, r in enumerate(namespace["questions"])
         ]
         entries = {}

@@ -22,6 +22,7 @@ payloads and does not import Pydantic AI.
 from __future__ import annotations
 
 import json
+import operator
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -342,7 +343,7 @@ class SessionStore:
         saved = getattr(session, "_saved_messages", None)
         base: int | None = None
         new = messages
-        if saved is not None and len(messages) >= len(saved) and all(a is b for a, b in zip(messages, saved)):
+        if saved is not None and len(messages) >= len(saved) and all(map(operator.is_, messages, saved)):
             base, new = session.first_message + len(saved), messages[len(saved):]
         elif session.first_message:
             raise ValueError(
