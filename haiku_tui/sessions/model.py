@@ -254,7 +254,7 @@ class Session:
                 "nothing was committed"
             )
         kept = history_offset - self._first
-        if kept < 0 or (self._first and not history_offset):
+        if kept < 0:
             raise ValueError(
                 f"commit_run got a run that saw messages from {history_offset}, before this partial session's "
                 f"first message {self._first}; nothing was committed"
