@@ -7,14 +7,18 @@ text (``pydoc_data.topics``), a ``rag_cite`` call and its return, and a ~500-cha
 search with 5 hit records (240-character snippets) and a declaration; a citation index entry
 (with its ~800-character text) per cited chunk; the citation policy's violations.
 
-Measured on a file-backed store (WAL, synchronous=FULL), median of several repeats:
-* save: ``SessionStore.save`` after a new run (one more question) was committed to a session of that
-  many questions (serialize, scrub, checksum and write what the run added, in one transaction);
+Each new question is committed the way a run does it: ``session.working_state()`` (the run's copy), the
+question's record and citations added to it, ``session.commit_run``. Measured on a file-backed store (WAL,
+synchronous=FULL), median of several repeats:
+* commit: ``working_state()`` + ``commit_run`` of one more question (the copy a run works on, and taking it back);
+* save: ``SessionStore.save`` after that commit, to a session of that many questions (serialize, scrub,
+  checksum and write what the run added, in one transaction);
+* view: ``Workbench.refresh()`` after that commit (what the app computes before it shows the answer);
 * load: ``SessionStore.load`` (read, checksum, JSON parse, Pydantic validation of the conversation);
 * peek: ``SessionStore.peek`` (the state and the newest 3 runs, validated: what showing the last answer needs);
 * list / search: ``SessionStore.list()`` and ``search()`` over the store holding all three sessions.
 
-    python bench/bench_sessions.py [--repeat N]
+    python bench/bench_sessions.py [--repeat N] [--sizes 10 100 1000]
 """
 
 from __future__ import annotations
@@ -106,15 +110,21 @@ def build(turns: int, texts: list[str]):
     return conversation, state
 
 
-def prefix(conversation, state, turns: int):
-    """(Conversation, state) of the first ``turns`` questions of a built session (same message objects)."""
-    questions = state["rag"]["questions"][:turns]
-    cited = {c for q in questions for c in q["declaration"]["chunk_ids"]}
-    rag = {**state["rag"], "questions": questions, "question": questions[-1]["question"],
-           "citation_index": {c: e for c, e in state["rag"]["citation_index"].items() if c in cited}}
-    messages = conversation.messages[: 6 * turns]
-    return (Conversation(messages=messages, conversation_id=conversation.conversation_id, usage=conversation.usage),
-            {**state, "rag": rag})
+def next_run(session, conversation, state, turn: int):
+    """(Conversation, state) a run of question ``turn`` (1-based) of a built session leaves: the session's messages
+    plus that question's (same objects), its working state plus that question's record and new citations."""
+    import copy
+
+    working = session.working_state()
+    rag = working.setdefault("rag", {**state["rag"], "citation_index": {}, "questions": []})
+    working.setdefault("citation_policy", {"violations": []})
+    record = state["rag"]["questions"][turn - 1]
+    rag["questions"].append(copy.deepcopy(record))
+    rag["question"] = record["question"]
+    for cid in record["declaration"]["chunk_ids"]:
+        rag["citation_index"].setdefault(cid, copy.deepcopy(state["rag"]["citation_index"][cid]))
+    messages = session.conversation.messages + conversation.messages[6 * (turn - 1) : 6 * turn]
+    return Conversation(messages=messages, conversation_id=conversation.conversation_id, usage=conversation.usage), working
 
 
 def median_ms(samples: list[float]) -> float:
@@ -124,28 +134,39 @@ def median_ms(samples: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--sizes", type=int, nargs="+", default=SIZES, help="questions per session")
     args = parser.parse_args()
 
+    from haiku_tui.agent import AgentConfig
     from haiku_tui.sessions import SessionStore
+    from haiku_tui.sessions.workbench import Workbench
 
     texts = _texts()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         store = SessionStore(Path(tmp) / "sessions.db")
-        for turns in SIZES:
+        for turns in args.sizes:
             repeat = args.repeat if turns < 1000 else max(3, args.repeat // 2)
             full, full_state = build(turns + repeat, texts)
             session = store.new(model="openai:gpt-4o", db="/home/me/.local/share/haiku-tui/haiku.rag.lancedb")
             for done in range(1, turns + 1):  # saved run by run, as a session grows
-                session.commit_run(*prefix(full, full_state, done))
+                session.commit_run(*next_run(session, full, full_state, done))
                 store.save(session)
-            saves, loads, peeks = [], [], []
+            bench = Workbench(AgentConfig(model="extractive"), store=store)
+            bench.session = session
+            bench.refresh()
+            commits, saves, views, loads, peeks = [], [], [], [], []
             for i in range(repeat):
-                conversation, state = prefix(full, full_state, turns + i + 1)
+                t0 = time.perf_counter()
+                conversation, state = next_run(session, full, full_state, turns + i + 1)
                 session.commit_run(conversation, state)  # a new run (one more question) was committed
+                commits.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
                 store.save(session)
                 saves.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                bench.refresh()
+                views.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
                 loaded = store.load(session.id)
                 loads.append(time.perf_counter() - t0)
@@ -161,7 +182,8 @@ def main() -> None:
                     "length(CAST(payload AS BLOB)) FROM sessions s WHERE id=?", (session.id,)
                 ).fetchone()
             )
-            rows.append((turns, len(conversation.messages), stored / 1e6, median_ms(saves), median_ms(loads), median_ms(peeks)))
+            rows.append((turns, len(conversation.messages), stored / 1e6, median_ms(commits), median_ms(saves),
+                         median_ms(views), median_ms(loads), median_ms(peeks)))
         t0 = time.perf_counter()
         for _ in range(20):
             store.list()
@@ -176,10 +198,10 @@ def main() -> None:
     print(f"Sessions save/load (median of {args.repeat}; 1000 turns: {max(3, args.repeat // 2)}), "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     print()
-    print("| questions | messages | stored MB | save ms | load ms | peek ms |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for turns, messages, mb, save, load, peek in rows:
-        print(f"| {turns} | {messages} | {mb:.2f} | {save:.1f} | {load:.1f} | {peek:.1f} |")
+    print("| questions | messages | stored MB | commit ms | save ms | view ms | load ms | peek ms |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for turns, messages, mb, commit, save, view, load, peek in rows:
+        print(f"| {turns} | {messages} | {mb:.2f} | {commit:.1f} | {save:.1f} | {view:.1f} | {load:.1f} | {peek:.1f} |")
     print()
     print(f"list(): {list_ms:.2f} ms; search(): {search_ms:.2f} ms ({len(hits)} hits); database files {db_mb:.1f} MB")
 

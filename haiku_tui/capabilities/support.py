@@ -134,12 +134,18 @@ def citation_texts(state: dict[str, Any]) -> dict[int, tuple[str, str]]:
 
 
 def check_answer(
-    answer: str, state: dict[str, Any], *, embed: Embed | None = None, threshold: float | None = None
+    answer: str,
+    state: dict[str, Any],
+    *,
+    embed: Embed | None = None,
+    threshold: float | None = None,
+    cited: dict[int, tuple[str, str]] | None = None,
 ) -> list[ClaimSupport]:
-    """Every cited claim of ``answer`` scored against the chunk its number points to."""
+    """Every cited claim of ``answer`` scored against the chunk its number points to (``cited``: the state's
+    :func:`citation_texts`, when the caller scores many answers)."""
     if threshold is None:
         threshold = WEAK_BELOW if embed is not None else WEAK_BELOW_LEXICAL
-    cited = citation_texts(state)
+    cited = citation_texts(state) if cited is None else cited
     out: list[ClaimSupport] = []
     for sentence, numbers in claims(answer):
         for number in numbers:

@@ -26,7 +26,7 @@ from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.compaction import build_capsule, compact_history
 from haiku_tui.capabilities.evidence import NO_RESULTS, RESULT_SEPARATOR
 from haiku_tui.capabilities.policy import REDIRECT_TAG, enforcement, recorded_unbacked
-from haiku_tui.capabilities.support import ClaimSupport, Embed, check_answer
+from haiku_tui.capabilities.support import ClaimSupport, Embed, check_answer, citation_texts
 from haiku_tui.store.records import chunk_label
 from haiku_tui.text import one_line
 
@@ -151,7 +151,8 @@ def question_ids(state: dict[str, Any]) -> list[int]:
 
 
 def _retained(state: dict[str, Any], latest: int) -> set[str]:
-    return {cid for q in question_ids(state) if q < latest for cid in ledger.cited_ids(state, q)}
+    """Chunks cited by the questions before ``latest`` (one pass over the ledger)."""
+    return {cid for ids in ledger.cited_by_question(state, latest).values() for cid in ids}
 
 
 def _items(state: dict[str, Any], question: int, latest: int, retained: set[str], compaction: bool) -> list[EvidenceItem]:
@@ -203,9 +204,10 @@ def _programs(state: dict[str, Any], question: int) -> tuple[Program, ...]:
     return tuple(out)
 
 
-def _spans(messages: list[ModelMessage], questions: list[int]) -> dict[int, list[ModelMessage]]:
-    bounds = questions + [len(messages)]
-    return {q: messages[q : bounds[i + 1]] for i, q in enumerate(questions)}
+def _spans(messages: list[ModelMessage], questions: list[int], offset: int = 0) -> dict[int, list[ModelMessage]]:
+    """Each question's messages (``messages[0]`` is message ``offset`` of the history; earlier ones: none)."""
+    bounds = questions + [offset + len(messages)]
+    return {q: messages[max(0, q - offset) : max(0, bounds[i + 1] - offset)] for i, q in enumerate(questions)}
 
 
 def call_step(call: ToolCallPart) -> Step:
@@ -334,24 +336,34 @@ def question_views(
     compaction: bool = True,
     embed: Embed | None = None,
     last: int = 0,
+    offset: int = 0,
+    only: set[int] | None = None,
 ) -> list[QuestionView]:
     """One view per question, oldest first (the evidence pane shows them newest first).
 
     Claim support is lexical unless ``embed`` (the offline embedder) is given. ``last``: only the
     views of the last that many questions (0: all); a report of the newest question needs one, and
-    the work then does not grow with the history.
+    the work then does not grow with the history. ``only``: the views of these questions (identities)
+    alone, numbered as in the whole list. ``messages[0]`` is message ``offset`` of the history (a
+    session holding its newest messages only).
     """
     questions = question_ids(state)
     if not questions:
         return []
     latest = questions[-1]
     first = max(0, len(questions) - last) if last > 0 else 0
-    spans = _spans(messages if isinstance(messages, list) else list(messages), questions[first:])
+    if only is not None:
+        first = next((i for i, q in enumerate(questions) if q in only), len(questions))
+    spans = _spans(messages if isinstance(messages, list) else list(messages), questions[first:], offset)
     policy_active = ledger.POLICY_KEY in state
-    retained = _retained(state, latest)
+    retained = _retained(state, latest) if compaction and questions[first:-1] else set()
     cited_so_far = any(_citations(state, q) for q in questions[:first])
+    texts = citation_texts(state)
     views = []
     for number, q in enumerate(questions[first:], start=first + 1):
+        if only is not None and q not in only:
+            cited_so_far = cited_so_far or bool(_citations(state, q))  # short-circuits once something was cited
+            continue
         span = spans.get(q, [])
         answer = _answer(span)
         prompt = next(
@@ -369,7 +381,7 @@ def question_views(
                 policy=_policy(state, q, span, policy_active, cited_so_far),
                 latest=q == latest,
                 programs=_programs(state, q),
-                support=tuple(check_answer(answer, state, embed=embed)),
+                support=tuple(check_answer(answer, state, embed=embed, cited=texts)),
             )
         )
         cited_so_far = cited_so_far or bool(views[-1].citations)
@@ -392,23 +404,31 @@ def _message_chars(messages: list[ModelMessage]) -> int:
     return total
 
 
-def request_size(state: dict[str, Any], messages: list[ModelMessage]) -> tuple[int, int]:
-    """Characters the latest question's requests carry (with compaction, without it).
+def request_size(
+    state: dict[str, Any], messages: list[ModelMessage], *, window: int = 0, offset: int = 0
+) -> tuple[int, int]:
+    """Characters the latest question's last request carries (with compaction, without it).
 
-    Measured as the history up to the latest question plus that question's messages, the
-    earlier evidence compacted exactly as the compaction capability would on the wire.
+    Measured as the history the run was given — the ``window`` questions before the latest one (0: all,
+    see :func:`~haiku_tui.capabilities.wire.window_start`) — plus that question's messages, the earlier
+    evidence compacted exactly as the compaction capability would on the wire. ``messages[0]`` is message
+    ``offset`` of the history; only the window is read, so the cost does not grow with the session.
     """
-    messages = list(messages)
+    from haiku_tui.capabilities.wire import window_start
+
     questions = question_ids(state)
-    full = _message_chars(messages)
     if not questions or not questions[-1]:
+        full = _message_chars(list(messages))
         return full, full
-    boundary = questions[-1]
+    latest = questions[-1]
+    start = max(window_start(questions, latest, window), offset)
+    sent = list(messages[start - offset :])
+    boundary = latest - start
     owned = frozenset(
         f"{key}_{tool}" for key in ledger.evidence_namespaces(state) for tool in ("search", "execute_code")
     )
-    compacted = compact_history(messages, boundary=boundary, owned_tools=owned, capsule=build_capsule(state, boundary))
-    return _message_chars(compacted), full
+    compacted = compact_history(sent, boundary=boundary, owned_tools=owned, capsule=build_capsule(state, latest))
+    return _message_chars(compacted), _message_chars(sent)
 
 
 def weak_claims(view: QuestionView) -> list[ClaimSupport]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -123,11 +124,14 @@ def source_line(citation: dict[str, Any]) -> str:
     return printable_line(text)
 
 
-def report(state: dict[str, Any], messages: list[Any], *, compaction: bool, answer: str) -> dict[str, Any]:
-    """``{"answer", "citations", "status", "policy", "unbacked", "support"}`` for the latest question."""
+def report(
+    state: dict[str, Any], messages: list[Any], *, compaction: bool, answer: str, offset: int = 0
+) -> dict[str, Any]:
+    """``{"answer", "citations", "status", "policy", "unbacked", "support"}`` for the latest question
+    (``offset``: the index in the whole history of ``messages[0]``)."""
     from haiku_tui.capabilities.views import citations_by_number, question_views
 
-    views = question_views(state, messages, compaction=compaction, last=1)
+    views = question_views(state, messages, compaction=compaction, last=1, offset=offset)
     view = views[-1] if views else None
     citations = []
     if view is not None:
@@ -172,13 +176,14 @@ def support_entry(claim: Any) -> dict[str, Any]:
 # ---- sessions ---------------------------------------------------------------------------------
 
 
-def open_session(store: Any, name: str, *, new: bool = False) -> Any:
+def open_session(store: Any, name: str, *, new: bool = False, window: int = 0) -> Any:
     """The session ``name`` names (an id, a unique id prefix, or an exact title); with ``new``, a new
-    session titled ``name`` when none has that name (said on stderr)."""
+    session titled ``name`` when none has that name (said on stderr). ``window``: the run sees that many
+    earlier questions, so only their messages are read (0: the whole history)."""
     from haiku_tui.sessions import SessionNotFound
 
     try:
-        return store.load(store.resolve(name))
+        return store.load(store.resolve(name), questions=window)
     except SessionNotFound as error:
         if not new:
             raise SessionNotFound(f"{error}; add --new to start a session titled {name!r}") from None
@@ -202,12 +207,19 @@ def cmd_ask(args: argparse.Namespace) -> int:
     store = session = None
     if args.new and not getattr(args, "session", None):
         raise CommandError("--new needs --session NAME (the title of the new session)")
+    try:
+        window = history_window()
+    except ModelConfigError as error:
+        raise CommandError(str(error)) from None
     if getattr(args, "session", None):
         from haiku_tui.sessions import SessionError, SessionStore
 
         try:
             store = SessionStore()
-            session = open_session(store, args.session, new=args.new)
+            session = open_session(store, args.session, new=args.new, window=window)
+            # one question, then exit: the session's parsed state (a long one: ~10^5 containers) need not be
+            # walked again by every garbage-collector pass the run triggers (~10% of a 1000-question ask)
+            gc.freeze()
         except SessionError as error:
             raise CommandError(str(error)) from None
 
@@ -227,7 +239,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
         kb = KnowledgeBase.open(db, embedder=embedder_arg(args), create=False)
         agent = build_agent(config, kb=kb)
-        window = history_window()
     except ModelConfigError as error:
         raise CommandError(str(error)) from None
 
@@ -245,8 +256,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise CommandError(finished.error or "the run was cancelled; nothing was saved")
 
     result = finished.result
-    # the whole history: the run saw a window of it, and question identities are absolute indexes
-    data = report(session.state, session.conversation.messages, compaction=config.compaction, answer=str(result.output))
+    # question identities are absolute indexes: the session may hold its newest messages only
+    data = report(
+        session.state, session.messages, compaction=config.compaction, answer=str(result.output),
+        offset=session.first_message,
+    )
     if args.json:
         if store is not None:
             data["session"] = session.id

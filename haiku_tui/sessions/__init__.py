@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from .export import answer_records, to_json, to_markdown
     from .model import REVIEW_MARKS, Session
     from .payload import SCHEMA_VERSION
-    from .store import DB_SCHEMA_VERSION, SearchHit, SessionPeek, SessionStore, SessionSummary
+    from .migrate import DB_SCHEMA_VERSION
+    from .store import SearchHit, SessionPeek, SessionStore, SessionSummary
 
 _LAZY = {
     "Session": "model",
@@ -44,7 +45,7 @@ _LAZY = {
     "SessionSummary": "store",
     "SearchHit": "store",
     "SessionPeek": "store",
-    "DB_SCHEMA_VERSION": "store",
+    "DB_SCHEMA_VERSION": "migrate",
     "SCHEMA_VERSION": "payload",
     "to_markdown": "export",
     "to_json": "export",

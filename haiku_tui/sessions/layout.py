@@ -15,6 +15,7 @@ transactions, checks and error messages are :class:`~haiku_tui.sessions.store.Se
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 from typing import Any
@@ -192,10 +193,23 @@ def check_state(rows: list[tuple[str, str, str, str]], parts: dict[str, Any]) ->
     return None
 
 
+def parse(text: str) -> Any:
+    """``json.loads`` of a large stored text with the cyclic garbage collector paused: parsing megabytes
+    allocates hundreds of thousands of containers, and the collections they trigger (which find nothing:
+    fresh JSON has no cycles) cost as much as the parse itself."""
+    if not gc.isenabled():
+        return json.loads(text)
+    gc.disable()
+    try:
+        return json.loads(text)
+    finally:
+        gc.enable()
+
+
 def join_messages(rows: list[tuple[int, int, str, str]]) -> list[dict[str, Any]]:
     """The message list of checked batches (one JSON parse)."""
     inner = [data[1:-1] for _, count, data, _ in rows if count]
-    return json.loads("[" + ",".join(inner) + "]")
+    return parse("[" + ",".join(inner) + "]")
 
 
 def join_state_rows(rows: list[tuple[str, str, str, str]]) -> tuple[dict[str, Any], dict[str, _payload.StateRow]]:
@@ -203,6 +217,6 @@ def join_state_rows(rows: list[tuple[str, str, str, str]]) -> tuple[dict[str, An
 
     Both share the parsed values: the session's committed state is only ever replaced (``commit_run``), not
     changed in place, so what the rows say stays what the store holds. One JSON parse for all rows."""
-    values = json.loads("[" + ",".join(data if kind == "leaf" else "null" for _, kind, data, _ in rows) + "]")
+    values = parse("[" + ",".join(data if kind == "leaf" else "null" for _, kind, data, _ in rows) + "]")
     known = {path: (kind, value) for (path, kind, _, _), value in zip(rows, values)}
     return _payload.join_state([(path, kind, value) for path, (kind, value) in known.items()]), known

@@ -74,7 +74,7 @@ def _v1_to_v2(store: SessionStore, conn: sqlite3.Connection) -> None:
     rows = conn.execute("SELECT num, id, payload, checksum FROM sessions").fetchall()
     for num, session_id, text, stored_checksum in rows:
         try:
-            data = store._upgrade(store._parse_head(session_id, text, stored_checksum), session_id)
+            data = store._reader.upgrade(store._reader.parse_head(session_id, text, stored_checksum), session_id)
         except (SessionCorrupt, UnsupportedSchema):
             continue
         conn.execute("SAVEPOINT session_row")

@@ -9,8 +9,6 @@ never committed, so history and state stay as they were, and :meth:`SessionStore
 
 from __future__ import annotations
 
-import copy
-import json
 from dataclasses import replace
 import secrets as _random
 from enum import StrEnum
@@ -20,6 +18,7 @@ import pydantic
 from pydantic_ai import Conversation, ConversationTypeAdapter
 
 from . import payload as _payload
+from .runstate import committed, json_copy, run_copy
 from .errors import SessionCorrupt, SessionStateError
 from .scrub import scrub_location, scrub_text
 
@@ -56,22 +55,6 @@ def new_session_id() -> str:
     return _random.token_hex(6)
 
 
-def _json_copy(value: Any, what: str) -> Any:
-    """A deep copy of a plain JSON value; anything that is not JSON is refused naming the key."""
-    try:
-        return json.loads(json.dumps(value, allow_nan=False))
-    except (TypeError, ValueError) as exc:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                try:
-                    json.dumps(item, allow_nan=False)
-                except (TypeError, ValueError):
-                    raise SessionStateError(
-                        f"{what} key {key!r} is not plain JSON ({exc}); nothing was committed"
-                    ) from None
-        raise SessionStateError(f"{what} is not plain JSON ({exc}); nothing was committed") from None
-
-
 def _first_prompt(messages: list[Any]) -> list[Any]:
     """The first message carrying a user prompt (what the automatic title is made from), as a list."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
@@ -101,7 +84,7 @@ class Session:
     ) -> None:
         self.id: str = id or new_session_id()
         self._conversation: Conversation = conversation if conversation is not None else Conversation()
-        self._state: dict[str, Any] = _json_copy(state or {}, "state")
+        self._state: dict[str, Any] = json_copy(state or {}, "state")
         self.app_data: dict[str, Any] = app_data if app_data is not None else {}
         """The app's own per-session data (e.g. ``{"reviews": {...}}``); plain JSON, saved with the session."""
         self.title_manual = bool(title_manual)
@@ -117,6 +100,7 @@ class Session:
         self._stored_checksum: str | None = None
         self._extra_metadata: dict[str, Any] = {}
         self._extra_top: dict[str, Any] = {}
+        self._first = 0
         self.dirty = False
         """True when something was committed since the last save."""
 
@@ -163,8 +147,20 @@ class Session:
 
     @property
     def messages(self) -> list[Any]:
-        """A copy of the committed message list."""
+        """A copy of the committed message list (from :attr:`first_message` on)."""
         return list(self._conversation.messages)
+
+    @property
+    def first_message(self) -> int:
+        """Index in the whole history of ``messages[0]``: 0, unless the session was opened partially
+        (:meth:`SessionStore.load` with ``questions``: the newest questions only, enough to run, commit and
+        save; a partial session cannot be exported or listed as turns)."""
+        return self._first
+
+    @property
+    def message_count(self) -> int:
+        """Messages in the whole history (a new question's identity)."""
+        return self._first + len(self._conversation.messages)
 
     @property
     def state(self) -> dict[str, Any]:
@@ -173,8 +169,9 @@ class Session:
         return self._state
 
     def working_state(self) -> dict[str, Any]:
-        """A deep copy of the committed state for a new run; hand it back to :meth:`commit_run` if the run completes."""
-        return json.loads(json.dumps(self._state))  # plain JSON: several times faster than copy.deepcopy
+        """A copy of the committed state for a new run (what a run may change, :func:`runstate.run_copy`); hand it
+        back to :meth:`commit_run` if the run completes."""
+        return run_copy(self._state)
 
     def deps(self, history_offset: int = 0) -> Deps:
         """``Deps(state=...)`` for the next run, on a copy of the committed state; ``history_offset``: the
@@ -193,11 +190,21 @@ class Session:
         """
         from haiku_tui.capabilities.wire import question_starts, window_start
 
-        messages = self._conversation.messages
-        start = window_start(question_starts(messages), len(messages), questions)
+        messages, first = self._conversation.messages, self._first
+        starts: list[int] = []
+        low = len(messages)
+        while questions > 0 and low > 0 and len(starts) <= questions:  # from the end: the window's questions only
+            high, low = low, max(0, low - 8 * (questions + 1))
+            starts[:0] = [low + i for i in question_starts(messages[low:high])]
+        start = window_start(starts, len(messages), questions)
+        if first and not start:
+            raise ValueError(
+                f"this session was opened with its newest {len(starts)} question(s) only, fewer than the window "
+                f"of {questions or 'every'} question(s); open it whole"
+            )
         if not start:
             return self._conversation, 0
-        return replace(self._conversation, messages=list(messages[start:])), start
+        return replace(self._conversation, messages=list(messages[start:])), first + start
 
     @property
     def document_filter(self) -> str | None:
@@ -246,12 +253,18 @@ class Session:
                 "commit_run got a different conversation (its conversation_id does not match this session's); "
                 "nothing was committed"
             )
-        new_state = _json_copy(state, "state")
-        if history_offset:
-            conversation = replace(conversation, messages=self._conversation.messages[:history_offset] + list(conversation.messages))
+        kept = history_offset - self._first
+        if kept < 0:
+            raise ValueError(
+                f"commit_run got a run that saw messages from {history_offset}, before this partial session's "
+                f"first message {self._first}; nothing was committed"
+            )
+        new_state = committed(self._state, state)
+        if kept:
+            conversation = replace(conversation, messages=self._conversation.messages[:kept] + list(conversation.messages))
         self._conversation = conversation
         self._state = new_state
-        if not self.title_manual:
+        if not self.title_manual and not self._first:  # a partial session keeps its title: its first question is not held
             first = _payload.turns_from_messages(
                 ConversationTypeAdapter.dump_python(replace(conversation, messages=_first_prompt(conversation.messages)), mode="json")["messages"]
             )
@@ -263,8 +276,13 @@ class Session:
     # -- reading ----------------------------------------------------------------------------------------------
 
     def messages_json(self) -> list[dict[str, Any]]:
-        """The committed messages in their stored JSON form."""
+        """The committed messages in their stored JSON form (a partial session refuses: ``ValueError``)."""
+        self._whole("its messages")
         return ConversationTypeAdapter.dump_python(self._conversation, mode="json")["messages"]
+
+    def _whole(self, what: str) -> None:
+        if self._first:
+            raise ValueError(f"this session was opened partially (from message {self._first}): {what} need it whole")
 
     def turns(self) -> list[_payload.Turn]:
         """The questions asked so far, each with the answer its run ended with."""
@@ -323,6 +341,8 @@ class Session:
         """The full-fidelity JSON form (what is stored and exported). Secrets are scrubbed by the store on write.
 
         ``messages=False`` leaves the conversation's messages out (the store appends them per run)."""
+        if messages:
+            self._whole("its full payload")
         metadata = dict(self._extra_metadata)
         metadata.update(
             title=self.title,

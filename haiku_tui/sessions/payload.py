@@ -209,10 +209,15 @@ def split_state(state: dict[str, Any]) -> dict[str, StateRow]:
             if not _record_container(value):
                 rows[_path(name, field)] = ("leaf", value)
                 continue
-            rows[_path(name, field)] = ("dict" if isinstance(value, dict) else "list", None)
-            keyed = value.items() if isinstance(value, dict) else enumerate(value)
-            for key, item in keyed:
-                rows[_path(name, field, key)] = ("leaf", item)
+            container = _path(name, field)
+            rows[container] = ("dict" if isinstance(value, dict) else "list", None)
+            prefix = container[:-1] + ","  # the record rows' paths, written out: thousands per save
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    rows[prefix + _quote(str(key)) + "]"] = ("leaf", item)
+            else:
+                for index, item in enumerate(value):
+                    rows[f"{prefix}{index}]"] = ("leaf", item)
     return rows
 
 

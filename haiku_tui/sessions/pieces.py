@@ -113,32 +113,41 @@ class PieceWriter:
     def _store_state(self, conn: sqlite3.Connection, num: int, session_id: str, change: Change) -> int:
         """Rewrite the state rows that differ from the stored ones (checking each before replacing it).
 
-        Rows equal to ``change.known`` (what this copy last read or wrote) are skipped without serializing
-        them; ``change.known`` becomes the rows as now stored."""
-        stored = {
-            path: (rid, kind, checksum)
-            for rid, path, kind, checksum in conn.execute(
-                "SELECT rid, path, kind, checksum FROM session_state WHERE num=?", (num,)
-            )
-        }
-        known = change.known or {}
+        With ``change.known`` (the rows as this copy last read or wrote them: what the store holds, since the
+        head's revision and checksum matched) only the rows that differ from it are read and written — rows a
+        run left alone compare by identity, so the cost is what the run changed. Without it every stored row
+        is compared. ``change.known`` becomes the rows as now stored."""
+        known = change.known
+        if known is None:
+            stored = {
+                path: (rid, kind, checksum)
+                for rid, path, kind, checksum in conn.execute(
+                    "SELECT rid, path, kind, checksum FROM session_state WHERE num=?", (num,)
+                )
+            }
         written: dict[str, _payload.StateRow] = {}
         rows = _payload.split_state(change.state)
         for path, row in rows.items():
             kind, value = row
-            if path in stored and known.get(path) == row:
-                written[path] = known[path]
-                del stored[path]
-                continue
+            if known is not None:
+                if known.get(path) == row:  # identical values: no serialization, no read
+                    written[path] = row  # the state's own objects: compared by identity next time
+                    continue
+                found = conn.execute(
+                    "SELECT rid, kind, checksum FROM session_state WHERE num=? AND path=?", (num, path)
+                ).fetchone()
+                old = None if found is None else (found[0], found[1], found[2])
+            else:
+                old = stored.pop(path, None)
             text = ""
             if kind == "leaf":
                 text = _payload.dumps(value)
                 if needs_scrub(text) or (isinstance(value, str) and is_secret_key(str(json.loads(path)[-1]))):
                     key = str(json.loads(path)[-1])
                     text = _payload.dumps(scrub_json({key: value})[key])
+                    row = (kind, json.loads(text))
             checksum = _payload.checksum(text)
-            written[path] = (kind, json.loads(text) if kind == "leaf" else None)
-            old = stored.pop(path, None)
+            written[path] = row
             if old is None:
                 conn.execute(
                     "INSERT INTO session_state(num, path, kind, data, checksum) VALUES (?, ?, ?, ?, ?)",
@@ -149,7 +158,14 @@ class PieceWriter:
                 conn.execute(
                     "UPDATE session_state SET kind=?, data=?, checksum=? WHERE rid=?", (kind, text, checksum, old[0])
                 )
-        for rid, _kind, _checksum in stored.values():
+        if known is not None:
+            gone = [
+                found[0] for path in known.keys() - rows.keys()
+                if (found := conn.execute("SELECT rid FROM session_state WHERE num=? AND path=?", (num, path)).fetchone())
+            ]
+        else:
+            gone = [rid for rid, _kind, _checksum in stored.values()]
+        for rid in gone:
             self._check_state_row(conn, session_id, rid)
             conn.execute("DELETE FROM session_state WHERE rid=?", (rid,))
         change.known = written

@@ -102,7 +102,7 @@ class QuestionRun:
         self.db = db
         self.conversation, self.offset = session.window(HISTORY_WINDOW if window is None else window)
         self.deps = session.deps(self.offset)
-        self.question = len(session.conversation.messages)
+        self.question = session.message_count
         """The question's identity: messages in the history when it was asked."""
         self._events: Any = None
         self._cancelled = False

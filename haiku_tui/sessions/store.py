@@ -22,6 +22,7 @@ payloads and does not import Pydantic AI.
 from __future__ import annotations
 
 import json
+import operator
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -44,8 +45,9 @@ from .errors import (
     UnsupportedSchema,
     unavailable,
 )
-from .migrate import DB_SCHEMA_VERSION, migrate
+from .migrate import migrate
 from .pieces import Change, PieceWriter, head_of
+from .reader import PieceReader
 from .scrub import scrub_location, scrub_text
 from .search import like_escape, search_sessions
 
@@ -123,6 +125,7 @@ class SessionStore:
             ) from None
         self._lock = threading.RLock()
         self._text = layout.TextIndex(False)
+        self._reader = PieceReader(self.path)
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=timeout, isolation_level=None, check_same_thread=False
@@ -199,43 +202,13 @@ class SessionStore:
 
     # -- checks on stored rows ------------------------------------------------------------------------------
 
-    def _parse_head(self, session_id: str, text: str, stored_checksum: str) -> dict[str, Any]:
-        """Parse and check a stored head row; raise ``SessionCorrupt`` (nothing changes)."""
-        where = f"session {session_id!r} in {self.path}"
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise SessionCorrupt(
-                f"{where} is corrupt: its stored JSON is invalid ({exc}); nothing was changed — "
-                f"delete it with `haiku-tui sessions delete {session_id}`"
-            ) from None
-        if _payload.checksum(text) != stored_checksum:
-            raise SessionCorrupt(
-                f"{where} is corrupt: its content does not match its checksum (changed outside haiku-tui or "
-                "damaged on disk); nothing was changed"
-            )
-        return data
-
-    def _upgrade(self, data: Any, session_id: str) -> dict[str, Any]:
-        where = f"session {session_id!r} in {self.path}"
-        data = _payload.upgrade(data, where=where)
-        if data.get("id") != session_id:
-            raise SessionCorrupt(f"{where} is corrupt: it holds session {data.get('id')!r}; nothing was changed")
-        return data
-
-    def _damaged(self, session_id: str, why: str) -> SessionCorrupt:
-        return SessionCorrupt(
-            f"session {session_id!r} in {self.path} is corrupt: {why} (changed outside haiku-tui or damaged on "
-            f"disk); nothing was changed — delete it with `haiku-tui sessions delete {session_id}`"
-        )
-
     def _pieces(self) -> PieceWriter:
-        return PieceWriter(self._text, self._damaged)
+        return PieceWriter(self._text, self._reader.damaged)
 
     def _check_overwritable(self, session_id: str, text: str, stored_checksum: str, schema_version: int) -> None:
         """Refuse to replace a damaged head or one written by a newer schema (cheap when the row is sound)."""
         if _payload.checksum(text) != stored_checksum:
-            self._parse_head(session_id, text, stored_checksum)  # raises with the precise reason
+            self._reader.parse_head(session_id, text, stored_checksum)  # raises with the precise reason
         if schema_version > _payload.SCHEMA_VERSION:
             raise UnsupportedSchema(
                 f"session {session_id!r} was written with session schema version {schema_version} by a newer "
@@ -246,35 +219,10 @@ class SessionStore:
 
     def read_payload(self, session_id: str) -> tuple[dict[str, Any], str]:
         """The stored payload of a session (checked, upgraded) and its head checksum, without Pydantic validation."""
-        data, checksum, _ = self._read(session_id)
-        return data, checksum
-
-    def _read(self, session_id: str) -> tuple[dict[str, Any], str, dict[str, _payload.StateRow] | None]:
-        """``read_payload`` and the state rows as stored (a separate parse: later saves compare against it)."""
-        known = None
         with self._lock:
-            row = self._conn.execute(
-                "SELECT num, revision, payload, checksum FROM sessions WHERE id=?", (session_id,)
-            ).fetchone()
-            if row is None:
-                raise SessionNotFound(f"no session {session_id!r} in {self.path}")
-            num, revision, text, stored_checksum = row
-            data = self._parse_head(session_id, text, stored_checksum)
-            parts = data.pop(layout.PARTS, None) if isinstance(data, dict) else None
-            if isinstance(parts, dict) and isinstance(data.get("conversation"), dict):
-                messages, state = layout.message_rows(self._conn, num), layout.state_rows(self._conn, num)
-                why = layout.check_messages(messages, parts) or layout.check_state(state, parts)
-                if why:
-                    raise self._damaged(session_id, why)
-                data["conversation"]["messages"] = layout.join_messages(messages)
-                data["state"], known = layout.join_state_rows(state)
-        data = self._upgrade(data, session_id)
-        if data.get("revision") != revision:
-            raise SessionCorrupt(
-                f"session {session_id!r} is corrupt: payload revision {data.get('revision')!r} does not match "
-                f"the row's {revision}; nothing was changed"
-            )
-        return data, stored_checksum, known
+            tail = self._reader.read(self._conn, session_id)
+        return tail.data, tail.checksum
+
 
     def write_payload(
         self,
@@ -394,9 +342,13 @@ class SessionStore:
         messages = session.conversation.messages
         saved = getattr(session, "_saved_messages", None)
         base: int | None = None
-        if saved is not None and len(messages) >= len(saved) and all(a is b for a, b in zip(messages, saved)):
-            base = len(saved)
-        new = messages[base:] if base is not None else messages
+        new = messages
+        if saved is not None and len(messages) >= len(saved) and all(map(operator.is_, messages, saved)):
+            base, new = session.first_message + len(saved), messages[len(saved):]
+        elif session.first_message:
+            raise ValueError(
+                "this partial session's earlier messages were replaced since it was loaded; nothing was saved"
+            )
         change = Change(
             _session_head(session),
             ModelMessagesTypeAdapter.dump_python(list(new), mode="json"),
@@ -420,47 +372,40 @@ class SessionStore:
 
         summary = self.find(ref)
         with self._lock:
-            num, text, stored_checksum = self._conn.execute(
-                "SELECT num, payload, checksum FROM sessions WHERE id=?", (summary.id,)
-            ).fetchone()
-            head = self._parse_head(summary.id, text, stored_checksum)
-            parts = head.get(layout.PARTS) if isinstance(head, dict) else None
-            if not isinstance(parts, dict):  # not yet in pieces (a row kept as it was): the whole payload
-                data, _ = self.read_payload(summary.id)
-                messages, first, state = data["conversation"]["messages"], 0, data["state"]
-            else:
-                batches = self._conn.execute(
-                    "SELECT start, count, data, checksum FROM session_messages WHERE num=? ORDER BY start DESC LIMIT ?",
-                    (num, max(1, int(runs))),
-                ).fetchall()[::-1]
-                state_rows = layout.state_rows(self._conn, num)
-                why = layout.check_state(state_rows, parts) or next(
-                    (f"its message batch at {b[0]} does not match its checksum" for b in batches
-                     if _payload.checksum(b[2]) != b[3]), None)
-                if why:
-                    raise self._damaged(summary.id, why)
-                messages, first = layout.join_messages(batches), batches[0][0] if batches else 0
-                state = layout.join_state_rows(state_rows)[0]
-        head = self._upgrade({**head, "state": state, "conversation": {"messages": messages}}, summary.id)
+            tail = self._reader.read(self._conn, summary.id, runs)
         try:
-            validated = ModelMessagesTypeAdapter.validate_python(head["conversation"]["messages"])
+            validated = ModelMessagesTypeAdapter.validate_python(tail.data["conversation"]["messages"])
         except Exception as exc:  # noqa: BLE001 - pydantic.ValidationError: a damaged row, reported as such
-            raise self._damaged(summary.id, f"its newest messages failed validation ({one_line(exc, 160)})") from None
-        return SessionPeek(summary, validated, first, head["state"], head["app_data"])
+            raise self._reader.damaged(summary.id, f"its newest messages failed validation ({one_line(exc, 160)})") from None
+        return SessionPeek(summary, validated, tail.first, tail.data["state"], tail.data["app_data"])
 
-    def load(self, ref: str) -> Session:
+    def load(self, ref: str, *, questions: int | None = None) -> Session:
         """Open a session (``ref``: an id, a unique id prefix or an exact title, see :meth:`find`). Raises
         ``SessionNotFound``, ``AmbiguousSessionId``, ``SessionCorrupt`` or ``UnsupportedSchema`` (nothing is
-        changed)."""
+        changed).
+
+        ``questions``: read only the newest runs' messages, enough to hold ``questions`` + 1 questions — what a
+        run given a window of ``questions`` needs (:meth:`Session.window`). The session is then partial
+        (:attr:`Session.first_message`): it runs, commits and saves like a whole one at a cost that does not
+        grow with its history. None or 0: every message."""
+        from haiku_tui.capabilities.wire import question_starts
+
         from .model import Session
 
         session_id = self.resolve(ref)
-        data, checksum, known = self._read(session_id)
-        session = Session.from_payload(data, where=f"session {session_id!r} in {self.path}")
-        session._stored_checksum = checksum
+        runs = questions + 1 if questions else None
+        while True:
+            with self._lock:
+                tail = self._reader.read(self._conn, session_id, runs)
+            session = Session.from_payload(tail.data, where=f"session {session_id!r} in {self.path}")
+            if tail.whole or runs is None or len(question_starts(session.conversation.messages)) > (questions or 0):
+                break
+            runs *= 2  # runs without a question of their own (resumed ones): read further back
+        session._first = tail.first
+        session._stored_checksum = tail.checksum
         # a row not yet in pieces (kept whole by the migration) is written whole by its next save
-        session._saved_messages = tuple(session.conversation.messages) if known is not None else None
-        session._saved_rows = known
+        session._saved_messages = tuple(session.conversation.messages) if tail.known is not None else None
+        session._saved_rows = tail.known
         return session
 
     open = load

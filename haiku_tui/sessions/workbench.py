@@ -10,21 +10,22 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from haiku_tui import locations
 from haiku_tui.text import one_line
 
+from .view import ConversationView, commit_view, conversation_view, peek_view
+
 if TYPE_CHECKING:
     from haiku_tui.store.locate import SourceLocation
     from haiku_tui.agent import AgentConfig
     from haiku_tui.capabilities.views import QuestionView
-    from haiku_tui.capabilities.wire import Tokens
     from haiku_tui.store import KnowledgeBase
 
-    from .model import ReviewMark, Session
+    from .model import Session
     from .run import QuestionRun
     from .store import SessionPeek, SessionStore
 
@@ -48,76 +49,8 @@ class ReviewItem:
     label: str
 
 
-@dataclass(frozen=True)
-class ConversationView:
-    """Everything the screens show about a committed session, computed once per load or commit."""
-
-    questions: tuple[QuestionView, ...] = ()
-    citations: dict[int, dict[str, Any]] = field(default_factory=dict)
-    """Citation number → citation entry (``chunk_id``, ``title``, ``headings``, ``pages``, ``path``, ``text``)."""
-    reviews: dict[int, dict[str, ReviewMark]] = field(default_factory=dict)
-    """Question → chunk id → review mark."""
-    request_size: tuple[int, int] | None = None
-    """Characters of the latest question's requests (compacted, full); None before the first answer."""
-    tokens: Tokens | None = None
-    """Input and output tokens of every request of the session (estimated when no provider reported them)."""
-
-    @property
-    def citation_ids(self) -> dict[int, str]:
-        """Citation number → chunk id."""
-        return {number: entry["chunk_id"] for number, entry in self.citations.items()}
-
-    def question(self, question: int | None) -> QuestionView | None:
-        return next((v for v in self.questions if v.question == question), None)
-
-    def label(self, chunk_id: str) -> str:
-        """``Title › heading`` of a cited or retrieved chunk (its id when unknown)."""
-        from haiku_tui.store.records import chunk_label
-
-        for entry in self.citations.values():
-            if entry["chunk_id"] == chunk_id:
-                return chunk_label(entry.get("title") or "", entry.get("headings") or ())
-        for view in self.questions:
-            for item in view.items:
-                if item.chunk_id == chunk_id:
-                    return item.label
-        return chunk_id
-
-
-def conversation_view(session: Session, *, compaction: bool = True) -> tuple[ConversationView, str | None]:
-    """The view of a session's committed state, and a one-line notice about data that was ignored."""
-    from haiku_tui.capabilities.views import citations_by_number, question_views, request_size
-    from haiku_tui.capabilities.wire import session_tokens
-
-    state = session.state
-    messages = session.messages
-    questions = tuple(question_views(state, messages, compaction=compaction))
-    reviews, notice = session.review_marks()
-    size = request_size(state, messages) if questions and messages else None
-    tokens = session_tokens(messages) if messages else None
-    return ConversationView(questions, citations_by_number(state), reviews, size, tokens), notice
-
-
 PEEK_RUNS = 8
 """Runs read first when a saved session opens at start-up: their answers show while the rest loads."""
-
-
-def peek_view(peek: SessionPeek, *, compaction: bool = True) -> ConversationView:
-    """The view of a session's newest questions from :meth:`SessionStore.peek` (its state and last runs):
-    what the screen shows while the whole session loads. Numbers are the questions' numbers in the session;
-    an item's "retained" mark only counts the peeked questions until the whole session replaces this view."""
-    from haiku_tui.capabilities import ledger
-    from haiku_tui.capabilities.views import citations_by_number, question_ids, question_views
-
-    first = peek.first_message
-    older = sum(1 for q in question_ids(peek.state) if q < first)
-    state = dict(peek.state)
-    for key, namespace in ledger.evidence_namespaces(peek.state).items():
-        state[key] = {**namespace, "questions": [r for r in namespace["questions"] if r["question"] >= first]}
-    messages: list[Any] = [None] * first + list(peek.messages)  # a question's messages are found by index
-    views = question_views(state, messages, compaction=compaction)
-    questions = tuple(dataclasses.replace(v, number=v.number + older) for v in views)
-    return ConversationView(questions, citations_by_number(peek.state))
 
 
 def _history_window() -> tuple[int, str | None]:
@@ -161,6 +94,8 @@ class Workbench:
         self._preview_keep_model = False
         self.agent: Any = None
         self.view = ConversationView()
+        self._view_of: tuple[Any, ...] | None = None
+        """What :attr:`view` was computed from (the session object and settings): a commit updates it."""
         self.kb_error: str | None = None
         self.model_error: str | None = None
         self._save_lock = threading.Lock()
@@ -350,9 +285,16 @@ class Workbench:
     # -- the conversation view -----------------------------------------------------------------------------------
 
     def refresh(self) -> str | None:
-        """Recompute :attr:`view` from the committed session (after a load or a commit)."""
+        """Recompute :attr:`view` from the committed session (after a load or a commit): after a commit of the
+        session the view was made from, only what the commit can change (:func:`view.commit_view`)."""
         assert self.session is not None
-        self.view, notice = conversation_view(self.session, compaction=self.config.compaction)
+        settings = {"compaction": self.config.compaction, "window": self.history_window}
+        key = (self.session, *settings.values())  # the session object itself: a reopened one is another
+        if self._view_of == key:
+            self.view, notice = commit_view(self.view, self.session, **settings)
+        else:
+            self.view, notice = conversation_view(self.session, **settings)
+        self._view_of = key
         return notice
 
     def live_questions(self, state: dict[str, Any]) -> list[QuestionView]:
@@ -363,7 +305,11 @@ class Workbench:
         from haiku_tui.capabilities.views import question_views
 
         assert self.session is not None
-        live = question_views(state, self.session.messages, compaction=self.config.compaction, last=LIVE_REBUILT)
+        session = self.session
+        live = question_views(
+            state, session.conversation.messages, compaction=self.config.compaction, last=LIVE_REBUILT,
+            offset=session.first_message,
+        )
         first = live[0].question if live else None
         return [v for v in self.view.questions if first is not None and v.question < first] + live
 

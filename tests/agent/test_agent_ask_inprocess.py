@@ -101,3 +101,33 @@ def test_a_model_given_before_the_subcommand_is_used(kb_path, capsys):
     for argv in ([*db, "--model", "openai:gpt-5", "ask", "hi"], ["ask", *db, "--model", "openai:gpt-5", "hi"]):
         assert main(argv) == 1
         assert "openai:gpt-5 needs OPENAI_API_KEY" in capsys.readouterr().err
+
+
+def test_ask_in_a_long_session_reads_only_the_window(kb_path, capsys, monkeypatch, _isolated_data_dir):
+    """With history_window = 1, `ask --session` opens the newest runs only (a partial session) and still
+    appends its question to the whole stored history; the report numbers its sources as the session does."""
+    from haiku_tui.sessions import SessionStore
+
+    (_isolated_data_dir / "config.toml").write_text("history_window = 1\n")
+    opened = []
+    load = SessionStore.load
+
+    def spy(self, ref, **kwargs):
+        session = load(self, ref, **kwargs)
+        opened.append(session.first_message)
+        return session
+
+    monkeypatch.setattr(SessionStore, "load", spy)
+    prompts = ["How do I adjust rim brakes?", "Do solar panels work in winter?", "How do I brew black tea?",
+               "How do I feed a sourdough starter?"]
+    for prompt in prompts:
+        code, out, err = ask(capsys, "--db", str(kb_path), "--session", "long", "--new", "--json", prompt)
+        assert code == 0, err
+    data = json.loads(out)
+    assert data["status"] == "grounded" and min(c["number"] for c in data["citations"]) >= 4
+    assert opened[-1] > 0  # the fourth question opened the session from its second question on
+    monkeypatch.setattr(SessionStore, "load", load)
+    with SessionStore() as store:
+        whole = store.load("long")
+        assert whole.first_message == 0 and whole.question_count == 4
+        assert [t.prompt for t in whole.turns()] == prompts

@@ -25,7 +25,7 @@ from haiku_tui.sessions import (
     StaleSession,
     UnsupportedSchema,
 )
-from haiku_tui.sessions import store as store_module
+from haiku_tui.sessions.migrate import DB_SCHEMA_VERSION
 
 
 def chat(*pairs: tuple[str, str], of: Session | None = None) -> Conversation:
@@ -62,7 +62,7 @@ def file_bytes(path: Path) -> bytes:
 def test_default_location_and_wal(store, _isolated_data_dir):
     assert store.path == locations.sessions_db_path() == _isolated_data_dir / "sessions.db"
     assert raw(store, "PRAGMA journal_mode")[0][0] == "wal"
-    assert raw(store, "PRAGMA user_version")[0][0] == store_module.DB_SCHEMA_VERSION
+    assert raw(store, "PRAGMA user_version")[0][0] == DB_SCHEMA_VERSION
 
 
 def test_create_list_open_rename_delete(store):

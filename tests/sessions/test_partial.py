@@ -1,0 +1,149 @@
+"""A session opened with its newest runs only runs, commits and appends like a whole one; a run copies only
+what it may change, and a save reads and writes only the state rows a run changed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic_ai.messages import ToolCallPart
+from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+from haiku_tui.capabilities.wire import question_starts
+from haiku_tui.cli.ask import run_question
+from haiku_tui.sessions import SessionStateError
+from haiku_tui.sessions.run import QuestionRun
+from tests.sessions.helpers import Researcher, make_agent
+
+PROMPTS = [
+    "How efficient are solar panels?", "How do I feed a sourdough starter?", "How do I clean solar panels?",
+    "How do I bake sourdough bread?", "Tell me nothing about solar panels", "How efficient are panels in winter?",
+]
+
+
+def streaming(researcher: Researcher) -> FunctionModel:
+    async def stream(messages, info):
+        for part in researcher(messages, info).parts:
+            if isinstance(part, ToolCallPart):
+                yield {0: DeltaToolCall(name=part.tool_name, json_args=json.dumps(part.args))}
+            else:
+                yield part.content
+
+    return FunctionModel(stream_function=stream)
+
+
+async def asked(session, kb, prompt: str, store, window: int) -> Researcher:
+    researcher = Researcher()
+    run = QuestionRun(make_agent(streaming(researcher), kb), session, prompt, store=store, window=window)
+    finished = await run_question(run)
+    assert finished.outcome == "completed", finished.error
+    return researcher
+
+
+async def grown(store, kb, questions: int, window: int = 2):
+    session = store.new(model="researcher")
+    for prompt in PROMPTS[:questions]:
+        await asked(session, kb, prompt, store, window)
+    return session
+
+
+async def test_a_partial_session_runs_commits_and_appends_like_a_whole_one(store, kb):
+    whole = await grown(store, kb, 5)
+    partial = store.load(whole.id, questions=2)
+    assert 0 < partial.first_message < whole.message_count == partial.message_count
+    assert partial.messages == whole.messages[partial.first_message :] and partial.state == whole.state
+    assert len(question_starts(partial.messages)) == 3  # the window (2) and the one before it
+    assert partial.title == whole.title == PROMPTS[0]
+
+    before = whole.message_count
+    in_memory = await asked(whole, kb, PROMPTS[5], None, window=2)  # the whole session, not saved
+    researcher = await asked(partial, kb, PROMPTS[5], store, window=2)
+    assert researcher.sent[0][:-1] == in_memory.sent[0][:-1]  # the model got what the whole session gives it
+    assert partial.state["rag"]["questions"][-1]["question"] == before
+    assert partial.title == PROMPTS[0]  # kept: its first question is not held
+
+    reloaded = store.load(whole.id)
+    assert reloaded.messages[:before] == whole.messages[:before]
+    assert reloaded.messages[before:] == partial.messages[before - partial.first_message :]
+    assert reloaded.state == partial.state and reloaded.title == PROMPTS[0]
+    starts = question_starts(reloaded.messages)
+    assert [q["question"] for q in reloaded.state["rag"]["questions"]] == starts and len(starts) == 6
+    assert store.list()[0].questions == 6 and store.list()[0].messages == reloaded.message_count
+    assert [h.session.id for h in store.search("winter")] == [whole.id]  # the appended question is searchable
+
+
+async def test_a_partial_session_keeps_the_guarantees(store, kb):
+    whole = await grown(store, kb, 4)
+    partial = store.load(whole.id, questions=1)
+    with pytest.raises(ValueError, match="opened with its newest 2 question"):
+        partial.window(3)
+    with pytest.raises(ValueError, match="partially"):
+        partial.to_payload()
+    with pytest.raises(ValueError, match="partially"):
+        partial.turns()
+    assert store.load(whole.id, questions=50).first_message == 0  # fewer questions than asked: all of them
+
+    await asked(whole, kb, PROMPTS[4], store, window=1)  # another copy saved meanwhile
+    run = QuestionRun(make_agent(streaming(Researcher()), kb), partial, PROMPTS[5], store=store, window=1)
+    finished = await run_question(run)
+    assert finished.outcome == "failed" and "saved elsewhere" in finished.error
+    assert store.load(whole.id).messages == whole.messages  # nothing of the stale copy was written
+
+
+async def test_a_run_copies_what_it_may_change_and_a_commit_keeps_the_rest(store, kb):
+    session = await grown(store, kb, 3)
+    committed = session.state
+    records = committed["rag"]["questions"]
+    working = session.working_state()
+    assert working["rag"]["questions"][0] is records[0]  # earlier records are shared …
+    assert working["rag"]["questions"][-1] is not records[-1]  # … the last one (a resumed question) is not
+    assert all(working["rag"]["citation_index"][c] is not e for c, e in committed["rag"]["citation_index"].items())
+    working["rag"]["citation_index"][records[0]["declaration"]["chunk_ids"][0]]["title"] = "changed"
+    working["rag"]["document_filter"] = "x"
+    assert "changed" not in json.dumps(committed) and committed["rag"]["document_filter"] is None
+
+    researcher = Researcher()
+    run = QuestionRun(make_agent(streaming(researcher), kb), session, PROMPTS[3], store=store, window=2)
+    await run_question(run)
+    assert session.state["rag"]["questions"][0] is records[0]  # left alone by the run: the same object
+    assert len(session.state["rag"]["questions"]) == 4
+
+    bad = session.working_state()
+    bad["rag"]["questions"].append({"question": 99, "prompt": object()})
+    with pytest.raises(SessionStateError, match="not plain JSON"):
+        session.commit_run(session.conversation, bad)
+    assert len(session.state["rag"]["questions"]) == 4
+
+
+async def test_a_save_reads_and_writes_only_the_rows_a_run_changed(store, kb):
+    """The statements a save runs on the state rows do not grow with the session."""
+
+    async def state_statements(questions: int) -> list[str]:
+        session = await grown(store, kb, questions, window=1)
+        seen: list[str] = []
+        store._conn.set_trace_callback(seen.append)
+        try:
+            await asked(session, kb, PROMPTS[5], store, window=1)
+        finally:
+            store._conn.set_trace_callback(None)
+        return [s for s in seen if "session_state" in s]
+
+    short, long = await state_statements(1), await state_statements(5)
+    assert len(long) == len(short) <= 12
+    assert not any("SELECT rid, path, kind, checksum FROM session_state WHERE num=" in s and "path=" not in s for s in long)
+
+
+def test_a_partial_load_refuses_a_damaged_newest_batch(store):
+    import sqlite3
+
+    from tests.sessions.test_store import chat
+
+    session = store.new()
+    session.commit_run(chat(("q0", "a0"), ("q1", "a1")), {})
+    store.save(session)
+    conn = sqlite3.connect(store.path)
+    conn.execute("UPDATE session_messages SET data = replace(data, 'a1', 'zz')")
+    conn.commit()
+    conn.close()
+    with pytest.raises(Exception, match="does not match its checksum"):
+        store.load(session.id, questions=1)
