@@ -26,6 +26,7 @@ from haiku_tui.tui.main.turn_log import TurnLog
 from haiku_tui.tui.main.daily import DailyActions
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
 from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
+from haiku_tui.tui.main.pacing import FrameHold, LivePanes
 from haiku_tui.tui.main.prompt import PromptArea
 from haiku_tui.tui.text import CitationStream, clean_line
 
@@ -62,9 +63,9 @@ class MainScreen(DailyActions, Screen[None]):
         self._question_run: Any = None
         self._cancel_requested = False
         self._waiting: tuple[str, QuestionTurn] | None = None
-        self._live_state: dict[str, Any] | None = None
-        """A running question's working state not drawn in the panes yet."""
         """A question sent before the agent was ready, and its turn."""
+        self._hold: FrameHold | None = None
+        self._live = LivePanes(self, lambda state: self.refresh_panes(self.workbench.live_questions(state)))
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -173,6 +174,8 @@ class MainScreen(DailyActions, Screen[None]):
         """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
         self.running = True
         self._cancel_requested = False
+        if self.ready:  # the question, its tool rows and the answer's first words come in one frame
+            self._hold = FrameHold(self.app, self.turn_log)
         turn = await self.conversation.add_turn(prompt)
         if not self.ready:
             self._waiting = (prompt, turn)
@@ -182,6 +185,11 @@ class MainScreen(DailyActions, Screen[None]):
 
     async def backend_ready(self) -> None:
         """The agent is built (or failed to build): send a question that was waiting for it."""
+        import gc
+
+        # What start-up built (modules, the knowledge base, the agent, the widgets) lives as long as the app:
+        # kept out of the collector's full passes, which otherwise stall a question by a few hundred ms.
+        gc.freeze()
         self.ready = True
         self.update_status()
         waiting, self._waiting = self._waiting, None
@@ -205,27 +213,32 @@ class MainScreen(DailyActions, Screen[None]):
         citations = CitationStream(lambda n: n in _numbers(run.deps.state))
         rows: dict[str, Any] = {}
         finished = Finished("cancelled")
+        log = self.turn_log
+        if log.max_scroll_y > 0:  # the answer stays in view as it grows, until the user scrolls away
+            log.anchor()  # (in a log shorter than its pane the new turn is in view already)
         try:
             async for event in run:
                 match event:
                     case TextStarted(text):
                         await turn.begin_text()
                         await turn.write(citations.feed(text))
+                        self._release_frames(turn)
                     case TextDelta(text):
                         await turn.write(citations.feed(text))
+                        self._release_frames(turn)
                     case StepStarted(call_id, step):
                         await turn.write(citations.flush())
                         rows[call_id] = await turn.add_step(step.kind, step.text, running=True)
                     case StepFinished(call_id, step, state):
                         row = rows.pop(call_id, None) or await turn.add_step(step.kind, step.text)
                         row.set_text(step.text, kind=step.kind, failed=step.failed)
-                        if call_id:  # drawn after the next frame: the run goes on to its answer meanwhile
-                            self._live_state = state
-                            self.call_after_refresh(self._refresh_live)
+                        if call_id:
+                            self._live.step(state)
                     case Finished():
                         finished = event
         finally:
             self._question_run = None
+            self._release_frames()
             if self.is_attached:
                 await turn.write(citations.flush())
                 await turn.end_stream()
@@ -233,16 +246,17 @@ class MainScreen(DailyActions, Screen[None]):
                     row.set_text(f"{row.text} (interrupted)", failed=True)
                 self.running = False
         await self._show_outcome(turn, finished)
+        log.anchor(False)
 
-    def _refresh_live(self) -> None:
-        """Draw the panes from the running question's latest working state (once per frame at most)."""
-        state, self._live_state = self._live_state, None
-        if state is not None:
-            self.refresh_panes(self.workbench.live_questions(state))
+    def _release_frames(self, turn: QuestionTurn | None = None) -> None:
+        """Let the screen repaint: the run ended, or ``turn`` shows the answer's first text."""
+        if self._hold is not None and (turn is None or turn.has_answer):
+            self._hold.release()
+            self._hold = None
 
     async def _show_outcome(self, turn: QuestionTurn, finished: Any) -> None:
         bench = self.workbench
-        self._live_state = None
+        self._live.drop()
         if finished.outcome == "completed":
             self.notify_line(bench.refresh())
             view = bench.view
