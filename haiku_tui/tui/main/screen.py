@@ -65,7 +65,11 @@ class MainScreen(DailyActions, Screen[None]):
         self._waiting: tuple[str, QuestionTurn] | None = None
         """A question sent before the agent was ready, and its turn."""
         self._hold: FrameHold | None = None
-        self._live = LivePanes(self, lambda state: self.refresh_panes(self.workbench.live_questions(state)))
+        self._live = LivePanes(
+            self,
+            lambda state: self.refresh_panes(self.workbench.live_questions(state)),
+            wait=lambda: self._hold is not None and not self._hold.painted,
+        )
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -205,6 +209,12 @@ class MainScreen(DailyActions, Screen[None]):
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
     async def _run(self, prompt: str, turn: QuestionTurn) -> None:
+        try:
+            await self._answer(prompt, turn)
+        finally:
+            self._release_frames()
+
+    async def _answer(self, prompt: str, turn: QuestionTurn) -> None:
         bench = self.workbench
         run = self._question_run = bench.ask(prompt)
         if self._cancel_requested:
@@ -252,7 +262,6 @@ class MainScreen(DailyActions, Screen[None]):
         """Let the screen repaint: the run ended, or ``turn`` shows the answer's first text."""
         if self._hold is not None and (turn is None or turn.has_answer):
             self._hold.release()
-            self._hold = None
 
     async def _show_outcome(self, turn: QuestionTurn, finished: Any) -> None:
         bench = self.workbench
