@@ -13,6 +13,7 @@ loaded instructions and retry feedback arrive as user parts), so it works the sa
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -91,6 +92,7 @@ def _norm(word: str) -> str:
     return word.lower().replace("’", "'").replace("'", "")
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix-stripping stemmer: brewing/brewed/brews -> brew, batteries -> battery."""
     w = _norm(word)
@@ -334,6 +336,12 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
     return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
 
 
+@functools.lru_cache(maxsize=2)  # the question being answered (its cite step, then its answer)
+def _select(question: str, results: tuple[Result, ...]) -> list[Quote]:
+    """:func:`select` once per question and results: choosing what to cite and answering use the same quotes."""
+    return select(question, list(results))
+
+
 _REGISTERED = re.compile(r"\[(\d+)\] = ([0-9A-Za-z_-]+)")
 
 
@@ -527,7 +535,7 @@ def decide(messages: list[ModelMessage], tools: Iterable[str]) -> Action:
     for ret in turn.returns(SEARCH_TOOL):
         known = {r.chunk_id for r in results}
         results.extend(r for r in parse_results(ret.content) if r.chunk_id not in known)
-    quotes = select(question, results)
+    quotes = _select(question, tuple(results))
     cite_returns = turn.returns(CITE_TOOL)
     if not cite_returns:
         if CITE_TOOL not in available:
