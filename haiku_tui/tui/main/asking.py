@@ -37,7 +37,8 @@ class Asking:
         self._cancel_requested = False
         if self.ready:  # the question, its tool rows and the answer's first words come in one frame
             self._hold = FrameHold(self.app, self.turn_log)
-        turn = await self.conversation.add_turn(prompt)
+        # a ready run scrolls the log itself (it follows the answer, or ends at it), whatever the first frame holds
+        turn = await self.conversation.add_turn(prompt, scroll=not self.ready)
         if not self.ready:
             self._waiting = (prompt, turn)
             turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
@@ -83,8 +84,9 @@ class Asking:
         rows: dict[str, Any] = {}
         finished = Finished("cancelled")
         log = self.turn_log
-        if log.max_scroll_y > 0:  # the answer stays in view as it grows, until the user scrolls away
-            log.anchor()  # (in a log shorter than its pane the new turn is in view already)
+        follow = log.max_scroll_y > 0  # the answer stays in view as it grows, until the user scrolls away
+        if follow:  # (a log shorter than its pane shows the new turn already: it scrolls at the end if need be)
+            log.anchor()
         try:
             async for event in run:
                 match event:
@@ -115,7 +117,10 @@ class Asking:
                     row.set_text(f"{row.text} (interrupted)", failed=True)
                 self.running = False
         await self._show_outcome(turn, finished)
-        log.anchor(False)
+        if follow:
+            log.anchor(False)
+        else:  # once the final answer is laid out
+            log.call_after_refresh(log.scroll_end, animate=False)
 
     def _release_frames(self, turn: QuestionTurn | None = None) -> None:
         """Let the screen repaint: the run ended, or ``turn`` shows the answer's first text."""
@@ -124,7 +129,7 @@ class Asking:
 
     async def _show_outcome(self, turn: QuestionTurn, finished: Any) -> None:
         bench = self.workbench
-        self._live.drop()
+        self._live.flush()
         if finished.outcome == "completed":
             self.notify_line(bench.refresh())
             view = bench.view

@@ -96,9 +96,12 @@ class LivePanes:
         if state is not None:
             self._draw(state)
 
-    def drop(self) -> None:
-        """The run ended: the commit redraws the panes, so a pending redraw is dropped."""
-        self._state = None
+    def flush(self) -> None:
+        """The run ended: a pending redraw is drawn now (the commit's redraw then starts from the panes as
+        every run leaves them, however fast it was)."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+        state, self._state = self._state, None
+        if state is not None:
+            self._draw(state)
