@@ -13,6 +13,7 @@ loaded instructions and retry feedback arrive as user parts), so it works the sa
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -283,6 +284,12 @@ def continues(sentence: str) -> bool:
     return bool(first) and normal_word(first[0]) in CONTINUATIONS
 
 
+@functools.lru_cache(maxsize=2)  # the question being answered (its cite step, then its answer)
+def _select(question: str, results: tuple[Result, ...]) -> list[Quote]:
+    """:func:`select` once per question and results: choosing what to cite and answering use the same quotes."""
+    return select(question, list(results))
+
+
 _REGISTERED = re.compile(r"\[(\d+)\] = ([0-9A-Za-z_-]+)")
 
 
@@ -476,7 +483,7 @@ def decide(messages: list[ModelMessage], tools: Iterable[str]) -> Action:
     for ret in turn.returns(SEARCH_TOOL):
         known = {r.chunk_id for r in results}
         results.extend(r for r in parse_results(ret.content) if r.chunk_id not in known)
-    quotes = select(question, results)
+    quotes = _select(question, tuple(results))
     cite_returns = turn.returns(CITE_TOOL)
     if not cite_returns:
         if CITE_TOOL not in available:

@@ -3,7 +3,7 @@
 It owns the panes' bindings (from :mod:`haiku_tui.tui.main.actions`), their actions and message
 handlers. Everything the panes show is drawn from the workbench's :class:`ConversationView`
 (committed state) or, while tools run, from the run's working state. A question runs through
-:class:`haiku_tui.sessions.run.QuestionRun`: the screen only draws its events.
+:class:`haiku_tui.sessions.run.QuestionRun`: the screen only draws its events (:mod:`.asking`).
 """
 
 from __future__ import annotations
@@ -18,16 +18,17 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
 from haiku_tui.tui.main import actions
+from haiku_tui.tui.main.asking import Asking
 from haiku_tui.tui.main.conversation import ConversationPane
 from haiku_tui.tui.main.turn import QuestionTurn
 from haiku_tui.tui.main.turn_log import TurnLog
 from haiku_tui.tui.main.daily import DailyActions
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
 from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
+from haiku_tui.tui.main.pacing import FrameHold, LivePanes
 from haiku_tui.tui.main.prompt import PromptArea
-from haiku_tui.tui.text import CitationStream, clean_line
+from haiku_tui.tui.text import clean_line
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import QuestionView
@@ -37,7 +38,7 @@ class StatusBar(Static):
     """Model · last request and what compaction saved · tokens · database · filter (``status.status_line``)."""
 
 
-class MainScreen(DailyActions, Screen[None]):
+class MainScreen(Asking, DailyActions, Screen[None]):
     """The conversation, the live evidence pane and the policy log."""
 
     AUTO_FOCUS = "#prompt"
@@ -62,9 +63,13 @@ class MainScreen(DailyActions, Screen[None]):
         self._question_run: Any = None
         self._cancel_requested = False
         self._waiting: tuple[str, QuestionTurn] | None = None
-        self._live_state: dict[str, Any] | None = None
-        """A running question's working state not drawn in the panes yet."""
         """A question sent before the agent was ready, and its turn."""
+        self._hold: FrameHold | None = None
+        self._live = LivePanes(
+            self,
+            lambda state: self.refresh_panes(self.workbench.live_questions(state)),
+            wait=lambda: self._hold is not None and not self._hold.painted,
+        )
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -168,100 +173,6 @@ class MainScreen(DailyActions, Screen[None]):
             return
         event.prompt.clear()
         await self.ask(event.text)
-
-    async def ask(self, prompt: str) -> None:
-        """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
-        self.running = True
-        self._cancel_requested = False
-        turn = await self.conversation.add_turn(prompt)
-        if not self.ready:
-            self._waiting = (prompt, turn)
-            turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
-            return
-        self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
-
-    async def backend_ready(self) -> None:
-        """The agent is built (or failed to build): send a question that was waiting for it."""
-        self.ready = True
-        self.update_status()
-        waiting, self._waiting = self._waiting, None
-        if waiting is None:
-            return
-        prompt, turn = waiting
-        if not turn.is_attached:  # the session was drawn after the question was typed
-            turn = await self.conversation.add_turn(prompt)
-        if self.workbench.agent is None:
-            self.running = False
-            await self._show_outcome(turn, Finished("failed", self.workbench.model_error or "the model is not available"))
-            return
-        self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
-
-    async def _run(self, prompt: str, turn: QuestionTurn) -> None:
-        bench = self.workbench
-        run = self._question_run = bench.ask(prompt)
-        if self._cancel_requested:
-            run.cancel()
-        turn.question = run.question
-        citations = CitationStream(lambda n: n in _numbers(run.deps.state))
-        rows: dict[str, Any] = {}
-        finished = Finished("cancelled")
-        try:
-            async for event in run:
-                match event:
-                    case TextStarted(text):
-                        await turn.begin_text()
-                        await turn.write(citations.feed(text))
-                    case TextDelta(text):
-                        await turn.write(citations.feed(text))
-                    case StepStarted(call_id, step):
-                        await turn.write(citations.flush())
-                        rows[call_id] = await turn.add_step(step.kind, step.text, running=True)
-                    case StepFinished(call_id, step, state):
-                        row = rows.pop(call_id, None) or await turn.add_step(step.kind, step.text)
-                        row.set_text(step.text, kind=step.kind, failed=step.failed)
-                        if call_id:  # drawn after the next frame: the run goes on to its answer meanwhile
-                            self._live_state = state
-                            self.call_after_refresh(self._refresh_live)
-                    case Finished():
-                        finished = event
-        finally:
-            self._question_run = None
-            if self.is_attached:
-                await turn.write(citations.flush())
-                await turn.end_stream()
-                for row in rows.values():
-                    row.set_text(f"{row.text} (interrupted)", failed=True)
-                self.running = False
-        await self._show_outcome(turn, finished)
-
-    def _refresh_live(self) -> None:
-        """Draw the panes from the running question's latest working state (once per frame at most)."""
-        state, self._live_state = self._live_state, None
-        if state is not None:
-            self.refresh_panes(self.workbench.live_questions(state))
-
-    async def _show_outcome(self, turn: QuestionTurn, finished: Any) -> None:
-        bench = self.workbench
-        self._live_state = None
-        if finished.outcome == "completed":
-            self.notify_line(bench.refresh())
-            view = bench.view
-            question = view.question(turn.question)
-            if question is not None:
-                await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}))
-            else:  # a run the evidence capability never saw (should not happen): show the text as is
-                turn.set_badge("missing")
-            self.app.sub_title = bench.session.title if bench.session else ""
-        else:
-            badge = finished.outcome
-            if not turn.has_answer:
-                await turn.answer.update("*(no answer)*")
-            turn.set_badge(badge, self.restore_question(turn.prompt, finished.error if badge == "failed" else None))
-            self.turn_log.keep_uncommitted(turn)  # it stays in the log, in or out of the window
-            if badge == "failed":
-                self.notify_line(finished.error or "the run failed", "Answer failed", "error")
-        self.refresh_panes()
-        self.update_status()
 
     # -- layout actions ----------------------------------------------------------------------------------------
 
@@ -599,9 +510,3 @@ class MainScreen(DailyActions, Screen[None]):
         from haiku_tui.tui.screens.knowledge import KnowledgeScreen
 
         self.app.push_screen(KnowledgeScreen(self.workbench.db_label(), kb=self.workbench.kb))
-
-
-def _numbers(state: dict[str, Any]) -> set[int]:
-    from haiku_tui.capabilities.views import citations_by_number
-
-    return set(citations_by_number(state))

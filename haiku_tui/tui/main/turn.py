@@ -211,9 +211,11 @@ class QuestionTurn(Vertical):
         """Append streamed Markdown (already converted by ``CitationStream``)."""
         if not fragment:
             return
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self.answer)
         self._answer_text += fragment
+        if self._stream is None:  # the first words are in place when this returns (the next frame shows them)
+            await self.answer.append(fragment)
+            self._stream = Markdown.get_stream(self.answer)
+            return
         await self._stream.write(fragment)
 
     async def begin_text(self) -> None:

@@ -1,0 +1,168 @@
+"""Asking a question and drawing its run: a mixin of :class:`haiku_tui.tui.main.screen.MainScreen`.
+
+A question runs through :class:`haiku_tui.sessions.run.QuestionRun`; this draws its events into the
+question's turn (answer text through ``CitationStream``, tool rows), the live panes from its working
+state (:class:`~haiku_tui.tui.main.pacing.LivePanes`) and, once it ends, the committed view. Enter →
+first words is one frame (:class:`~haiku_tui.tui.main.pacing.FrameHold`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
+from haiku_tui.tui.main.pacing import FrameHold
+from haiku_tui.tui.text import CitationStream
+
+if TYPE_CHECKING:
+    from haiku_tui.tui.main.turn import QuestionTurn
+
+
+class Asking:
+    """Ask, wait for the backend, run, show the outcome (``MainScreen`` provides the panes and state)."""
+
+    # provided by MainScreen
+    workbench: Any
+    ready: bool
+    running: bool
+    _hold: FrameHold | None
+    _live: Any
+    _waiting: Any
+    _question_run: Any
+    _cancel_requested: bool
+
+    async def ask(self, prompt: str) -> None:
+        """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
+        self.running = True
+        self._cancel_requested = False
+        if self.ready:  # the question, its tool rows and the answer's first words come in one frame
+            self._hold = FrameHold(self.app, self.turn_log)
+        # a ready run scrolls the log itself (it follows the answer, or ends at it), whatever the first frame holds
+        turn = await self.conversation.add_turn(prompt, scroll=not self.ready)
+        if not self.ready:
+            self._waiting = (prompt, turn)
+            turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
+            return
+        self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
+
+    async def backend_ready(self) -> None:
+        """The agent is built (or failed to build): send a question that was waiting for it."""
+        import gc
+
+        # What start-up built (modules, the knowledge base, the agent, the widgets) lives as long as the app:
+        # kept out of the collector's full passes, which otherwise stall a question by a few hundred ms.
+        gc.freeze()
+        self.ready = True
+        self.update_status()
+        if self.workbench.agent is not None and (self.workbench.config.model or "extractive") == "extractive":
+            self.run_worker(_warm_extractive, thread=True, group="warm", name="warm up the extractive model")
+        waiting, self._waiting = self._waiting, None
+        if waiting is None:
+            return
+        prompt, turn = waiting
+        if not turn.is_attached:  # the session was drawn after the question was typed
+            turn = await self.conversation.add_turn(prompt)
+        if self.workbench.agent is None:
+            self.running = False
+            await self._show_outcome(turn, Finished("failed", self.workbench.model_error or "the model is not available"))
+            return
+        self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
+
+    async def _run(self, prompt: str, turn: QuestionTurn) -> None:
+        try:
+            await self._answer(prompt, turn)
+        finally:
+            self._release_frames()
+
+    async def _answer(self, prompt: str, turn: QuestionTurn) -> None:
+        bench = self.workbench
+        run = self._question_run = bench.ask(prompt)
+        if self._cancel_requested:
+            run.cancel()
+        turn.question = run.question
+        citations = CitationStream(lambda n: n in _numbers(run.deps.state))
+        rows: dict[str, Any] = {}
+        finished = Finished("cancelled")
+        log = self.turn_log
+        follow = log.max_scroll_y > 0  # the answer stays in view as it grows, until the user scrolls away
+        if follow:  # (a log shorter than its pane shows the new turn already: it scrolls at the end if need be)
+            log.anchor()
+        try:
+            async for event in run:
+                match event:
+                    case TextStarted(text):
+                        await turn.begin_text()
+                        await turn.write(citations.feed(text))
+                        self._release_frames(turn)
+                    case TextDelta(text):
+                        await turn.write(citations.feed(text))
+                        self._release_frames(turn)
+                    case StepStarted(call_id, step):
+                        await turn.write(citations.flush())
+                        rows[call_id] = await turn.add_step(step.kind, step.text, running=True)
+                    case StepFinished(call_id, step, state):
+                        row = rows.pop(call_id, None) or await turn.add_step(step.kind, step.text)
+                        row.set_text(step.text, kind=step.kind, failed=step.failed)
+                        if call_id:
+                            self._live.step(state)
+                    case Finished():
+                        finished = event
+        finally:
+            self._question_run = None
+            self._release_frames()
+            if self.is_attached:
+                await turn.write(citations.flush())
+                await turn.end_stream()
+                for row in rows.values():
+                    row.set_text(f"{row.text} (interrupted)", failed=True)
+                self.running = False
+        await self._show_outcome(turn, finished)
+        if follow:
+            log.anchor(False)
+        else:  # once the final answer is laid out
+            log.call_after_refresh(log.scroll_end, animate=False)
+
+    def _release_frames(self, turn: QuestionTurn | None = None) -> None:
+        """Let the screen repaint: the run ended, or ``turn`` shows the answer's first text."""
+        if self._hold is not None and (turn is None or turn.has_answer):
+            self._hold.release()
+
+    async def _show_outcome(self, turn: QuestionTurn, finished: Any) -> None:
+        bench = self.workbench
+        self._live.flush()
+        if finished.outcome == "completed":
+            self.notify_line(bench.refresh())
+            view = bench.view
+            question = view.question(turn.question)
+            if question is not None:
+                await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}))
+            else:  # a run the evidence capability never saw (should not happen): show the text as is
+                turn.set_badge("missing")
+            self.app.sub_title = bench.session.title if bench.session else ""
+        else:
+            badge = finished.outcome
+            if not turn.has_answer:
+                await turn.answer.update("*(no answer)*")
+            turn.set_badge(badge, self.restore_question(turn.prompt, finished.error if badge == "failed" else None))
+            self.turn_log.keep_uncommitted(turn)  # it stays in the log, in or out of the window
+            if badge == "failed":
+                self.notify_line(finished.error or "the run failed", "Answer failed", "error")
+        self.refresh_panes()
+        self.update_status()
+
+
+def _warm_extractive() -> None:
+    """Load the offline embedder the extractive model quotes with, so that the first question does not wait
+    for it (~0.4 s); when it cannot be loaded, that question says why."""
+    from haiku_tui.store.offline_embedder import embed_texts
+
+    try:
+        embed_texts(["warm up"])
+    except Exception:  # noqa: BLE001 - reported by the first question that needs it
+        pass
+
+
+def _numbers(state: dict[str, Any]) -> set[int]:
+    from haiku_tui.capabilities.views import citations_by_number
+
+    return set(citations_by_number(state))

@@ -1,0 +1,107 @@
+"""How a running question reaches the screen: one frame for Enter → first words, panes a moment later.
+
+Every repaint of the main screen lays out and paints the conversation and both side panes (tens of
+milliseconds), and the run shares the event loop with it. Drawing each tool step as its own frame
+and redrawing the panes after each step put several of those frames before the answer's first
+words. So, while a question runs:
+
+- :class:`FrameHold` holds the app's repaints from Enter until the answer's first text is in its
+  turn (at most :data:`HOLD` seconds): the question, its tool rows and those words come in one
+  frame. A slow model's steps still show after :data:`HOLD`. The garbage collector waits until
+  that frame is painted (a full pass over the app's objects takes 40–300 ms).
+- :class:`LivePanes` redraws the evidence pane and the policy log from the run's working state
+  :data:`LIVE_DELAY` seconds after a step (later steps join that redraw) and not before the first
+  words are painted, so a fast run writes its answer first.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.timer import Timer
+    from textual.widget import Widget
+
+HOLD = 0.2
+"""Seconds a question's first frame waits for its answer's first text at most."""
+LIVE_DELAY = 0.1
+"""Seconds after a finished tool step that the panes redraw from the run's state (later steps join it)."""
+
+
+class FrameHold:
+    """Repaints held until :meth:`release` (the first text is in place) or :data:`HOLD` seconds pass;
+    the garbage collector until that frame is painted."""
+
+    def __init__(self, app: App[Any], wake: Widget, limit: float | None = None) -> None:
+        """``wake``: a widget laid out again on release, which resumes the screen's updates; ``limit``:
+        :data:`HOLD` unless given."""
+        self._wake = wake
+        self.painted = False
+        """The held frame (with the first words, or after :data:`HOLD`) is painted."""
+        self._gc = gc.isenabled()
+        gc.disable()
+        self._batch: Any = app.batch_update()
+        self._batch.__enter__()
+        self._timer: Timer | None = app.set_timer(HOLD if limit is None else limit, self.release, name="first frame")
+
+    def release(self) -> None:
+        """Let the screen repaint (idempotent); the collector and the panes resume once it has."""
+        batch, self._batch = self._batch, None
+        if batch is None:
+            return
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        batch.__exit__(None, None, None)
+        self._wake.refresh(layout=True)
+        self._wake.call_after_refresh(self._painted)
+        self._wake.set_timer(1.0, self._painted)  # in case the screen does not repaint (a dialog over it)
+
+    def _painted(self) -> None:
+        """The first frame is painted."""
+        if not self.painted:
+            self.painted = True
+            if self._gc:
+                gc.enable()
+
+
+class LivePanes:
+    """Draws the panes from a running question's newest working state, :data:`LIVE_DELAY` after a step."""
+
+    def __init__(
+        self, owner: Widget, draw: Callable[[dict[str, Any]], None], wait: Callable[[], bool], delay: float = LIVE_DELAY
+    ) -> None:
+        """``draw(state)`` redraws the panes; while ``wait()`` is true (the first frame is held) they wait."""
+        self._owner = owner
+        self._draw = draw
+        self._wait = wait
+        self._delay = delay
+        self._state: dict[str, Any] | None = None
+        self._timer: Timer | None = None
+
+    def step(self, state: dict[str, Any]) -> None:
+        """A tool step finished with ``state``: draw it soon (with any later step's state instead)."""
+        self._state = state
+        if self._timer is None:
+            self._timer = self._owner.set_timer(self._delay, self._fire, name="live panes")
+
+    def _fire(self) -> None:
+        if self._wait():
+            self._timer = self._owner.set_timer(self._delay, self._fire, name="live panes")
+            return
+        state, self._state, self._timer = self._state, None, None
+        if state is not None:
+            self._draw(state)
+
+    def flush(self) -> None:
+        """The run ended: a pending redraw is drawn now (the commit's redraw then starts from the panes as
+        every run leaves them, however fast it was)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        state, self._state = self._state, None
+        if state is not None:
+            self._draw(state)
