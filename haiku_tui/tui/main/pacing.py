@@ -39,6 +39,7 @@ class FrameHold:
         """``wake``: a widget laid out again on release, which resumes the screen's updates; ``limit``:
         :data:`HOLD` unless given."""
         self._wake = wake
+        self._app = app
         self.painted = False
         """The held frame (with the first words, or after :data:`HOLD`) is painted."""
         self._gc = gc.isenabled()
@@ -58,7 +59,8 @@ class FrameHold:
         batch.__exit__(None, None, None)
         self._wake.refresh(layout=True)
         self._wake.call_after_refresh(self._painted)
-        self._wake.set_timer(1.0, self._painted)  # in case the screen does not repaint (a dialog over it)
+        # in case the screen does not repaint (a dialog over it, the turn removed): the app's timer outlives both
+        self._app.set_timer(1.0, self._painted)
 
     def _painted(self) -> None:
         """The first frame is painted."""
