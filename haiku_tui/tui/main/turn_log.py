@@ -9,6 +9,7 @@ drawn again when its place comes back.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual import events, on
@@ -35,6 +36,12 @@ STEP = 8
 """Turns mounted at a time when the selection or a scroll passes the window's edge."""
 PAGE = 5
 """Answers PageUp/PageDown move the selection by."""
+RESERVE = 8
+"""Committed turns kept mounted but hidden beyond each edge of the window: crossing the edge shows them."""
+PREPARE = 2
+"""Reserve turns mounted per idle step (a key pressed meanwhile waits for one step at most)."""
+IDLE = 0.05
+"""Seconds after a change before the next idle step."""
 
 
 class TurnLog(VerticalScroll):
@@ -46,6 +53,7 @@ class TurnLog(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(can_focus=False, **kwargs)
+        self._lock = asyncio.Lock()  # one change of the window at a time: keys and idle steps interleave
         self.forget_views()
 
     # -- the committed view and the ghosts ------------------------------------------------------------------
@@ -56,7 +64,9 @@ class TurnLog(VerticalScroll):
         self._views: list[QuestionView] = []
         self._index: dict[int, int] = {}
         self._ghosts: list[Ghost] = []
-        self._start = self._end = 0
+        self._start = self._end = 0  # the window: committed turns shown
+        self._first = self._last = 0  # committed turns mounted: the window and its reserve
+        self._preparing = False
 
     def set_views(self, view: ConversationView, *, rebase: bool = False) -> None:
         """The committed view changed (a commit, a review mark): a window at the bottom takes new turns in.
@@ -67,12 +77,15 @@ class TurnLog(VerticalScroll):
         self._index = {q.question: i for i, q in enumerate(self._views)}
         if rebase:
             self._start, self._end = self._start + shift, self._end + shift
+            self._first, self._last = self._first + shift, self._last + shift
             for ghost in self._ghosts:
                 ghost.key += shift
+            self._prepare_later()
         elif at_end:
-            self._end = len(self._views)
+            self._end = self._last = len(self._views)
         else:  # committed while the window was elsewhere: it mounts again when the window reaches it
-            outside = [t for t in self.turns if not self._start <= self._index.get(t.question, self._start) < self._end]  # type: ignore[arg-type]
+            children = self.query_children(QuestionTurn)
+            outside = [t for t in children if not self._first <= self._index.get(t.question, self._first) < self._last]  # type: ignore[arg-type]
             if outside:
                 self.remove_children(outside)
 
@@ -88,25 +101,33 @@ class TurnLog(VerticalScroll):
 
     @property
     def turns(self) -> list[QuestionTurn]:
-        return list(self.query_children(QuestionTurn))
+        """The turns in the window (shown); the reserve beyond its edges is mounted but hidden."""
+        return [turn for turn in self.query_children(QuestionTurn) if turn.display]
 
     # -- mounting and unmounting -------------------------------------------------------------------------
 
     async def show_views(self, view: ConversationView) -> None:
         """Draw a reopened session: only its newest turns are mounted."""
+        async with self._lock:
+            await self._show_views(view)
+
+    async def _show_views(self, view: ConversationView) -> None:
         self.set_views(view)
         count = len(self._views)
         self._start, self._end = max(0, count - OPENING), count
+        self._first, self._last = self._start, self._end
         await self._mount_range(self._start, self._end)
         if self.turns:
             self.selected_index = len(self.turns) - 1
         self.scroll_end(animate=False)
+        self._prepare_later()
 
     def _ghosts_at(self, key: int) -> list[Ghost]:
         return [ghost for ghost in self._ghosts if ghost.key == key and ghost.turn is None]
 
-    async def _mount_range(self, start: int, end: int, *, before: QuestionTurn | None = None) -> int:
-        """Mount committed turns ``start``…``end - 1``, each followed by its ghosts; returns how many turns."""
+    async def _mount_range(self, start: int, end: int, *, before: QuestionTurn | None = None, hidden: bool = False) -> int:
+        """Mount committed turns ``start``…``end - 1``, each followed by its ghosts; returns how many turns.
+        ``hidden``: mounted as reserve beyond the window's edge (no layout change, nothing drawn)."""
         welcome = self.query("#welcome")
         if welcome and start < end:
             await welcome.remove()
@@ -120,6 +141,8 @@ class TurnLog(VerticalScroll):
                 turns.append(QuestionTurn.from_ghost(ghost))
         if not turns:
             return 0
+        for turn in turns:
+            turn.display = not hidden
         await self.mount_all(turns, before=before)
         view = self._view
         assert view is not None
@@ -132,69 +155,146 @@ class TurnLog(VerticalScroll):
                 await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}), steps=True)
         return len(turns)
 
+    def _place(self, turn: QuestionTurn, ghost_keys: dict[QuestionTurn | None, int]) -> int | None:
+        """The committed turn ``turn`` is (or follows, for a ghost: -1 before the first); None: the running turn."""
+        index = self._index.get(turn.question)  # type: ignore[arg-type]
+        if index is not None:
+            return index
+        key = ghost_keys.get(turn)
+        return None if key is None else key - 1
+
+    def _sync_display(self) -> int:
+        """Show the turns inside the window, hide the reserve; returns how many turns were shown above the
+        first one shown before (the selection's index moves by that much)."""
+        ghost_keys = {ghost.turn: ghost.key for ghost in self._ghosts if ghost.turn is not None}
+        added, above = 0, True
+        for turn in self.query_children(QuestionTurn):
+            place = self._place(turn, ghost_keys)
+            shown = place is None or self._start <= place < self._end or (place == -1 and self._start == 0)
+            if turn.display and shown:
+                above = False
+            elif shown:
+                turn.display = True
+                added += above
+            elif turn.display:
+                turn.display = False
+        return added
+
     async def _unmount(self, doomed: list[QuestionTurn]) -> None:
         for ghost in self._ghosts:
             if ghost.turn in doomed:
                 ghost.turn = None
         await self.remove_children(doomed)
 
-    def _window_from(self, kept: list[QuestionTurn]) -> None:
-        committed = [self._index[t.question] for t in kept if t.question in self._index]  # type: ignore[index]
-        self._start, self._end = (committed[0], committed[-1] + 1) if committed else (0, 0)
-
     async def trim(self, *, bottom: bool) -> None:
-        """Unmount committed turns beyond :data:`WINDOW` at one end (with the ghosts that follow them)."""
-        turns = self.turns
-        excess = sum(1 for t in turns if t.question in self._index) - WINDOW
+        """Move the window's other end in so that it holds at most :data:`WINDOW` committed turns (the turns
+        left out stay mounted, hidden, as reserve; the idle step unmounts what lies beyond it)."""
+        excess = self._end - self._start - WINDOW
         if excess <= 0:
             return
-        doomed: list[QuestionTurn] = []
-        for turn in reversed(turns) if bottom else turns:
-            committed = turn.question in self._index
-            if excess <= 0 and (bottom or committed):
-                break
-            if turn.state == "running":
-                return  # never unmount the answer being written
-            doomed.append(turn)
-            excess -= committed
-        kept = [turn for turn in turns if turn not in doomed]
-        selected = turns[self.selected_index] if 0 <= self.selected_index < len(turns) else None
-        await self._unmount(doomed)
-        self._window_from(kept)
-        if selected in kept:
-            self.set_reactive(TurnLog.selected_index, kept.index(selected))
+        selected = self.selected_turn if 0 <= self.selected_index < len(self.turns) else None
+        if bottom:
+            self._end -= excess
+        else:
+            self._start += excess
+        self._sync_display()
+        turns = self.turns
+        if selected in turns:
+            self.set_reactive(TurnLog.selected_index, turns.index(selected))
+        self._prepare_later()
 
     async def extend(self, step: int) -> int:
-        """Mount up to ``abs(step)`` more committed turns above (step < 0) or below; returns turns mounted."""
-        turns = self.turns
+        """Show up to ``abs(step)`` more committed turns above (step < 0) or below (from the reserve, mounting
+        what it lacks); returns the turns shown."""
+        async with self._lock:
+            return await self._extend(step)
+
+    async def _extend(self, step: int) -> int:
+        self._prepare_later()  # the reserve follows the window
         if step < 0 and self._start > 0:
             start = max(0, self._start + step)
-            added = await self._mount_range(start, self._start, before=turns[0] if turns else None)
+            if start < self._first:
+                children = list(self.query_children(QuestionTurn))
+                await self._mount_range(start, self._first, before=children[0] if children else None, hidden=True)
+                self._first = start
             self._start = start
+            added = self._sync_display()
             self.set_reactive(TurnLog.selected_index, self.selected_index + added)
             await self.trim(bottom=True)
             return added
         if step > 0 and self._end < len(self._views):
             end = min(len(self._views), self._end + step)
-            following = next((t for t in turns if t.state == "running" and t.question not in self._index), None)
-            added = await self._mount_range(self._end, end, before=following)
+            before = len(self.turns)
+            if end > self._last:
+                await self._mount_range(self._last, end, before=self._answering(), hidden=True)
+                self._last = end
             self._end = end
+            self._sync_display()
+            added = len(self.turns) - before
             await self.trim(bottom=False)
             return added
         return 0
 
+    def _answering(self) -> QuestionTurn | None:
+        """The turn being answered (not committed yet): it stays last."""
+        return next((t for t in self.query_children(QuestionTurn) if t.state == "running" and t.question not in self._index), None)
+
+    def _prepare_later(self) -> None:
+        """After the next frame, mount the reserve (or unmount turns far beyond it) a few turns at a time."""
+        if not self._preparing:
+            self._preparing = True
+            self.set_timer(IDLE, self._prepare)
+
+    async def _prepare(self) -> None:
+        """One idle step: the reserve above, then below, grows by :data:`PREPARE` turns, or the turns beyond
+        :data:`RESERVE` are unmounted; another step follows while there is work left."""
+        self._preparing = False
+        if not self.is_attached or self._view is None:
+            return
+        async with self._lock:
+            await self._prepare_step()
+
+    async def _prepare_step(self) -> None:
+        count = len(self._views)
+        first, last = max(0, self._start - RESERVE), min(count, self._end + RESERVE)
+        if self._first < first or self._last > last:
+            ghost_keys = {ghost.turn: ghost.key for ghost in self._ghosts if ghost.turn is not None}
+            doomed = [
+                t for t in self.query_children(QuestionTurn)
+                if (place := self._place(t, ghost_keys)) is not None and not first <= place < last and not (place == -1 and first == 0)
+            ]
+            await self._unmount(doomed)
+            self._first, self._last = max(self._first, first), min(self._last, last)
+        elif self._first > first:
+            start = max(first, self._first - PREPARE)
+            children = list(self.query_children(QuestionTurn))
+            await self._mount_range(start, self._first, before=children[0] if children else None, hidden=True)
+            self._first = start
+        elif self._last < last:
+            end = min(last, self._last + PREPARE)
+            await self._mount_range(self._last, end, before=self._answering(), hidden=True)
+            self._last = end
+        else:
+            return
+        self._prepare_later()
+
     async def jump(self, start: int) -> None:
         """Mount the window starting at committed turn ``start`` instead of the current one."""
+        async with self._lock:
+            await self._jump(start)
+
+    async def _jump(self, start: int) -> None:
         count = len(self._views)
         start = max(0, min(start, count - 1))
         end = min(count, start + JUMP)
         if (start, end) == (self._start, self._end):
             return
-        running = [t for t in self.turns if t.state == "running" and t.question not in self._index]
-        await self._unmount([t for t in self.turns if t not in running])
+        running = self._answering()
+        await self._unmount([t for t in self.query_children(QuestionTurn) if t is not running])
         self.set_reactive(TurnLog.selected_index, -1)
-        self._start, self._end = start, end
-        await self._mount_range(start, end, before=running[0] if running else None)
+        self._start, self._end = self._first, self._last = start, end
+        await self._mount_range(start, end, before=running)
+        self._prepare_later()
 
     async def to_end(self) -> None:
         """Bring the window back to the newest turns (before a new question is added)."""
@@ -209,7 +309,7 @@ class TurnLog(VerticalScroll):
         return self.turn_for(question)
 
     def turn_for(self, question: int) -> QuestionTurn | None:
-        """The mounted turn of ``question`` (None when it is out of the window)."""
+        """The turn of ``question`` in the window (None when it is out of it)."""
         return next((turn for turn in self.turns if turn.question == question), None)
 
     def _on_scroll_up(self, event: events.ScrollUp) -> None:
