@@ -1,8 +1,10 @@
 """The turn log and the answer cursor: a window of a long session's turns, and the keys that move through them.
 
-Only a window of the committed turns is mounted (at most :data:`WINDOW`): moving past its top or
-bottom mounts the next few and unmounts as many at the other end, so a key costs the same at 3
-questions or 1000. A cancelled or failed turn is not in the committed view; it is drawn after the
+Only a window of the committed turns is shown (at most :data:`WINDOW`), with a reserve of up to
+:data:`RESERVE` more mounted but hidden beyond each edge (mounted a few at a time when idle): moving
+past an edge shows the turns it needs from the reserve and hides as many at the other end, and the
+idle steps refill the reserve and unmount what lies beyond it, so a key costs the same at 3 questions
+or 1000. A cancelled or failed turn is not in the committed view; it is drawn after the
 committed turn before it, and when it slides out of the window it is kept as a :class:`Ghost` and
 drawn again when its place comes back.
 """
@@ -33,7 +35,7 @@ OPENING = 8
 JUMP = 4
 """Turns mounted when the window jumps (Home, End, a question far away); more mount as the selection moves."""
 STEP = 8
-"""Turns mounted at a time when the selection or a scroll passes the window's edge."""
+"""Turns shown at a time when a scroll passes the window's top (a key shows just the turns it moves over)."""
 PAGE = 5
 """Answers PageUp/PageDown move the selection by."""
 RESERVE = 8
@@ -148,6 +150,8 @@ class TurnLog(VerticalScroll):
         assert view is not None
         by_turn = {g.turn: g for g in ghosts}
         for turn in turns:
+            if not turn.is_attached:  # removed meanwhile (another session, a commit elsewhere)
+                continue
             if turn in by_turn:
                 await turn.redraw_ghost(by_turn[turn])
             else:
@@ -214,9 +218,9 @@ class TurnLog(VerticalScroll):
         if step < 0 and self._start > 0:
             start = max(0, self._start + step)
             if start < self._first:
+                end, self._first = self._first, start
                 children = list(self.query_children(QuestionTurn))
-                await self._mount_range(start, self._first, before=children[0] if children else None, hidden=True)
-                self._first = start
+                await self._mount_range(start, end, before=children[0] if children else None, hidden=True)
             self._start = start
             added = self._sync_display()
             self.set_reactive(TurnLog.selected_index, self.selected_index + added)
@@ -226,8 +230,8 @@ class TurnLog(VerticalScroll):
             end = min(len(self._views), self._end + step)
             before = len(self.turns)
             if end > self._last:
-                await self._mount_range(self._last, end, before=self._answering(), hidden=True)
-                self._last = end
+                start, self._last = self._last, end
+                await self._mount_range(start, end, before=self._answering(), hidden=True)
             self._end = end
             self._sync_display()
             added = len(self.turns) - before
@@ -265,15 +269,13 @@ class TurnLog(VerticalScroll):
             ]
             await self._unmount(doomed)
             self._first, self._last = max(self._first, first), min(self._last, last)
-        elif self._first > first:
-            start = max(first, self._first - PREPARE)
+        elif self._first > first:  # each range is claimed before the awaits (set_views keeps what is mounted)
+            end, self._first = self._first, max(first, self._first - PREPARE)
             children = list(self.query_children(QuestionTurn))
-            await self._mount_range(start, self._first, before=children[0] if children else None, hidden=True)
-            self._first = start
+            await self._mount_range(self._first, end, before=children[0] if children else None, hidden=True)
         elif self._last < last:
-            end = min(last, self._last + PREPARE)
-            await self._mount_range(self._last, end, before=self._answering(), hidden=True)
-            self._last = end
+            start, self._last = self._last, min(last, self._last + PREPARE)
+            await self._mount_range(start, self._last, before=self._answering(), hidden=True)
         else:
             return
         self._prepare_later()
@@ -365,11 +367,11 @@ class TurnLog(VerticalScroll):
             return
         current = self.selected_index if 0 <= self.selected_index < len(turns) else len(turns)
         target = current + step
-        if target < 0:
-            target += await self.extend(-max(STEP, -step))
+        if target < 0:  # only the turns the key needs come in (from the reserve): a slide costs one turn's layout
+            target += await self.extend(target)
         elif target >= len(turns):
             start = turns[current] if current < len(turns) else None
-            await self.extend(max(STEP, step))
+            await self.extend(target - len(turns) + 1)
             turns = self.turns  # the window may have dropped turns at its top: count from where we were
             if start in turns:
                 target = turns.index(start) + step
