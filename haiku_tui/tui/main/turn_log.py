@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.binding import Binding
+from textual.color import Color
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
@@ -352,6 +353,7 @@ class TurnLog(VerticalScroll):
         for index in {old, new}:  # only the two turns that change
             if 0 <= index < len(turns):
                 turns[index].selected = index == new
+                mark(turns[index], selected=index == new)
         if 0 <= new < len(turns):
             self.scroll_to_widget(turns[new], animate=False, top=True)
             self.cursor.show(turns[new], self.total)
@@ -394,6 +396,26 @@ class TurnLog(VerticalScroll):
         self.call_after_refresh(self.focus_selected)
 
 
+def mark(turn: QuestionTurn, *, selected: bool, active: bool = False) -> None:
+    """Mark the selected answer (a bar on its left, in the accent colour and on a tinted background while
+    the answer cursor has the focus) with inline styles: a class would re-match the stylesheet over the
+    turn's whole subtree (every Markdown block) on each move, ~20 ms of a key's 50 at 1000 questions."""
+    variables = turn.app.theme_variables
+    if selected:
+        turn.styles.border_left = ("thick", Color.parse(variables.get("accent" if active else "panel-lighten-2", "white")))
+    else:
+        turn.styles.clear_rule("border_left")
+    tinted = selected and active
+    if tinted != turn.styles.inline.has_rule("background"):
+        if tinted:
+            turn.styles.background = Color.parse(variables.get("accent", "white")).with_alpha(0.06)
+        else:
+            turn.styles.clear_rule("background")
+        for widget in turn.walk_children():  # their cached styles hold the background they are drawn on
+            widget.notify_style_update()
+            widget.refresh()
+
+
 class AnswerCursor(Static):
     """The focus target of the answers: one line below the log, carrying their keys.
 
@@ -430,9 +452,9 @@ class AnswerCursor(Static):
     def show(self, turn: QuestionTurn, total: int, *, active: bool | None = None) -> None:
         """Name the selected answer; while the cursor is focused, that answer is marked active."""
         if self._turn is not None and self._turn is not turn:
-            self._turn.remove_class("-active")
+            mark(self._turn, selected=self._turn.selected)
         self._turn = turn
-        turn.set_class(self.has_focus if active is None else active, "-active")
+        mark(turn, selected=turn.selected, active=self.has_focus if active is None else active)
         self.update(
             Content.assemble(
                 (f"answer {turn.number} of {total}", "bold $accent"),
@@ -451,7 +473,7 @@ class AnswerCursor(Static):
 
     def on_blur(self) -> None:
         if self._turn is not None:
-            self._turn.remove_class("-active")
+            mark(self._turn, selected=self._turn.selected)
 
     def on_key(self, event: events.Key) -> None:
         """A character that is not one of the answers' keys starts a new question in the question box."""
