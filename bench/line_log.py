@@ -75,7 +75,6 @@ class LineLog(ScrollView, can_focus=True):
         self._views: list[QuestionView] = []
         self._citation_ids: dict[int, str] = {}
         self._heights: list[int] = []
-        self._exact: list[bool] = []
         self._offsets: list[int] = [0]
         self._cache: OrderedDict[tuple[int, int, bool], list[Strip]] = OrderedDict()
 
@@ -86,7 +85,6 @@ class LineLog(ScrollView, can_focus=True):
         self._citation_ids = view.citation_ids
         width = self._width()
         self._heights = [self._estimate(q, width) for q in self._views]
-        self._exact = [False] * len(self._views)
         self._cache.clear()
         self._relayout()
         self.call_after_refresh(setattr, self, "selected", len(self._views) - 1)  # once the new size applies
@@ -124,7 +122,7 @@ class LineLog(ScrollView, can_focus=True):
         if len(lines) != self._heights[index]:
             delta = len(lines) - self._heights[index]
             above = self._offsets[index + 1] <= self.scroll_offset.y
-            self._heights[index], self._exact[index] = len(lines), True
+            self._heights[index] = len(lines)
             self._relayout()
             if above:  # keep what is on screen in place
                 self.set_scroll(None, self.scroll_offset.y + delta)
