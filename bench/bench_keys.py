@@ -3,6 +3,8 @@
     python bench/bench_keys.py build DIR N [N ...]   # sessions of N questions saved through the store
     python bench/bench_keys.py keys DIR N [N ...]    # open each in tmux, time keys
 
+``BENCH_APP=line`` or ``mount`` times the line-API prototype or the windowed mounting in the same
+shell (``bench/line_log.py``) instead of the app; ``BENCH_RAW=1`` prints every press's time.
 Each key is sent with ``tmux send-keys``; the time is until ``tmux capture-pane -p`` shows a
 changed screen. Prints medians per key at each size and the time to the last answer on opening.
 """
@@ -46,8 +48,12 @@ def build_all(base: Path, sizes: list[int]) -> None:
     (base / "sessions.json").write_text(json.dumps(ids))
 
 
+SOCKET = f"keys{os.getpid()}"
+"""This run's own tmux server (helpers bench side by side; ``kill-server`` must not end another's)."""
+
+
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", "-L", "a13bench", *args], capture_output=True, text=True).stdout
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True).stdout
 
 
 def wait_change(before: str, limit: float = 3.0) -> tuple[float, str]:
@@ -71,6 +77,16 @@ def wait_for(question: str, limit: float = 60.0) -> float:
     return float("nan")
 
 
+def rss() -> float:
+    """Resident memory (MB) of the app in the pane."""
+    pid = tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip()
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return float("nan")
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")) / 1024
+
+
 def settle(quiet: float = 0.6, limit: float = 30.0) -> str:
     """Wait until the screen stops changing for ``quiet`` seconds."""
     screen, last, t0 = tmux("capture-pane", "-p", "-t", "b"), time.perf_counter(), time.perf_counter()
@@ -82,33 +98,52 @@ def settle(quiet: float = 0.6, limit: float = 30.0) -> str:
     return screen
 
 
+UP_PRESSES = 24
+"""↑ walks up from the newest answer this many times."""
+EDGE_PRESSES = (8, 16, 24)
+"""Of those, the presses that cross the top of the window (opened with the newest 8; before this session a
+slide mounted 8 more; after it, every press from the 8th shows one turn from the reserve)."""
+
+
 def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, float]]:
     ids = json.loads((base / "sessions.json").read_text())
     out = {}
     for n in sizes:
         env = f"HAIKU_TUI_DATA_DIR={base / 'data'}"
         code = os.environ.get("BENCH_CODE", str(ROOT))  # another checkout to time (before/after)
-        cmd = f"env {env} PYTHONPATH={code} {ROOT / '.venv/bin/python'} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
+        python = f"env {env} PYTHONPATH={code} {ROOT / '.venv/bin/python'}"
+        mode = os.environ.get("BENCH_APP", "app")
+        if mode == "app":
+            cmd = f"{python} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
+        else:
+            cmd = f"{python} {ROOT / 'bench' / 'line_log.py'} --mode {mode} --session {ids[str(n)]}"
         tmux("kill-server")
         t0 = time.perf_counter()
         tmux("new-session", "-d", "-s", "b", "-c", code, "-x", "160", "-y", "48", cmd)  # cwd: that checkout
         opened = wait_for(f"Q{n} ❯")
         opened = time.perf_counter() - t0 if opened == opened else opened
         settle()
-        result: dict[str, float] = {"open": opened}
+        result: dict[str, float] = {"open": opened, "rss_open": rss()}
         tmux("send-keys", "-t", "b", "BTab")  # the answer cursor
         settle(0.3)
         # ↑ walks up from the newest answer (past the mounted window at 1000); the others alternate so
         # that every key changes the screen at any size. A key that changed nothing within 3 s is left out.
-        for name, seq in (("up", ["Up"]), ("up_down", ["Down", "Up"]), ("pageup_down", ["PageUp", "PageDown"]),
-                          ("home_end", ["Home", "End"])):
+        for name, seq, presses in (("up", ["Up"], UP_PRESSES), ("up_down", ["Down", "Up"], reps),
+                                   ("pageup_down", ["PageUp", "PageDown"], reps), ("home_end", ["Home", "End"], reps)):
             times = []
-            for i in range(reps):
+            for i in range(presses):
                 key = seq[i % len(seq)]
                 before = settle(0.15)
                 tmux("send-keys", "-t", "b", key)
                 times.append(wait_change(before)[0])
+                if name == "up" and len(times) > 1 and all(t != t for t in times[-2:]):  # the top reached
+                    break
+            if os.environ.get("BENCH_RAW"):
+                print(n, name, [round(t * 1000) if t == t else None for t in times], flush=True)
             result[name] = statistics.median(t for t in times if t == t) if any(t == t for t in times) else float("nan")
+            if name == "up":  # the presses that cross the window's top (8 newest turns open, 8 more per slide before)
+                edge = [times[i - 1] for i in EDGE_PRESSES if i <= len(times) and times[i - 1] == times[i - 1]]
+                result["up_edge"] = statistics.median(edge) if edge else float("nan")
         tmux("send-keys", "-t", "b", "Escape")
         settle(0.3)
         times = []
@@ -117,9 +152,10 @@ def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, flo
             tmux("send-keys", "-t", "b", "-l", "x")
             times.append(wait_change(before)[0])
         result["typing"] = statistics.median(times)
+        result["rss_keys"] = rss()
         tmux("kill-server")
         out[n] = result
-        print(n, {k: round(v * 1000, 1) for k, v in result.items()}, flush=True)
+        print(n, {k: round(v if k.startswith("rss") else v * 1000, 1) for k, v in result.items()}, flush=True)
     return out
 
 
@@ -130,10 +166,11 @@ def main() -> None:
         build_all(Path(base), nums)
     else:
         res = keys(Path(base), nums)
-        print("\n| questions | open → last answer (ms) | ↑ | ↓/↑ | PageUp/PageDown | Home/End | typing |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
+        print("\n| questions | open → last answer (ms) | ↑ | ↑ at the edge | ↓/↑ | PageUp/PageDown | Home/End | typing | RSS open / after keys (MB) |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for n, r in res.items():
-            print(f"| {n} | {r['open']*1000:.0f} | " + " | ".join(f"{r[k]*1000:.0f}" for k in ("up", "up_down", "pageup_down", "home_end", "typing")) + " |")
+            keys_ms = " | ".join(f"{r[k]*1000:.0f}" for k in ("up", "up_edge", "up_down", "pageup_down", "home_end", "typing"))
+            print(f"| {n} | {r['open']*1000:.0f} | {keys_ms} | {r['rss_open']:.0f} / {r['rss_keys']:.0f} |")
 
 
 if __name__ == "__main__":

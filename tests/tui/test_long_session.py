@@ -63,6 +63,42 @@ async def test_long_session_opens_with_its_last_answer_and_keys_slide_the_window
         assert log.selected_turn.number == QUESTIONS and len(log.turns) <= conversation.WINDOW
 
 
+async def test_the_reserve_beyond_the_window_is_mounted_when_idle_and_shown_by_keys(small_kb, long_db):
+    """Turns beyond the window's edges are mounted hidden while nothing happens; ↑ past the edge shows
+    those very widgets (nothing is mounted on the key), and walking far keeps the mounted turns bounded."""
+    from haiku_tui.tui.main import turn_log as conversation
+    from haiku_tui.tui.main.turn import QuestionTurn
+
+    app = open_long(small_kb, long_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        log = app.main.turn_log
+        opening, reserve = conversation.OPENING, conversation.RESERVE
+
+        def mounted() -> list[QuestionTurn]:
+            return list(log.query_children(QuestionTurn))
+
+        await wait_for(pilot, lambda: len(mounted()) == opening + reserve)
+        hidden = [t for t in mounted() if not t.display]
+        first_shown = QUESTIONS - opening + 1
+        assert [t.number for t in hidden] == list(range(first_shown - reserve, first_shown))
+        assert [t.number for t in log.turns] == list(range(first_shown, QUESTIONS + 1))
+        log.focus_selected()
+        for _ in range(opening):  # from the newest to one past the window's top
+            await pilot.press("up")
+        assert log.selected_turn is hidden[-1] and hidden[-1].display and hidden[-1].has_answer
+        assert log.turns[0] is hidden[-1]  # one turn came in for one key
+        for _ in range(60):
+            await pilot.press("up")
+        await settle(pilot)
+        await pilot.pause(0.3)
+        assert log.selected_turn.number == first_shown - 1 - 60 and log.selected_turn.has_answer
+        numbers = [t.number for t in mounted()]
+        assert len(log.turns) <= conversation.WINDOW and len(numbers) <= conversation.WINDOW + 2 * reserve
+        assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # in order, no gap
+        assert [t.number for t in log.turns] == list(range(log.turns[0].number, log.turns[-1].number + 1))
+
+
 async def test_old_question_is_reached_from_the_policy_log_and_reviewed(small_kb, long_db):
     from haiku_tui.tui.main.evidence import PolicyLog
     from haiku_tui.tui.main.modals import ReviewScreen

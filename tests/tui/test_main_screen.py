@@ -169,7 +169,8 @@ async def test_number_key_on_selected_answer_jumps_to_citation(small_kb):
         app.main.turn_log.focus_selected()
         await pilot.press("7")  # no such citation: a warning, focus stays
         await settle(pilot)
-        assert app.focused is app.main.turn_log.cursor and app.main.turn_log.selected_turn.has_class("-active")
+        assert app.focused is app.main.turn_log.cursor
+        assert app.main.turn_log.selected_turn.styles.background.a > 0  # marked active: the tinted background
 
 
 async def test_toggle_cited_only(small_kb):

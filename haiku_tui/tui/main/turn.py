@@ -105,6 +105,7 @@ class QuestionTurn(Vertical):
     """One question with its tool rows, answer and footer (badge, citations, review marks)."""
 
     selected: reactive[bool] = reactive(False)
+    """Drawn by ``turn_log.mark`` (turns never take the focus: the answer cursor does)."""
 
     class Selected(Message):
         """The turn was clicked."""
@@ -166,10 +167,6 @@ class QuestionTurn(Vertical):
 
     def on_click(self) -> None:
         self.post_message(self.Selected(self))
-
-    def watch_selected(self, selected: bool) -> None:
-        # Turns never take the focus (the answer cursor does): selecting restyles just these two turns.
-        self.set_class(selected, "-selected")
 
     @on(Markdown.LinkClicked)
     def _link(self, event: Markdown.LinkClicked) -> None:

@@ -1,18 +1,22 @@
 """The turn log and the answer cursor: a window of a long session's turns, and the keys that move through them.
 
-Only a window of the committed turns is mounted (at most :data:`WINDOW`): moving past its top or
-bottom mounts the next few and unmounts as many at the other end, so a key costs the same at 3
-questions or 1000. A cancelled or failed turn is not in the committed view; it is drawn after the
+Only a window of the committed turns is shown (at most :data:`WINDOW`), with a reserve of up to
+:data:`RESERVE` more mounted but hidden beyond each edge (mounted a few at a time when idle): moving
+past an edge shows the turns it needs from the reserve and hides as many at the other end, and the
+idle steps refill the reserve and unmount what lies beyond it, so a key costs the same at 3 questions
+or 1000. A cancelled or failed turn is not in the committed view; it is drawn after the
 committed turn before it, and when it slides out of the window it is kept as a :class:`Ghost` and
 drawn again when its place comes back.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.binding import Binding
+from textual.color import Color
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
@@ -32,9 +36,15 @@ OPENING = 8
 JUMP = 4
 """Turns mounted when the window jumps (Home, End, a question far away); more mount as the selection moves."""
 STEP = 8
-"""Turns mounted at a time when the selection or a scroll passes the window's edge."""
+"""Turns shown at a time when a scroll passes the window's top (a key shows just the turns it moves over)."""
 PAGE = 5
 """Answers PageUp/PageDown move the selection by."""
+RESERVE = 8
+"""Committed turns kept mounted but hidden beyond each edge of the window: crossing the edge shows them."""
+PREPARE = 2
+"""Reserve turns mounted per idle step (a key pressed meanwhile waits for one step at most)."""
+IDLE = 0.05
+"""Seconds after a change before the next idle step."""
 
 
 class TurnLog(VerticalScroll):
@@ -46,6 +56,7 @@ class TurnLog(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(can_focus=False, **kwargs)
+        self._lock = asyncio.Lock()  # one change of the window at a time: keys and idle steps interleave
         self.forget_views()
 
     # -- the committed view and the ghosts ------------------------------------------------------------------
@@ -56,7 +67,9 @@ class TurnLog(VerticalScroll):
         self._views: list[QuestionView] = []
         self._index: dict[int, int] = {}
         self._ghosts: list[Ghost] = []
-        self._start = self._end = 0
+        self._start = self._end = 0  # the window: committed turns shown
+        self._first = self._last = 0  # committed turns mounted: the window and its reserve
+        self._preparing = False
 
     def set_views(self, view: ConversationView, *, rebase: bool = False) -> None:
         """The committed view changed (a commit, a review mark): a window at the bottom takes new turns in.
@@ -67,12 +80,15 @@ class TurnLog(VerticalScroll):
         self._index = {q.question: i for i, q in enumerate(self._views)}
         if rebase:
             self._start, self._end = self._start + shift, self._end + shift
+            self._first, self._last = self._first + shift, self._last + shift
             for ghost in self._ghosts:
                 ghost.key += shift
+            self._prepare_later()
         elif at_end:
-            self._end = len(self._views)
+            self._end = self._last = len(self._views)
         else:  # committed while the window was elsewhere: it mounts again when the window reaches it
-            outside = [t for t in self.turns if not self._start <= self._index.get(t.question, self._start) < self._end]  # type: ignore[arg-type]
+            children = self.query_children(QuestionTurn)
+            outside = [t for t in children if not self._first <= self._index.get(t.question, self._first) < self._last]  # type: ignore[arg-type]
             if outside:
                 self.remove_children(outside)
 
@@ -88,25 +104,33 @@ class TurnLog(VerticalScroll):
 
     @property
     def turns(self) -> list[QuestionTurn]:
-        return list(self.query_children(QuestionTurn))
+        """The turns in the window (shown); the reserve beyond its edges is mounted but hidden."""
+        return [turn for turn in self.query_children(QuestionTurn) if turn.display]
 
     # -- mounting and unmounting -------------------------------------------------------------------------
 
     async def show_views(self, view: ConversationView) -> None:
         """Draw a reopened session: only its newest turns are mounted."""
+        async with self._lock:
+            await self._show_views(view)
+
+    async def _show_views(self, view: ConversationView) -> None:
         self.set_views(view)
         count = len(self._views)
         self._start, self._end = max(0, count - OPENING), count
+        self._first, self._last = self._start, self._end
         await self._mount_range(self._start, self._end)
         if self.turns:
             self.selected_index = len(self.turns) - 1
         self.scroll_end(animate=False)
+        self._prepare_later()
 
     def _ghosts_at(self, key: int) -> list[Ghost]:
         return [ghost for ghost in self._ghosts if ghost.key == key and ghost.turn is None]
 
-    async def _mount_range(self, start: int, end: int, *, before: QuestionTurn | None = None) -> int:
-        """Mount committed turns ``start``…``end - 1``, each followed by its ghosts; returns how many turns."""
+    async def _mount_range(self, start: int, end: int, *, before: QuestionTurn | None = None, hidden: bool = False) -> int:
+        """Mount committed turns ``start``…``end - 1``, each followed by its ghosts; returns how many turns.
+        ``hidden``: mounted as reserve beyond the window's edge (no layout change, nothing drawn)."""
         welcome = self.query("#welcome")
         if welcome and start < end:
             await welcome.remove()
@@ -120,11 +144,15 @@ class TurnLog(VerticalScroll):
                 turns.append(QuestionTurn.from_ghost(ghost))
         if not turns:
             return 0
+        for turn in turns:
+            turn.display = not hidden
         await self.mount_all(turns, before=before)
         view = self._view
         assert view is not None
         by_turn = {g.turn: g for g in ghosts}
         for turn in turns:
+            if not turn.is_attached:  # removed meanwhile (another session, a commit elsewhere)
+                continue
             if turn in by_turn:
                 await turn.redraw_ghost(by_turn[turn])
             else:
@@ -132,69 +160,144 @@ class TurnLog(VerticalScroll):
                 await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}), steps=True)
         return len(turns)
 
+    def _place(self, turn: QuestionTurn, ghost_keys: dict[QuestionTurn | None, int]) -> int | None:
+        """The committed turn ``turn`` is (or follows, for a ghost: -1 before the first); None: the running turn."""
+        index = self._index.get(turn.question)  # type: ignore[arg-type]
+        if index is not None:
+            return index
+        key = ghost_keys.get(turn)
+        return None if key is None else key - 1
+
+    def _sync_display(self) -> int:
+        """Show the turns inside the window, hide the reserve; returns how many turns were shown above the
+        first one shown before (the selection's index moves by that much)."""
+        ghost_keys = {ghost.turn: ghost.key for ghost in self._ghosts if ghost.turn is not None}
+        added, above = 0, True
+        for turn in self.query_children(QuestionTurn):
+            place = self._place(turn, ghost_keys)
+            shown = place is None or self._start <= place < self._end or (place == -1 and self._start == 0)
+            if turn.display and shown:
+                above = False
+            elif shown:
+                turn.display = True
+                added += above
+            elif turn.display:
+                turn.display = False
+        return added
+
     async def _unmount(self, doomed: list[QuestionTurn]) -> None:
         for ghost in self._ghosts:
             if ghost.turn in doomed:
                 ghost.turn = None
         await self.remove_children(doomed)
 
-    def _window_from(self, kept: list[QuestionTurn]) -> None:
-        committed = [self._index[t.question] for t in kept if t.question in self._index]  # type: ignore[index]
-        self._start, self._end = (committed[0], committed[-1] + 1) if committed else (0, 0)
-
     async def trim(self, *, bottom: bool) -> None:
-        """Unmount committed turns beyond :data:`WINDOW` at one end (with the ghosts that follow them)."""
-        turns = self.turns
-        excess = sum(1 for t in turns if t.question in self._index) - WINDOW
+        """Move the window's other end in so that it holds at most :data:`WINDOW` committed turns (the turns
+        left out stay mounted, hidden, as reserve; the idle step unmounts what lies beyond it)."""
+        excess = self._end - self._start - WINDOW
         if excess <= 0:
             return
-        doomed: list[QuestionTurn] = []
-        for turn in reversed(turns) if bottom else turns:
-            committed = turn.question in self._index
-            if excess <= 0 and (bottom or committed):
-                break
-            if turn.state == "running":
-                return  # never unmount the answer being written
-            doomed.append(turn)
-            excess -= committed
-        kept = [turn for turn in turns if turn not in doomed]
-        selected = turns[self.selected_index] if 0 <= self.selected_index < len(turns) else None
-        await self._unmount(doomed)
-        self._window_from(kept)
-        if selected in kept:
-            self.set_reactive(TurnLog.selected_index, kept.index(selected))
+        selected = self.selected_turn if 0 <= self.selected_index < len(self.turns) else None
+        if bottom:
+            self._end -= excess
+        else:
+            self._start += excess
+        self._sync_display()
+        turns = self.turns
+        if selected in turns:
+            self.set_reactive(TurnLog.selected_index, turns.index(selected))
+        self._prepare_later()
 
     async def extend(self, step: int) -> int:
-        """Mount up to ``abs(step)`` more committed turns above (step < 0) or below; returns turns mounted."""
-        turns = self.turns
+        """Show up to ``abs(step)`` more committed turns above (step < 0) or below (from the reserve, mounting
+        what it lacks); returns the turns shown."""
+        async with self._lock:
+            return await self._extend(step)
+
+    async def _extend(self, step: int) -> int:
+        self._prepare_later()  # the reserve follows the window
         if step < 0 and self._start > 0:
             start = max(0, self._start + step)
-            added = await self._mount_range(start, self._start, before=turns[0] if turns else None)
+            if start < self._first:
+                end, self._first = self._first, start
+                children = list(self.query_children(QuestionTurn))
+                await self._mount_range(start, end, before=children[0] if children else None, hidden=True)
             self._start = start
+            added = self._sync_display()
             self.set_reactive(TurnLog.selected_index, self.selected_index + added)
             await self.trim(bottom=True)
             return added
         if step > 0 and self._end < len(self._views):
             end = min(len(self._views), self._end + step)
-            following = next((t for t in turns if t.state == "running" and t.question not in self._index), None)
-            added = await self._mount_range(self._end, end, before=following)
+            before = len(self.turns)
+            if end > self._last:
+                start, self._last = self._last, end
+                await self._mount_range(start, end, before=self._answering(), hidden=True)
             self._end = end
+            self._sync_display()
+            added = len(self.turns) - before
             await self.trim(bottom=False)
             return added
         return 0
 
+    def _answering(self) -> QuestionTurn | None:
+        """The turn being answered (not committed yet): it stays last."""
+        return next((t for t in self.query_children(QuestionTurn) if t.state == "running" and t.question not in self._index), None)
+
+    def _prepare_later(self) -> None:
+        """After the next frame, mount the reserve (or unmount turns far beyond it) a few turns at a time."""
+        if not self._preparing:
+            self._preparing = True
+            self.set_timer(IDLE, self._prepare)
+
+    async def _prepare(self) -> None:
+        """One idle step: the reserve above, then below, grows by :data:`PREPARE` turns, or the turns beyond
+        :data:`RESERVE` are unmounted; another step follows while there is work left."""
+        self._preparing = False
+        if not self.is_attached or self._view is None:
+            return
+        async with self._lock:
+            await self._prepare_step()
+
+    async def _prepare_step(self) -> None:
+        count = len(self._views)
+        first, last = max(0, self._start - RESERVE), min(count, self._end + RESERVE)
+        if self._first < first or self._last > last:
+            ghost_keys = {ghost.turn: ghost.key for ghost in self._ghosts if ghost.turn is not None}
+            doomed = [
+                t for t in self.query_children(QuestionTurn)
+                if (place := self._place(t, ghost_keys)) is not None and not first <= place < last and not (place == -1 and first == 0)
+            ]
+            await self._unmount(doomed)
+            self._first, self._last = max(self._first, first), min(self._last, last)
+        elif self._first > first:  # each range is claimed before the awaits (set_views keeps what is mounted)
+            end, self._first = self._first, max(first, self._first - PREPARE)
+            children = list(self.query_children(QuestionTurn))
+            await self._mount_range(self._first, end, before=children[0] if children else None, hidden=True)
+        elif self._last < last:
+            start, self._last = self._last, min(last, self._last + PREPARE)
+            await self._mount_range(start, self._last, before=self._answering(), hidden=True)
+        else:
+            return
+        self._prepare_later()
+
     async def jump(self, start: int) -> None:
         """Mount the window starting at committed turn ``start`` instead of the current one."""
+        async with self._lock:
+            await self._jump(start)
+
+    async def _jump(self, start: int) -> None:
         count = len(self._views)
         start = max(0, min(start, count - 1))
         end = min(count, start + JUMP)
         if (start, end) == (self._start, self._end):
             return
-        running = [t for t in self.turns if t.state == "running" and t.question not in self._index]
-        await self._unmount([t for t in self.turns if t not in running])
+        running = self._answering()
+        await self._unmount([t for t in self.query_children(QuestionTurn) if t is not running])
         self.set_reactive(TurnLog.selected_index, -1)
-        self._start, self._end = start, end
-        await self._mount_range(start, end, before=running[0] if running else None)
+        self._start, self._end = self._first, self._last = start, end
+        await self._mount_range(start, end, before=running)
+        self._prepare_later()
 
     async def to_end(self) -> None:
         """Bring the window back to the newest turns (before a new question is added)."""
@@ -209,7 +312,7 @@ class TurnLog(VerticalScroll):
         return self.turn_for(question)
 
     def turn_for(self, question: int) -> QuestionTurn | None:
-        """The mounted turn of ``question`` (None when it is out of the window)."""
+        """The turn of ``question`` in the window (None when it is out of it)."""
         return next((turn for turn in self.turns if turn.question == question), None)
 
     def _on_scroll_up(self, event: events.ScrollUp) -> None:
@@ -250,6 +353,7 @@ class TurnLog(VerticalScroll):
         for index in {old, new}:  # only the two turns that change
             if 0 <= index < len(turns):
                 turns[index].selected = index == new
+                mark(turns[index], selected=index == new)
         if 0 <= new < len(turns):
             self.scroll_to_widget(turns[new], animate=False, top=True)
             self.cursor.show(turns[new], self.total)
@@ -265,11 +369,11 @@ class TurnLog(VerticalScroll):
             return
         current = self.selected_index if 0 <= self.selected_index < len(turns) else len(turns)
         target = current + step
-        if target < 0:
-            target += await self.extend(-max(STEP, -step))
+        if target < 0:  # only the turns the key needs come in (from the reserve): a slide costs one turn's layout
+            target += await self.extend(target)
         elif target >= len(turns):
             start = turns[current] if current < len(turns) else None
-            await self.extend(max(STEP, step))
+            await self.extend(target - len(turns) + 1)
             turns = self.turns  # the window may have dropped turns at its top: count from where we were
             if start in turns:
                 target = turns.index(start) + step
@@ -290,6 +394,26 @@ class TurnLog(VerticalScroll):
     def _clicked(self, event: QuestionTurn.Selected) -> None:
         self.select_turn(event.turn)
         self.call_after_refresh(self.focus_selected)
+
+
+def mark(turn: QuestionTurn, *, selected: bool, active: bool = False) -> None:
+    """Mark the selected answer (a bar on its left, in the accent colour and on a tinted background while
+    the answer cursor has the focus) with inline styles: a class would re-match the stylesheet over the
+    turn's whole subtree (every Markdown block) on each move, ~20 ms of a key's 50 at 1000 questions."""
+    variables = turn.app.theme_variables
+    if selected:
+        turn.styles.border_left = ("thick", Color.parse(variables.get("accent" if active else "panel-lighten-2", "white")))
+    else:
+        turn.styles.clear_rule("border_left")
+    tinted = selected and active
+    if tinted != turn.styles.inline.has_rule("background"):
+        if tinted:
+            turn.styles.background = Color.parse(variables.get("accent", "white")).with_alpha(0.06)
+        else:
+            turn.styles.clear_rule("background")
+        for widget in turn.walk_children():  # their cached styles hold the background they are drawn on
+            widget.notify_style_update()
+            widget.refresh()
 
 
 class AnswerCursor(Static):
@@ -328,9 +452,9 @@ class AnswerCursor(Static):
     def show(self, turn: QuestionTurn, total: int, *, active: bool | None = None) -> None:
         """Name the selected answer; while the cursor is focused, that answer is marked active."""
         if self._turn is not None and self._turn is not turn:
-            self._turn.remove_class("-active")
+            mark(self._turn, selected=self._turn.selected)
         self._turn = turn
-        turn.set_class(self.has_focus if active is None else active, "-active")
+        mark(turn, selected=turn.selected, active=self.has_focus if active is None else active)
         self.update(
             Content.assemble(
                 (f"answer {turn.number} of {total}", "bold $accent"),
@@ -349,7 +473,7 @@ class AnswerCursor(Static):
 
     def on_blur(self) -> None:
         if self._turn is not None:
-            self._turn.remove_class("-active")
+            mark(self._turn, selected=self._turn.selected)
 
     def on_key(self, event: events.Key) -> None:
         """A character that is not one of the answers' keys starts a new question in the question box."""
