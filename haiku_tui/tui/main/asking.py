@@ -47,11 +47,6 @@ class Asking:
 
     async def backend_ready(self) -> None:
         """The agent is built (or failed to build): send a question that was waiting for it."""
-        import gc
-
-        # What start-up built (modules, the knowledge base, the agent, the widgets) lives as long as the app:
-        # kept out of the collector's full passes, which otherwise stall a question by a few hundred ms.
-        gc.freeze()
         self.ready = True
         self.update_status()
         if self.workbench.agent is not None and (self.workbench.config.model or "extractive") == "extractive":
