@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import itertools
 import json
 import sys
 import tempfile
@@ -47,6 +48,19 @@ def corpus_files(name: str, tmp: Path) -> list[Path]:
     if name == "readmes2":
         return write_readmes2(tmp / "readmes2-corpus")
     return sorted(GUIDE.glob("*.md"))
+
+
+def grid_settings(module, grids: list[dict[str, list]]):
+    """Set ``module``'s constants to every combination of each grid in turn, yielding a label for each;
+    each grid's constants are put back after it."""
+    for grid in grids:
+        current = {name: getattr(module, name) for name in grid}
+        for values in itertools.product(*grid.values()):
+            for name, value in zip(grid, values):
+                setattr(module, name, value)
+            yield " ".join(f"{k}={v}" for k, v in zip(grid, values))
+        for name, value in current.items():
+            setattr(module, name, value)
 
 
 def check(questions: list[Question]) -> list[str]:

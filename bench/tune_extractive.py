@@ -10,7 +10,6 @@ share quoting the answering phrase. Test and fresh questions are never read here
 
 from __future__ import annotations
 
-import itertools
 import sys
 import tempfile
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_questions import split  # noqa: E402
-from eval_retrieval import corpus_files, norm  # noqa: E402
+from eval_retrieval import corpus_files, grid_settings, norm  # noqa: E402
 
 import haiku_tui.agent.extractive as X  # noqa: E402
 from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result  # noqa: E402
@@ -56,15 +55,8 @@ def score(cases) -> tuple[float, float]:
 def main() -> None:
     cases = searched(split("dev"))
     print(f"{'variant':70s} cites  quotes")
-    for grid in GRIDS:
-        current = {name: getattr(X, name) for name in grid}
-        for values in itertools.product(*grid.values()):
-            for name, value in zip(grid, values):
-                setattr(X, name, value)
-            label = " ".join(f"{k}={v}" for k, v in zip(grid, values))
-            print(f"{label:70s} {'%.3f  %.3f' % score(cases)}")
-        for name, value in current.items():
-            setattr(X, name, value)
+    for label in grid_settings(X, GRIDS):
+        print(f"{label:70s} {'%.3f  %.3f' % score(cases)}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ prints recall@5 / MRR@10 per variant. Test and fresh questions are never read he
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import tempfile
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_questions import split  # noqa: E402
-from eval_retrieval import corpus_files  # noqa: E402
+from eval_retrieval import corpus_files, grid_settings  # noqa: E402
 
 import haiku_tui.store.search as S  # noqa: E402
 from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
@@ -52,15 +51,8 @@ def main() -> None:
             for c in corpora:
                 kbs[c] = KnowledgeBase.open(Path(tmp) / f"{c}-{chunk_size}", embedder="auto")
                 kbs[c].add(files[c], chunk_size=chunk_size)
-            for grid in GRIDS:
-                current = {name: getattr(S, name) for name in grid}
-                for values in itertools.product(*grid.values()):
-                    for name, value in zip(grid, values):
-                        setattr(S, name, value)
-                    label = " ".join(f"{k}={v}" for k, v in zip(grid, values))
-                    print(f"chunk={chunk_size} {label:60s} recall@5=%.3f mrr@10=%.3f" % score(kbs, questions), flush=True)
-                for name, value in current.items():
-                    setattr(S, name, value)
+            for label in grid_settings(S, GRIDS):
+                print(f"chunk={chunk_size} {label:60s} recall@5=%.3f mrr@10=%.3f" % score(kbs, questions), flush=True)
             for kb in kbs.values():
                 kb.close()
 

@@ -155,6 +155,23 @@ def stalling_model(release: asyncio.Event | None = None):
     return FunctionModel(stream_function=stream, model_name="stalling")
 
 
+def searching_model(release: asyncio.Event):
+    """Loads the tools, searches "green tea", then waits for ``release`` before answering "done"."""
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    async def stream(messages, info):
+        returns = {getattr(p, "tool_name", None) for p in messages[-1].parts if getattr(p, "part_kind", "") == "tool-return"}
+        if "rag_search" in returns:
+            await release.wait()
+            yield "done"
+        elif "load_capability" in returns:
+            yield {0: DeltaToolCall(name="rag_search", json_args='{"query": "green tea"}', tool_call_id="s1")}
+        else:
+            yield {0: DeltaToolCall(name="load_capability", json_args='{"id": "haiku-tui-rag"}', tool_call_id="l1")}
+
+    return FunctionModel(stream_function=stream)
+
+
 async def wait_for(pilot, predicate, timeout: float = 10.0) -> None:
     """Pause until ``predicate()`` is true (for states that happen while a worker is still running)."""
     loop = asyncio.get_running_loop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from tests.tui.conftest import make_app, settle, wait_for
+from tests.tui.conftest import make_app, searching_model, settle, wait_for
 from textual import events
 
 from haiku_tui.tui.main import pacing
@@ -57,22 +57,10 @@ async def test_the_first_frame_after_enter_shows_the_first_words(small_kb, monke
 async def test_a_slow_model_still_shows_its_steps_and_panes(small_kb, monkeypatch):
     """Nothing waits for an answer that does not come: the question, its tool rows and the evidence are drawn
     after HOLD, and the collector runs again meanwhile."""
-    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
-
     release = asyncio.Event()
 
-    async def stream(messages, info):
-        returns = {getattr(p, "tool_name", None) for p in messages[-1].parts if getattr(p, "part_kind", "") == "tool-return"}
-        if "rag_search" in returns:
-            await release.wait()
-            yield "done"
-        elif "load_capability" in returns:
-            yield {0: DeltaToolCall(name="rag_search", json_args='{"query": "green tea"}', tool_call_id="s1")}
-        else:
-            yield {0: DeltaToolCall(name="load_capability", json_args='{"id": "haiku-tui-rag"}', tool_call_id="l1")}
-
     monkeypatch.setattr(pacing, "HOLD", 0.05)
-    app = make_app(small_kb, model=FunctionModel(stream_function=stream))
+    app = make_app(small_kb, model=searching_model(release))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         seen = frames(app)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from tests.tui.conftest import SIZE, ask, make_app, policy_model, settle, stalling_model, wait_for
+from tests.tui.conftest import SIZE, ask, make_app, policy_model, searching_model, settle, stalling_model, wait_for
 from textual.binding import Binding
 from textual.widgets import Markdown
 
@@ -118,20 +118,8 @@ async def test_answer_streams_with_tool_rows_badge_and_is_saved(small_kb):
 
 async def test_evidence_updates_while_tools_run(small_kb):
     release = asyncio.Event()
-    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
 
-    async def stream(messages, info):
-        parts = messages[-1].parts
-        returns = {getattr(p, "tool_name", None) for p in parts if getattr(p, "part_kind", "") == "tool-return"}
-        if "rag_search" in returns:
-            await release.wait()
-            yield "done"
-        elif "load_capability" in returns:
-            yield {0: DeltaToolCall(name="rag_search", json_args='{"query": "green tea"}', tool_call_id="s1")}
-        else:
-            yield {0: DeltaToolCall(name="load_capability", json_args='{"id": "haiku-tui-rag"}', tool_call_id="l1")}
-
-    app = make_app(small_kb, model=FunctionModel(stream_function=stream))
+    app = make_app(small_kb, model=searching_model(release))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.prompt.text = "green tea"
