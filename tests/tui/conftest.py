@@ -14,6 +14,8 @@ import pytest
 
 from tests.kb_fixture import build_small_kb
 
+from haiku_tui.tui.main.modals import ChunkView
+
 INJECTION_DOC = (
     "# Markup injection\n\n"
     "## Hostile text\n\n"
@@ -62,6 +64,11 @@ async def settle(pilot) -> None:
     for _ in range(3):
         await pilot.pause()
         await app.workers.wait_for_complete()
+    await pilot.pause()
+    for _ in range(50):  # a chunk view scrolls to its target after the refresh that lays it out
+        if all(view.placed for view in app.screen.query(ChunkView)):
+            break
+        await pilot.pause(0.02)
     await pilot.pause()
     try:
         app.main.query_one("#prompt").cursor_blink = False

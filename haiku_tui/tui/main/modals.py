@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from haiku_tui.sessions.workbench import ChunkText, ReviewItem
@@ -30,8 +31,11 @@ class ChunkView(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(can_focus=True, **kwargs)
+        self.placed = False
+        """The chunks are shown and scrolled to the target."""
 
     async def show(self, chunks: Sequence[ChunkText], target: str) -> None:
+        self.placed = False
         await self.remove_children()
         widgets = []
         for chunk in chunks:
@@ -48,7 +52,17 @@ class ChunkView(VerticalScroll):
         await self.mount_all(widgets)
         targets = self.query(".chunk-text.-target")
         if targets:
-            self.call_after_refresh(self.scroll_to_widget, targets.first(), animate=False, top=True)
+            self.call_after_refresh(self._place, targets.first())
+        else:
+            self.placed = True
+
+    def _place(self, target: Widget, tries: int = 5) -> None:
+        laid_out = target.region.height > 0 and (self.max_scroll_y > 0 or self.virtual_size.height <= self.size.height)
+        if not laid_out and tries:  # the new chunks' layout is not in yet: after the next refresh
+            self.call_after_refresh(self._place, target, tries - 1)
+            return
+        self.scroll_to_widget(target, animate=False, top=True)
+        self.placed = True
 
 
 class ChunkScreen(ModalScreen[None]):
