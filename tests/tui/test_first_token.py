@@ -72,3 +72,15 @@ async def test_a_slow_model_still_shows_its_steps_and_panes(small_kb, monkeypatc
         release.set()
         await settle(pilot)
         assert app.main.turn_log.turns[-1].has_answer and gc.isenabled()
+
+
+async def test_quitting_mid_question_gives_the_collector_back(small_kb):
+    """The first frame's hold switches the garbage collector off; an app closed before that frame is
+    painted must not leave it off for the rest of the process."""
+    assert gc.isenabled()
+    app = make_app(small_kb, model=searching_model(asyncio.Event()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await send(pilot, "green tea")
+        await pilot.pause()
+    assert gc.isenabled()

@@ -62,6 +62,11 @@ class FrameHold:
         # in case the screen does not repaint (a dialog over it, the turn removed): the app's timer outlives both
         self._app.set_timer(1.0, self._painted)
 
+    def close(self) -> None:
+        """Release now and give the collector back at once (the screen is going away: no frame will come)."""
+        self.release()
+        self._painted()
+
     def _painted(self) -> None:
         """The first frame is painted."""
         if not self.painted:

@@ -81,6 +81,10 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         yield StatusBar(id="status")
         yield Footer()
 
+    def on_unmount(self) -> None:
+        if self._hold is not None:  # quitting mid-question must not leave the collector switched off
+            self._hold.close()
+
     def on_mount(self) -> None:
         self.conversation.border_title = "Conversation"
         self.conversation.border_subtitle = "⏎ send · ⇧⏎ new line · Esc cancel"

@@ -163,7 +163,8 @@ class QuestionTurn(Vertical):
         self.query_one(".turn-footer", Static).update(Content.assemble(self._badge, " ", self._info))
 
     def on_mount(self) -> None:
-        self.set_badge(self.state)
+        if self.query(".turn-footer"):  # not when the window dropped the turn again before it mounted
+            self.set_badge(self.state)
 
     def on_click(self) -> None:
         self.post_message(self.Selected(self))
