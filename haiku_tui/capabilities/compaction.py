@@ -36,23 +36,20 @@ def build_capsule(state: dict[str, Any], boundary: int) -> str | None:
     """The text that keeps every chunk cited before ``boundary`` in full, or None if none was.
 
     Each chunk appears once, under the most recent earlier question that cited it; groups run
-    newest question first. One pass over the ledger.
+    newest question first. The ledger is read from the newest question back, until every chunk of
+    the citation indexes has its question: a long session's older records are not walked.
     """
-    prompts: dict[int, str] = {}
-    for namespace in ledger.evidence_namespaces(state).values():
-        for record in namespace["questions"]:
-            if record["question"] >= boundary:
-                break
-            prompts.setdefault(record["question"], record["prompt"])
-    owner: dict[str, int] = {}
-    for q, chunk_ids in ledger.cited_by_question(state, boundary).items():
-        for chunk_id in chunk_ids:
-            owner[chunk_id] = max(owner.get(chunk_id, q), q)
-    if not owner:
-        return None
     owned: dict[int, list[str]] = {}
-    for chunk_id, q in owner.items():
-        owned.setdefault(q, []).append(chunk_id)
+    prompts: dict[int, str] = {}
+    seen: set[str] = set()
+    for q, records in ledger.until_all_cited(state, boundary, seen):
+        for chunk_id in ledger.current_ids(records):
+            if chunk_id not in seen:
+                seen.add(chunk_id)
+                owned.setdefault(q, []).append(chunk_id)
+                prompts[q] = records[0]["prompt"]
+    if not owned:
+        return None
     blocks = [CAPSULE_HEADER]
     for q in sorted(owned, reverse=True):
         blocks.append(f"[Cited for the earlier question: {one_line(prompts.get(q, ''), 120)}]")

@@ -27,7 +27,9 @@ Everything here is pure: no I/O, no Pydantic AI.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+import heapq
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from haiku_tui.capabilities.errors import HistoryRegression
@@ -191,21 +193,42 @@ def _current(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def cited_by_question(state: dict[str, Any], before: int) -> dict[int, list[str]]:
-    """Chunk ids currently declared by every question before ``before`` (one pass over the ledger)."""
-    records: dict[int, list[dict[str, Any]]] = {}
+def newest_first(state: dict[str, Any], before: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """Each question before ``before`` with its records (one per namespace that saw it, in namespace order),
+    newest first and lazily: a caller that stops early reads only the newest records, however long the ledger."""
+    streams = []
     for namespace in evidence_namespaces(state).values():
-        for record in namespace["questions"]:
-            if record["question"] >= before:
-                break  # records are in increasing identity
-            records.setdefault(record["question"], []).append(record)
-    out: dict[int, list[str]] = {}
-    for question, found in records.items():
-        ids: dict[str, None] = {}
-        for declaration in _current(found):
-            ids.update(dict.fromkeys(declaration["chunk_ids"]))
-        out[question] = list(ids)
-    return out
+        records = namespace["questions"]
+        at = bisect_left(records, before, key=_identity)
+        streams.append(records[i] for i in range(at - 1, -1, -1))
+    group: list[dict[str, Any]] = []
+    for record in heapq.merge(*streams, key=_identity, reverse=True):
+        if group and group[0]["question"] != record["question"]:
+            yield group[0]["question"], group
+            group = []
+        group.append(record)
+    if group:
+        yield group[0]["question"], group
+
+
+def current_ids(records: list[dict[str, Any]]) -> list[str]:
+    """Chunk ids one question's records (one per capability) currently declare."""
+    out: dict[str, None] = {}
+    for declaration in _current(records):
+        out.update(dict.fromkeys(declaration["chunk_ids"]))
+    return list(out)
+
+
+def until_all_cited(
+    state: dict[str, Any], before: int, seen: set[str]
+) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """:func:`newest_first`, until ``seen`` (which the caller fills with the chunk ids it met) holds every chunk
+    of the citation indexes: whatever an older question cited, a newer one cited again."""
+    cited = {chunk_id for namespace in evidence_namespaces(state).values() for chunk_id in namespace["citation_index"]}
+    for question, records in newest_first(state, before):
+        if cited and len(seen) >= len(cited) and cited <= seen:
+            return
+        yield question, records
 
 
 def citation_status(state: dict[str, Any], question: int) -> CitationStatus:
@@ -218,10 +241,7 @@ def citation_status(state: dict[str, Any], question: int) -> CitationStatus:
 
 def cited_ids(state: dict[str, Any], question: int) -> list[str]:
     """Chunk ids currently declared for ``question``, across capabilities."""
-    out: dict[str, None] = {}
-    for declaration in current_declarations(state, question):
-        out.update(dict.fromkeys(declaration["chunk_ids"]))
-    return list(out)
+    return current_ids(_question_records(state, question))
 
 
 def has_evidence(state: dict[str, Any], question: int) -> bool:
@@ -230,8 +250,9 @@ def has_evidence(state: dict[str, Any], question: int) -> bool:
 
 
 def cited_before(state: dict[str, Any], question: int) -> bool:
-    """True when a question before ``question`` cited something (it stays available later)."""
-    return any(cited_by_question(state, question).values())
+    """True when a question before ``question`` cited something (it stays available later): found from the
+    newest question back, so it usually reads one record."""
+    return any(current_ids(records) for _, records in newest_first(state, question))
 
 
 def violations(state: dict[str, Any]) -> list[int]:

@@ -151,8 +151,11 @@ def question_ids(state: dict[str, Any]) -> list[int]:
 
 
 def _retained(state: dict[str, Any], latest: int) -> set[str]:
-    """Chunks cited by the questions before ``latest`` (one pass over the ledger)."""
-    return {cid for ids in ledger.cited_by_question(state, latest).values() for cid in ids}
+    """Chunks cited by the questions before ``latest`` (the newest of them, back until all are found)."""
+    seen: set[str] = set()
+    for _, records in ledger.until_all_cited(state, latest, seen):
+        seen.update(ledger.current_ids(records))
+    return seen
 
 
 def _items(state: dict[str, Any], question: int, latest: int, retained: set[str], compaction: bool) -> list[EvidenceItem]:

@@ -84,9 +84,14 @@ def create_v2_tables(conn: sqlite3.Connection) -> None:
         "title TEXT NOT NULL, body TEXT NOT NULL)"
     )
     conn.execute("CREATE INDEX session_text_by_num ON session_text(num, start)")
+    conn.execute(STATE_KIND_INDEX)
     conn.execute("DROP TABLE IF EXISTS session_fts")  # schema 1's index over sessions.body
     conn.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('fts_stale', '1')")
 
+
+STATE_KIND_INDEX = "CREATE INDEX IF NOT EXISTS session_state_by_kind ON session_state(num, kind)"
+"""Lets a partial load read a session's state rows but the question details, and count those, without
+touching the details' pages (an index only: a database without it is read the same way, slower)."""
 
 FTS_TABLE = "session_text_fts"
 FTS_DDL = (
@@ -160,10 +165,13 @@ def message_rows(conn: sqlite3.Connection, num: int) -> list[tuple[int, int, str
     ).fetchall()
 
 
-def state_rows(conn: sqlite3.Connection, num: int) -> list[tuple[str, str, str, str]]:
-    """``(path, kind, data, checksum)`` of a session's state rows, in stored order."""
+def state_rows(conn: sqlite3.Connection, num: int, *, details: bool = True) -> list[tuple[str, str, str, str]]:
+    """``(path, kind, data, checksum)`` of a session's state rows, in stored order (without the question
+    records' details when not ``details``)."""
     return conn.execute(
-        "SELECT path, kind, data, checksum FROM session_state WHERE num=? ORDER BY rid", (num,)
+        "SELECT path, kind, data, checksum FROM session_state WHERE num=?"
+        + ("" if details else " AND kind IN ('dict', 'list', 'leaf', 'record')") + " ORDER BY rid",
+        (num,),
     ).fetchall()
 
 
@@ -217,6 +225,55 @@ def join_state_rows(rows: list[tuple[str, str, str, str]]) -> tuple[dict[str, An
 
     Both share the parsed values: the session's committed state is only ever replaced (``commit_run``), not
     changed in place, so what the rows say stays what the store holds. One JSON parse for all rows."""
-    values = parse("[" + ",".join(data if kind == "leaf" else "null" for _, kind, data, _ in rows) + "]")
+    values = parse("[" + ",".join(data if kind not in ("dict", "list") else "null" for _, kind, data, _ in rows) + "]")
     known = {path: (kind, value) for (path, kind, _, _), value in zip(rows, values)}
     return _payload.join_state([(path, kind, value) for path, (kind, value) in known.items()]), known
+
+
+def read_state(
+    conn: sqlite3.Connection, num: int, parts: dict[str, Any], since: int | None = None
+) -> tuple[str | None, dict[str, Any], dict[str, _payload.StateRow]]:
+    """``(why it is damaged or None, state, rows)`` of a session's state rows, checked.
+
+    ``since``: the details of question records before that question (and not their namespace's latest) are
+    left unread — :data:`payload.UNREAD` in the state and in the rows, so a save leaves their rows as they are.
+    """
+    if since is None:
+        rows = state_rows(conn, num)
+        why = check_state(rows, parts)
+        return (why, {}, {}) if why else (None, *join_state_rows(rows))
+    rows = state_rows(conn, num, details=False)
+    details = conn.execute("SELECT COUNT(*) FROM session_state WHERE num=? AND kind='detail'", (num,)).fetchone()[0]
+    why = check_state(rows, {"state_rows": parts.get("state_rows", 0) - details})
+    if why:
+        return why, {}, {}
+    state, known = join_state_rows(rows)
+    wanted: dict[str, tuple[dict[str, Any], str]] = {}
+    unread: dict[str, tuple[dict[str, Any], str]] = {}
+    records = [(path, record) for path, (kind, record) in known.items() if kind == "record" and isinstance(record, dict)]
+    latest = set({path[: path.rindex(",")]: path for path, _ in records}.values())  # each list's last record
+    for path, record in records:
+        question = record.get("question")
+        keep = not isinstance(question, int) or question >= since or path in latest
+        for detail in _payload.DETAILS:
+            if detail in record:
+                (wanted if keep else unread)[f'{path[:-1]},"{detail}"]'] = (record, detail)
+    if len(wanted) + len(unread) != details:
+        return f"it has {details} question detail row(s) where its records name {len(wanted) + len(unread)}", {}, {}
+    found = conn.execute(
+        "SELECT path, kind, data, checksum FROM session_state WHERE num=? AND kind='detail' AND path IN "
+        "(SELECT value FROM json_each(?))",
+        (num, json.dumps(list(wanted))),
+    ).fetchall() if wanted else []
+    why = check_state(found, {"state_rows": len(wanted)})
+    if why or {path for path, *_ in found} != wanted.keys():
+        return why or "its question detail rows do not match their records", {}, {}
+    values = parse("[" + ",".join(data for _, _, data, _ in found) + "]")
+    for (path, kind, _, _), value in zip(found, values):
+        record, detail = wanted[path]
+        record[detail] = value
+        known[path] = (kind, value)
+    for path, (record, detail) in unread.items():
+        record[detail] = _payload.UNREAD
+        known[path] = ("detail", _payload.UNREAD)
+    return None, state, known

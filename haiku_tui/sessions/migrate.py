@@ -11,7 +11,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from . import layout
-from .errors import SessionCorrupt, UnsupportedSchema
+from .errors import SessionCorrupt, SessionStoreUnavailable, UnsupportedSchema
 
 if TYPE_CHECKING:
     from .store import SessionStore
@@ -37,6 +37,7 @@ def migrate(store: SessionStore) -> None:
     version = _version(store._conn)
     _check(store, version)
     if version == DB_SCHEMA_VERSION:
+        _add_indexes(store)
         return
     if version > 0:
         backup(store, version)
@@ -49,6 +50,18 @@ def migrate(store: SessionStore) -> None:
         if version == 1:
             _v1_to_v2(store, conn)
         conn.execute(f"PRAGMA user_version={DB_SCHEMA_VERSION}")
+
+
+def _add_indexes(store: SessionStore) -> None:
+    """Indexes a later haiku-tui of the same schema added (older ones keep them up to date): made once, skipped
+    on a store that cannot be written (reads work without them)."""
+    if store._conn.execute("SELECT 1 FROM sqlite_master WHERE name='session_state_by_kind'").fetchone():
+        return
+    try:
+        with store._write() as conn:
+            conn.execute(layout.STATE_KIND_INDEX)
+    except SessionStoreUnavailable:
+        pass
 
 
 def backup(store: SessionStore, version: int) -> None:

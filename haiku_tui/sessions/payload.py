@@ -183,7 +183,36 @@ def turn_text(turn: Turn) -> str:
 # The state map in rows: a save rewrites only the rows a run changed.
 
 StateRow = tuple[str, Any]
-"""(kind, value): kind "leaf" (value is the JSON value), "dict" or "list" (a container; value None)."""
+"""(kind, value): kind "leaf" (value is the JSON value), "dict" or "list" (a container; value None), "record" (a
+question record: stored with its :data:`DETAILS` as nulls) or "detail" (one of a record's details, its own row)."""
+
+RECORDS = "questions"
+"""The field of an evidence namespace holding its per-question records."""
+DETAILS = ("searches", "executions")
+"""The bulky fields of a question record (search hits with snippets, programs and their output): read only by
+the views of that question (and the run asking it), each stored in a row of its own so that a partial load
+(:meth:`SessionStore.load` with ``questions``) leaves those of older questions unread."""
+
+
+class Unread:
+    """Stands for a record's detail a partial load did not read: any use of it (iterating it, its length, JSON)
+    fails with a line saying so, never passes for "no searches"."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Any:
+        raise ValueError(
+            "this session was opened with its newest questions only: an earlier question's searches were not "
+            "read; open it whole"
+        )
+
+    __len__ = __iter__
+
+    def __repr__(self) -> str:
+        return "<unread>"
+
+
+UNREAD = Unread()
 
 
 def _record_container(value: Any) -> bool:
@@ -197,7 +226,8 @@ def split_state(state: dict[str, Any]) -> dict[str, StateRow]:
 
     A namespace is a container row and each of its fields a row; a field holding records (a list or dict of
     objects, e.g. ``questions`` or ``citation_index``) is a container row with one row per record, so a run
-    that adds a question writes that question's row, not every question's.
+    that adds a question writes that question's row, not every question's. A question record's
+    :data:`DETAILS` are rows of their own below it (``["ns","questions",3,"searches"]``).
     """
     rows: dict[str, StateRow] = {}
     for name, namespace in state.items():
@@ -215,10 +245,25 @@ def split_state(state: dict[str, Any]) -> dict[str, StateRow]:
             if isinstance(value, dict):
                 for key, item in value.items():
                     rows[prefix + _quote(str(key)) + "]"] = ("leaf", item)
+            elif field == RECORDS:
+                for index, item in enumerate(value):
+                    path = f"{prefix}{index}"
+                    rows[path + "]"] = ("record", item)
+                    for detail in DETAILS:
+                        if detail in item:
+                            rows[f'{path},"{detail}"]'] = ("detail", item[detail])
             else:
                 for index, item in enumerate(value):
                     rows[f"{prefix}{index}]"] = ("leaf", item)
     return rows
+
+
+def row_value(kind: str, value: Any) -> Any:
+    """What a row stores of its value: a record without its details (nulls in their places, so the joined
+    record keeps its key order), anything else as it is."""
+    if kind == "record" and isinstance(value, dict):
+        return {k: None if k in DETAILS else v for k, v in value.items()}
+    return value
 
 
 def join_state(rows: list[tuple[str, str, Any]]) -> dict[str, Any]:
@@ -236,7 +281,7 @@ def join_state(rows: list[tuple[str, str, Any]]) -> dict[str, Any]:
         elif kind == "list":
             parent[key] = {}  # filled by index, turned into a list below
             lists.append((parent, key))
-        else:
+        else:  # a leaf, a record (its details follow it) or a detail
             parent[key] = value
     for parent, key in lists:
         parent[key] = [item for _, item in sorted(parent[key].items())]

@@ -140,11 +140,17 @@ class PieceWriter:
             else:
                 old = stored.pop(path, None)
             text = ""
-            if kind == "leaf":
-                text = _payload.dumps(value)
+            if kind not in ("dict", "list"):
+                if value is _payload.UNREAD:
+                    raise ValueError(
+                        f"state row {path} of this partial session was not read but changed place; nothing was "
+                        "saved — open the session whole"
+                    )
+                body = _payload.row_value(kind, value)
+                text = _payload.dumps(body)
                 if needs_scrub(text) or (isinstance(value, str) and is_secret_key(str(json.loads(path)[-1]))):
                     key = str(json.loads(path)[-1])
-                    text = _payload.dumps(scrub_json({key: value})[key])
+                    text = _payload.dumps(scrub_json({key: body})[key])
                     row = (kind, json.loads(text))
             checksum = _payload.checksum(text)
             written[path] = row

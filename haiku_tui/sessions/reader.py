@@ -92,12 +92,12 @@ class PieceReader:
                 first = messages[0][0] if messages else 0
                 whole = first == 0
                 why = _check_tail(messages, parts)
-            state = layout.state_rows(conn, num)
-            why = why or layout.check_state(state, parts)
+            if why:
+                raise self.damaged(session_id, why)
+            why, data["state"], known = layout.read_state(conn, num, parts, None if runs is None else first)
             if why:
                 raise self.damaged(session_id, why)
             data["conversation"]["messages"] = layout.join_messages(messages)
-            data["state"], known = layout.join_state_rows(state)
         data = self.upgrade(data, session_id)
         if data.get("revision") != revision:
             raise SessionCorrupt(

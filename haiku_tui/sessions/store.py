@@ -468,7 +468,7 @@ class SessionStore:
         most ``per_session`` newest of each: read from the question records in SQL, never a whole session
         (a history convenience: a damaged row only drops out)."""
         sql = (
-            "SELECT json_extract(st.data, '$.prompt') FROM session_state st WHERE st.num=? AND st.kind='leaf' "
+            "SELECT json_extract(st.data, '$.prompt') FROM session_state st WHERE st.num=? AND st.kind IN ('leaf', 'record') "
             "AND st.path LIKE '[%,\"questions\",%]' AND json_valid(st.data) "
             "AND json_type(st.data, '$.prompt')='text' ORDER BY json_extract(st.data, '$.question') DESC LIMIT ?"
         )

@@ -48,7 +48,7 @@ def test_a_save_appends_the_run_and_rewrites_only_changed_state_rows(store):
     assert batches[0] == first_batch[0] and [b[:2] for b in batches] == [(0, 2), (2, 2)]  # appended, not rewritten
     rows_after = dict(raw(store, "SELECT path, data FROM session_state"))
     changed = {p for p in rows_after if rows_before.get(p) != rows_after[p]}
-    assert changed == {'["rag","questions",1]', '["rag","question"]'}
+    assert changed == {'["rag","questions",1]', '["rag","questions",1,"searches"]', '["rag","question"]'}
     loaded = store.load(session.id)
     assert loaded.messages == session.messages and loaded.state == session.state
     assert [h.session.id for h in store.search("a1")] == [session.id]

@@ -12,6 +12,7 @@ from pydantic_ai.models.function import DeltaToolCall, FunctionModel
 from haiku_tui.capabilities.wire import question_starts
 from haiku_tui.cli.ask import run_question
 from haiku_tui.sessions import SessionStateError
+from haiku_tui.sessions.payload import DETAILS, UNREAD
 from haiku_tui.sessions.run import QuestionRun
 from tests.sessions.helpers import Researcher, make_agent
 
@@ -47,11 +48,27 @@ async def grown(store, kb, questions: int, window: int = 2):
     return session
 
 
+def held(state: dict, first: int) -> dict:
+    """``state`` without the details of the records a partial load from message ``first`` leaves unread."""
+    out = dict(state)
+    records = state["rag"]["questions"]
+    out["rag"] = {**state["rag"], "questions": [
+        r if r["question"] >= first or r is records[-1] else {k: v for k, v in r.items() if k not in DETAILS}
+        for r in records
+    ]}
+    return out
+
+
 async def test_a_partial_session_runs_commits_and_appends_like_a_whole_one(store, kb):
     whole = await grown(store, kb, 5)
     partial = store.load(whole.id, questions=2)
-    assert 0 < partial.first_message < whole.message_count == partial.message_count
-    assert partial.messages == whole.messages[partial.first_message :] and partial.state == whole.state
+    first = partial.first_message
+    assert 0 < first < whole.message_count == partial.message_count
+    assert partial.messages == whole.messages[first:] and held(partial.state, first) == held(whole.state, first)
+    older = [r for r in partial.state["rag"]["questions"] if r["question"] < first]
+    assert older and all(r["searches"] is UNREAD for r in older)  # the older questions' hits stay unread …
+    with pytest.raises(ValueError, match="open it whole"):
+        list(older[0]["searches"])  # … and using them says so, never passes for "no searches"
     assert len(question_starts(partial.messages)) == 3  # the window (2) and the one before it
     assert partial.title == whole.title == PROMPTS[0]
 
@@ -65,7 +82,8 @@ async def test_a_partial_session_runs_commits_and_appends_like_a_whole_one(store
     reloaded = store.load(whole.id)
     assert reloaded.messages[:before] == whole.messages[:before]
     assert reloaded.messages[before:] == partial.messages[before - partial.first_message :]
-    assert reloaded.state == partial.state and reloaded.title == PROMPTS[0]
+    assert held(reloaded.state, first) == held(partial.state, first) and reloaded.title == PROMPTS[0]
+    assert reloaded.state["rag"]["questions"][:len(older)] == whole.state["rag"]["questions"][:len(older)]  # kept
     starts = question_starts(reloaded.messages)
     assert [q["question"] for q in reloaded.state["rag"]["questions"]] == starts and len(starts) == 6
     assert store.list()[0].questions == 6 and store.list()[0].messages == reloaded.message_count
