@@ -199,8 +199,7 @@ def newest_first(state: dict[str, Any], before: int) -> Iterator[tuple[int, list
     streams = []
     for namespace in evidence_namespaces(state).values():
         records = namespace["questions"]
-        at = bisect_left(records, before, key=_identity)
-        streams.append(records[i] for i in range(at - 1, -1, -1))
+        streams.append(_back_from(records, bisect_left(records, before, key=_identity)))
     group: list[dict[str, Any]] = []
     for record in heapq.merge(*streams, key=_identity, reverse=True):
         if group and group[0]["question"] != record["question"]:
@@ -209,6 +208,11 @@ def newest_first(state: dict[str, Any], before: int) -> Iterator[tuple[int, list
         group.append(record)
     if group:
         yield group[0]["question"], group
+
+
+def _back_from(records: list[dict[str, Any]], at: int) -> Iterator[dict[str, Any]]:
+    for i in range(at - 1, -1, -1):
+        yield records[i]
 
 
 def current_ids(records: list[dict[str, Any]]) -> list[str]:

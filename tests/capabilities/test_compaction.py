@@ -154,3 +154,81 @@ def test_compact_history_is_pure_and_leaves_other_tools_alone():
     assert messages == before
     assert [p.content for p in out[2].parts] == [RECEIPT, "keep"]
     assert build_capsule({"rag": ledger.new_namespace()}, 3) is None
+
+
+class _Counted(list):
+    """A ledger's records that count how many of them are read."""
+
+    reads = 0
+
+    def __getitem__(self, index):
+        _Counted.reads += 1
+        return super().__getitem__(index)
+
+
+def _long_ledger(questions: int, seed: int) -> dict:
+    """Two evidence namespaces over ``questions`` questions citing (again and again) a few of 12 chunks, some
+    questions with superseded declarations, some asked of one namespace only."""
+    import random
+
+    rng = random.Random(seed)
+    chunks = [f"{i:016x}" for i in range(12)]
+    state = {"rag": ledger.new_namespace(), "analysis": ledger.new_namespace()}
+    for q in range(0, questions * 3, 3):
+        for name in ("rag", "analysis") if q % 2 else ("rag",):
+            record = ledger.begin_question(state[name], q, f"question {q}")
+            ledger.note_evidence(record, q)
+            cited = rng.sample(chunks[: 3 + q % 9], rng.randint(0, 2))
+            ledger.declare(record, cited, q + 1)
+            if rng.random() < 0.2:
+                ledger.note_evidence(record, q + 2)  # newer evidence: the declaration above is superseded
+            for chunk_id in cited:
+                state[name]["citation_index"].setdefault(chunk_id, {
+                    "index": len(state[name]["citation_index"]) + 1, "chunk_id": chunk_id, "title": "T",
+                    "headings": [], "pages": [], "text": f"text of {chunk_id}",
+                })
+    return state
+
+
+def _capsule_walking_everything(state: dict, boundary: int) -> str | None:
+    """The capsule as built before the newest-first read: one pass over every record."""
+    from haiku_tui.capabilities.evidence import source_label
+    from haiku_tui.text import one_line
+
+    prompts, owner = {}, {}
+    for namespace in ledger.evidence_namespaces(state).values():
+        for record in namespace["questions"]:
+            if record["question"] < boundary:
+                prompts.setdefault(record["question"], record["prompt"])
+    for q in sorted(prompts):
+        for chunk_id in ledger.cited_ids(state, q):
+            owner[chunk_id] = q
+    if not owner:
+        return None
+    owned: dict[int, list[str]] = {}
+    for chunk_id, q in owner.items():
+        owned.setdefault(q, []).append(chunk_id)
+    blocks = [CAPSULE_HEADER]
+    for q in sorted(owned, reverse=True):
+        blocks.append(f"[Cited for the earlier question: {one_line(prompts[q], 120)}]")
+        for chunk_id in sorted(owned[q]):
+            entry = ledger.citation_for(state, chunk_id)
+            blocks.append(f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}\n{entry['text']}")
+    return "\n\n".join(blocks)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_capsule_and_what_was_cited_before_read_the_newest_questions_only(seed):
+    from haiku_tui.capabilities.views import _retained
+
+    state = _long_ledger(600, seed)
+    for boundary in (0, 1, 4, 301, 900, 1799, 5000):
+        assert build_capsule(state, boundary) == _capsule_walking_everything(state, boundary)
+        walked = {c for q in range(boundary) for c in ledger.cited_ids(state, q)}
+        assert _retained(state, boundary) == walked
+        assert ledger.cited_before(state, boundary) == bool(walked)
+    for namespace in state.values():
+        namespace["questions"] = _Counted(namespace["questions"])
+    _Counted.reads = 0
+    build_capsule(state, 5000), _retained(state, 5000), ledger.cited_before(state, 5000)
+    assert _Counted.reads < 900  # the three together, of 900 records: each back until every cited chunk was met

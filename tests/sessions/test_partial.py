@@ -165,3 +165,95 @@ def test_a_partial_load_refuses_a_damaged_newest_batch(store):
     conn.close()
     with pytest.raises(Exception, match="does not match its checksum"):
         store.load(session.id, questions=1)
+
+
+def _detail_rows(store, session_id: str) -> list[tuple[str, int]]:
+    """(path, rid) of the session's question detail rows, oldest question first."""
+    from tests.sessions.test_store import raw
+
+    return raw(
+        store, "SELECT path, rid FROM session_state WHERE kind='detail' AND num=(SELECT num FROM sessions WHERE id=?) "
+        "ORDER BY rid", session_id,
+    )
+
+
+async def test_older_questions_details_are_never_read_by_a_partial_load(store, kb):
+    """The statements a partial load runs leave the rows of older questions' searches alone, and the state it
+    gives holds them as unread; the latest record's details are read even when its question is older."""
+    whole = await grown(store, kb, 5)
+    details = _detail_rows(store, whole.id)
+    assert [json.loads(p)[-1] for p, _ in details] == ["searches"] * 5  # one row per question record
+    seen: list[str] = []
+    store._conn.set_trace_callback(seen.append)
+    try:
+        partial = store.load(whole.id, questions=1)
+    finally:
+        store._conn.set_trace_callback(None)
+    older = json.loads(details[0][0])
+    assert not any(details[0][0] in s for s in seen)  # never named: read through the (num, kind) index
+    assert partial.state["rag"]["questions"][older[2]]["searches"] is UNREAD
+    assert partial.state["rag"]["questions"][-1]["searches"] == whole.state["rag"]["questions"][-1]["searches"]
+
+
+async def test_a_session_stored_before_detail_rows_reads_and_takes_them_at_its_next_save(store, kb, monkeypatch):
+    from haiku_tui.sessions import payload
+
+    split = payload.split_state
+
+    def old_layout(state: dict) -> dict:
+        """``split_state`` as haiku-tui wrote it before records had detail rows: a record is one leaf row."""
+        rows = split(state).items()
+        return {path: ("leaf", value) if kind == "record" else (kind, value) for path, (kind, value) in rows if kind != "detail"}
+
+    monkeypatch.setattr(payload, "split_state", old_layout)
+    whole = await grown(store, kb, 4)
+    assert _detail_rows(store, whole.id) == []  # the old layout: searches inside the record rows
+    monkeypatch.setattr(payload, "split_state", split)
+
+    partial = store.load(whole.id, questions=1)
+    assert partial.state == whole.state  # nothing to leave unread: the records hold their searches
+    await asked(partial, kb, PROMPTS[4], store, window=1)
+    assert len(_detail_rows(store, whole.id)) == 5  # written in the new layout by the next save
+    reloaded = store.load(whole.id)
+    assert reloaded.state == partial.state and reloaded.messages[: whole.message_count] == whole.messages
+    assert reloaded.state["rag"]["questions"][:4] == whole.state["rag"]["questions"]
+
+
+async def test_damaged_or_lost_detail_rows_are_refused_when_read_and_never_overwritten(store, kb):
+    from haiku_tui.sessions import SessionCorrupt
+    from tests.sessions.test_store import raw
+
+    whole = await grown(store, kb, 4)
+    old_rid = _detail_rows(store, whole.id)[0][1]
+    raw(store, "UPDATE session_state SET data=replace(data, 'Solar', 'Lunar') WHERE rid=?", old_rid)
+    partial = store.load(whole.id, questions=1)  # the damaged row is an older question's: not read …
+    with pytest.raises(SessionCorrupt, match="does not match its checksum"):
+        store.load(whole.id)  # … but a whole load refuses it
+    await asked(partial, kb, PROMPTS[4], store, window=1)  # a run and its save leave it as it is
+    assert "Lunar" in raw(store, "SELECT data FROM session_state WHERE rid=?", old_rid)[0][0]
+
+    newest = _detail_rows(store, whole.id)[-1][1]  # the question just asked: in the window
+    raw(store, "UPDATE session_state SET checksum='x' WHERE rid=?", newest)
+    with pytest.raises(SessionCorrupt, match="does not match its checksum"):
+        store.load(whole.id, questions=1)  # the window's own details are checked
+    raw(store, "DELETE FROM session_state WHERE rid=?", newest)
+    with pytest.raises(SessionCorrupt, match="state row"):
+        store.load(whole.id, questions=1)  # a lost one is missed
+
+
+async def test_an_unread_detail_is_never_written_or_copied(store, kb):
+    from haiku_tui.sessions import SessionStateError
+
+    whole = await grown(store, kb, 4)
+    partial = store.load(whole.id, questions=1)
+    working = partial.working_state()
+    working["rag"]["questions"][0] = dict(working["rag"]["questions"][0], requests=9)  # changes an older record
+    with pytest.raises(SessionStateError, match="not plain JSON"):
+        partial.commit_run(partial.conversation, working, partial.first_message)  # unread searches are not "none"
+    moved = partial.working_state()
+    moved["rag"]["questions"].insert(0, moved["rag"]["questions"][0])  # an unread detail in another row
+    partial._state = moved
+    partial.dirty = True
+    with pytest.raises(ValueError, match="was not read"):
+        store.save(partial)
+    assert store.load(whole.id).state == whole.state
