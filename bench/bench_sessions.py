@@ -16,6 +16,8 @@ synchronous=FULL), median of several repeats:
 * view: ``Workbench.refresh()`` after that commit (what the app computes before it shows the answer);
 * load: ``SessionStore.load`` (read, checksum, JSON parse, Pydantic validation of the conversation);
 * peek: ``SessionStore.peek`` (the state and the newest 3 runs, validated: what showing the last answer needs);
+* partial: ``SessionStore.load(ref, questions=20)`` (what ``ask --session`` opens: the newest runs holding the
+  history window's questions, and the state a run needs);
 * list / search: ``SessionStore.list()`` and ``search()`` over the store holding all three sessions.
 
     python bench/bench_sessions.py [--repeat N] [--sizes 10 100 1000]
@@ -138,6 +140,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from haiku_tui.agent import AgentConfig
+    from haiku_tui.agent.config import HISTORY_WINDOW
     from haiku_tui.sessions import SessionStore
     from haiku_tui.sessions.workbench import Workbench
 
@@ -155,7 +158,7 @@ def main() -> None:
             bench = Workbench(AgentConfig(model="extractive"), store=store)
             bench.session = session
             bench.refresh()
-            commits, saves, views, loads, peeks = [], [], [], [], []
+            commits, saves, views, loads, peeks, partials = [], [], [], [], [], []
             for i in range(repeat):
                 t0 = time.perf_counter()
                 conversation, state = next_run(session, full, full_state, turns + i + 1)
@@ -173,6 +176,9 @@ def main() -> None:
                 t0 = time.perf_counter()
                 peek = store.peek(session.id)
                 peeks.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                store.load(session.id, questions=HISTORY_WINDOW)
+                partials.append(time.perf_counter() - t0)
                 assert peek.messages == conversation.messages[peek.first_message :]
             assert loaded.messages == conversation.messages and loaded.state == state
             stored = sum(
@@ -183,7 +189,7 @@ def main() -> None:
                 ).fetchone()
             )
             rows.append((turns, len(conversation.messages), stored / 1e6, median_ms(commits), median_ms(saves),
-                         median_ms(views), median_ms(loads), median_ms(peeks)))
+                         median_ms(views), median_ms(loads), median_ms(peeks), median_ms(partials)))
         t0 = time.perf_counter()
         for _ in range(20):
             store.list()
@@ -198,10 +204,11 @@ def main() -> None:
     print(f"Sessions save/load (median of {args.repeat}; 1000 turns: {max(3, args.repeat // 2)}), "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     print()
-    print("| questions | messages | stored MB | commit ms | save ms | view ms | load ms | peek ms |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for turns, messages, mb, commit, save, view, load, peek in rows:
-        print(f"| {turns} | {messages} | {mb:.2f} | {commit:.1f} | {save:.1f} | {view:.1f} | {load:.1f} | {peek:.1f} |")
+    print("| questions | messages | stored MB | commit ms | save ms | view ms | load ms | peek ms | partial ms |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for turns, messages, mb, commit, save, view, load, peek, partial in rows:
+        print(f"| {turns} | {messages} | {mb:.2f} | {commit:.1f} | {save:.1f} | {view:.1f} | {load:.1f} | {peek:.1f} "
+              f"| {partial:.1f} |")
     print()
     print(f"list(): {list_ms:.2f} ms; search(): {search_ms:.2f} ms ({len(hits)} hits); database files {db_mb:.1f} MB")
 

@@ -3,7 +3,11 @@
 * ``sessions``: the head, one row per session: metadata, the conversation without its messages, app data,
   revision, how many pieces it has, its checksum; and the columns ``sessions list`` reads.
 * ``session_messages``: the messages, one row per save that added them (``start``, ``count``, a JSON array).
-* ``session_state``: the state map in rows (:func:`payload.split_state`), each rewritten only when it changed.
+* ``session_state``: the state map in rows (:func:`payload.split_state`), each rewritten only when it changed;
+  a question record's bulky details (search hits, programs) are rows of their own (kind ``detail``), so a
+  partial load reads the record and leaves an older question's details unread (:func:`read_state`). Rows of the
+  earlier layout (a record with its details in one ``leaf`` row) read the same and are split by the next save;
+  a haiku-tui of that layout reads the new rows too (a ``record``/``detail`` row joins like a leaf).
 * ``session_text``: what full-text search reads: a title row (``start`` -1) and one row per question (prompt
   and answer); the FTS5 table ``session_text_fts`` indexes it.
 

@@ -202,8 +202,8 @@ class Unread:
 
     def __iter__(self) -> Any:
         raise ValueError(
-            "this session was opened with its newest questions only: an earlier question's searches were not "
-            "read; open it whole"
+            "this session was opened with its newest questions only: an earlier question's searches and programs "
+            "were not read; open it whole"
         )
 
     __len__ = __iter__

@@ -70,7 +70,8 @@ class PieceReader:
 
     def read(self, conn: sqlite3.Connection, session_id: str, runs: int | None = None) -> Tail:
         """The session's payload (checked, upgraded) with every message, or with its newest ``runs`` message
-        batches only (one batch per saved run; the state is always whole)."""
+        batches only (one batch per saved run; the state then leaves the details of the questions before them
+        unread, :func:`layout.read_state`)."""
         row = conn.execute(
             "SELECT num, revision, payload, checksum FROM sessions WHERE id=?", (session_id,)
         ).fetchone()

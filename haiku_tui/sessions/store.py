@@ -7,7 +7,8 @@ Durability and concurrency:
 * Every write is ``BEGIN IMMEDIATE`` … ``COMMIT``: the head row, the pieces a save adds or changes and
   their full-text entries change together or not at all (layout: :mod:`haiku_tui.sessions.layout`).
 * A save writes what changed since the copy was loaded or saved: the run's new messages as one batch,
-  the state rows that differ, and the head. Load reads and checks every piece.
+  the state rows that differ, and the head. Load reads and checks every piece (a partial load, every piece it
+  reads, and the counts of the rest).
 * Optimistic concurrency: a session remembers the revision (and head checksum) it was loaded at; a save
   whose revision no longer matches the row raises ``StaleSession`` and writes nothing.
 * Stored pieces are checked before they are replaced: a damaged row (checksum mismatch, invalid JSON) or one
@@ -96,7 +97,8 @@ class SessionPeek:
 
     ``messages`` (validated Pydantic AI messages) are the last runs' messages; ``first_message`` is the index
     of ``messages[0]`` in the whole history (a question's ledger identity is its first message's index).
-    ``state`` is the whole state map; ``app_data`` the app's data."""
+    ``state`` is the state map, the details of questions before ``first_message`` unread (``payload.UNREAD``);
+    ``app_data`` the app's data."""
 
     summary: SessionSummary
     messages: list[Any]
@@ -385,9 +387,10 @@ class SessionStore:
         changed).
 
         ``questions``: read only the newest runs' messages, enough to hold ``questions`` + 1 questions — what a
-        run given a window of ``questions`` needs (:meth:`Session.window`). The session is then partial
-        (:attr:`Session.first_message`): it runs, commits and saves like a whole one at a cost that does not
-        grow with its history. None or 0: every message."""
+        run given a window of ``questions`` needs (:meth:`Session.window`), and the state without the details
+        (search hits, programs) of the questions before them: those stay unread (``payload.UNREAD``) and their
+        rows untouched by later saves. The session is then partial (:attr:`Session.first_message`): it runs,
+        commits and saves like a whole one at a cost that does not grow with its history. None or 0: everything."""
         from haiku_tui.capabilities.wire import question_starts
 
         from .model import Session
