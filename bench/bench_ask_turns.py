@@ -4,9 +4,12 @@
    ``session.deps()``, the streamed run, ``commit_run``, ``save``, the report — timed per turn up to
    ``--turns`` (default 1000). Reported as medians over windows of turns.
 2. The command in-process: ``haiku_tui.cli.main(["ask", "--session", S, …])`` (open the store, load the
-   session, build the agent, run, save, report), ``--samples`` times on a fresh session (turns 1…) and on
-   the grown one (turns 1001…).
-3. The command as a subprocess: ``haiku-tui ask --session S …``, the same way.
+   session, build the agent, run, save, report), ``--samples`` times on a fresh session (turns 2…), on the
+   same session once it holds a full history window (turns 22…) and on the grown one (turns 1001…).
+3. The command as a subprocess: ``haiku-tui ask --session S …``, on a fresh session and the grown one.
+
+Turn N against turns 1–10 is the issue's measure; against turns 21–30 (a run that already carries a full
+window of 20 questions) it tells what grows with the session's length from what the window costs.
 
     python bench/bench_ask_turns.py [--turns 1000] [--samples 7]
 """
@@ -86,13 +89,13 @@ def ask_in_process(db: str, session: str, samples: int, first: int, new: bool = 
     return times
 
 
-def ask_subprocess(db: str, session: str, samples: int, first: int) -> list[float]:
+def ask_subprocess(db: str, session: str, samples: int, first: int, new: bool = False) -> list[float]:
     asked, times = questions(), []
     exe = str(Path(sys.executable).with_name("haiku-tui"))
     for i in range(samples):
         t0 = time.perf_counter()
-        done = subprocess.run([exe, "ask", "--db", db, "--session", session, asked[(first + i) % len(asked)]],
-                              capture_output=True, text=True)
+        done = subprocess.run([exe, "ask", "--db", db, "--session", session, *(["--new"] if new else []),
+                               asked[(first + i) % len(asked)]], capture_output=True, text=True)
         times.append(time.perf_counter() - t0)
         assert done.returncode == 0, done.stderr
     return times
@@ -117,23 +120,30 @@ def main() -> None:
               f"{os.cpu_count()} CPUs (box shared: compare ratios within this run)\n")
         print("Run loop (deps, run, commit, save, report), median ms per turn:\n")
         print("| turns | median ms |\n|---|---:|")
-        windows = [(1, 10), (91, 100)] + ([(491, 500)] if args.turns >= 500 else []) + [(args.turns - 9, args.turns)]
+        windows = [w for w in ((1, 10), (21, 30), (91, 100), (491, 500)) if w[1] < args.turns - 9]
+        windows += [(args.turns - 9, args.turns)]
         for lo, hi in windows:
             print(f"| {lo}–{hi} | {ms(loop[lo - 1:hi]):.1f} |")
-        first = ms(loop[:10])
-        print(f"\nturn {args.turns} / turn 1: {ms(loop[-10:]) / first:.2f}×\n")
+        last = ms(loop[-10:])
+        print(f"\nturns {args.turns - 9}–{args.turns} / turns 1–10: {last / ms(loop[:10]):.2f}×; "
+              f"/ turns 21–30: {last / ms(loop[20:30]):.2f}×\n")
 
-        short = ask_in_process(db, "bench fresh", 1, 0, new=True)  # creates it
+        ask_in_process(db, "bench fresh", 1, 0, new=True)  # creates it: turn 1
         fresh_in = ask_in_process(db, "bench fresh", args.samples, 1)
+        ask_in_process(db, "bench fresh", max(0, 20 - args.samples), args.samples + 1)  # to turn 21
+        window_in = ask_in_process(db, "bench fresh", args.samples, 21)
         long_in = ask_in_process(db, long_id, args.samples, args.turns)
-        fresh_sub = ask_subprocess(db, "bench fresh", args.samples, args.samples + 1)
+        ask_subprocess(db, "bench fresh sub", 1, 0, new=True)
+        fresh_sub = ask_subprocess(db, "bench fresh sub", args.samples, 1)
         long_sub = ask_subprocess(db, long_id, args.samples, args.turns + args.samples)
-        del short
         print("`ask --session S` (open, load, build, run, save, report), median ms:\n")
-        print(f"| how | session at turns 2–{args.samples * 2 + 1} | at turns {args.turns + 1}+ | ratio |")
-        print("|---|---:|---:|---:|")
-        for how, a, b in (("in-process", fresh_in, long_in), ("subprocess", fresh_sub, long_sub)):
-            print(f"| {how} | {ms(a):.0f} | {ms(b):.0f} | {ms(b) / ms(a):.2f}× |")
+        n = args.samples
+        print(f"| how | turns 2–{n + 1} | turns 22–{n + 21} | turns {args.turns + 1}+ | ratio to 2–{n + 1} "
+              f"| ratio to 22–{n + 21} |")
+        print("|---|---:|---:|---:|---:|---:|")
+        print(f"| in-process | {ms(fresh_in):.0f} | {ms(window_in):.0f} | {ms(long_in):.0f} | "
+              f"{ms(long_in) / ms(fresh_in):.2f}× | {ms(long_in) / ms(window_in):.2f}× |")
+        print(f"| subprocess | {ms(fresh_sub):.0f} | – | {ms(long_sub):.0f} | {ms(long_sub) / ms(fresh_sub):.2f}× | – |")
 
 
 if __name__ == "__main__":
