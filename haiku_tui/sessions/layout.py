@@ -1,13 +1,13 @@
-"""The on-disk layout of the sessions database (schema 2): a session is a head row plus pieces.
+"""The on-disk layout of the sessions database (schema 3): a session is a head row plus pieces.
 
 * ``sessions``: the head, one row per session: metadata, the conversation without its messages, app data,
   revision, how many pieces it has, its checksum; and the columns ``sessions list`` reads.
 * ``session_messages``: the messages, one row per save that added them (``start``, ``count``, a JSON array).
 * ``session_state``: the state map in rows (:func:`payload.split_state`), each rewritten only when it changed;
   a question record's bulky details (search hits, programs) are rows of their own (kind ``detail``), so a
-  partial load reads the record and leaves an older question's details unread (:func:`read_state`). Rows of the
-  earlier layout (a record with its details in one ``leaf`` row) read the same and are split by the next save;
-  a haiku-tui of that layout reads the new rows too (a ``record``/``detail`` row joins like a leaf).
+  partial load reads the record and leaves an older question's details unread (:func:`read_state`). Rows of
+  schema 2 (a record with its details in one ``leaf`` row) read the same and are split by the session's next
+  save.
 * ``session_text``: what full-text search reads: a title row (``start`` -1) and one row per question (prompt
   and answer); the FTS5 table ``session_text_fts`` indexes it.
 
@@ -88,14 +88,13 @@ def create_v2_tables(conn: sqlite3.Connection) -> None:
         "title TEXT NOT NULL, body TEXT NOT NULL)"
     )
     conn.execute("CREATE INDEX session_text_by_num ON session_text(num, start)")
-    conn.execute(STATE_KIND_INDEX)
     conn.execute("DROP TABLE IF EXISTS session_fts")  # schema 1's index over sessions.body
     conn.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('fts_stale', '1')")
 
 
 STATE_KIND_INDEX = "CREATE INDEX IF NOT EXISTS session_state_by_kind ON session_state(num, kind)"
-"""Lets a partial load read a session's state rows but the question details, and count those, without
-touching the details' pages (an index only: a database without it is read the same way, slower)."""
+"""Schema 3: lets a partial load read a session's state rows but the question details, and count those,
+without touching the details' pages."""
 
 FTS_TABLE = "session_text_fts"
 FTS_DDL = (

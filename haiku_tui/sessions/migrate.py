@@ -2,6 +2,11 @@
 
 A kill at any moment leaves either the old schema (the next open migrates again) or the new one, never a mix;
 a database of a newer schema is refused untouched.
+
+Schema 3 keeps a question record's bulky details (search hits, programs) in state rows of their own, which a
+haiku-tui of schema 2 could not join: so the number changes, and older versions refuse the file cleanly. The
+step itself only adds the index partial loads read through: a schema-2 row (a record with its details in one
+row) reads the same, and the session's next save writes it in the new layout.
 """
 
 from __future__ import annotations
@@ -11,12 +16,12 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from . import layout
-from .errors import SessionCorrupt, SessionStoreUnavailable, UnsupportedSchema
+from .errors import SessionCorrupt, UnsupportedSchema
 
 if TYPE_CHECKING:
     from .store import SessionStore
 
-DB_SCHEMA_VERSION = 2
+DB_SCHEMA_VERSION = 3
 """``PRAGMA user_version`` of the sessions database this haiku-tui writes."""
 
 
@@ -37,7 +42,6 @@ def migrate(store: SessionStore) -> None:
     version = _version(store._conn)
     _check(store, version)
     if version == DB_SCHEMA_VERSION:
-        _add_indexes(store)
         return
     if version > 0:
         backup(store, version)
@@ -49,19 +53,10 @@ def migrate(store: SessionStore) -> None:
             version = 1
         if version == 1:
             _v1_to_v2(store, conn)
+            version = 2
+        if version == 2:
+            conn.execute(layout.STATE_KIND_INDEX)  # schema 3: question details in rows of their own (see below)
         conn.execute(f"PRAGMA user_version={DB_SCHEMA_VERSION}")
-
-
-def _add_indexes(store: SessionStore) -> None:
-    """Indexes a later haiku-tui of the same schema added (older ones keep them up to date): made once, skipped
-    on a store that cannot be written (reads work without them)."""
-    if store._conn.execute("SELECT 1 FROM sqlite_master WHERE name='session_state_by_kind'").fetchone():
-        return
-    try:
-        with store._write() as conn:
-            conn.execute(layout.STATE_KIND_INDEX)
-    except SessionStoreUnavailable:
-        pass
 
 
 def backup(store: SessionStore, version: int) -> None:

@@ -18,6 +18,7 @@ import pytest
 from haiku_tui.sessions import SessionCorrupt, SessionStore, SessionStoreUnavailable, StaleSession
 from haiku_tui.sessions import payload as _payload
 from haiku_tui.sessions.layout import create_v1
+from haiku_tui.sessions.migrate import DB_SCHEMA_VERSION
 from tests.sessions.test_store import chat, raw
 
 CHILD = Path(__file__).with_name("store_child.py")
@@ -128,7 +129,7 @@ def test_schema_1_migrates_after_a_backup_and_keeps_a_damaged_row_refused(tmp_pa
     assert conn.execute("PRAGMA user_version").fetchone() == (1,)
     assert conn.execute("SELECT * FROM sessions ORDER BY num").fetchall() == before  # the schema-1 rows, as they were
     conn.close()
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone() == (2,)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone() == (DB_SCHEMA_VERSION,)
 
 
 @pytest.mark.slow

@@ -195,21 +195,31 @@ async def test_older_questions_details_are_never_read_by_a_partial_load(store, k
     assert partial.state["rag"]["questions"][-1]["searches"] == whole.state["rag"]["questions"][-1]["searches"]
 
 
-async def test_a_session_stored_before_detail_rows_reads_and_takes_them_at_its_next_save(store, kb, monkeypatch):
-    from haiku_tui.sessions import payload
+async def test_a_schema_2_store_migrates_after_a_backup_and_its_records_split_at_their_next_save(store, kb, monkeypatch):
+    import sqlite3
+
+    from haiku_tui.sessions import SessionStore, payload
+    from tests.sessions.test_store import raw
 
     split = payload.split_state
 
-    def old_layout(state: dict) -> dict:
-        """``split_state`` as haiku-tui wrote it before records had detail rows: a record is one leaf row."""
+    def schema_2(state: dict) -> dict:
+        """``split_state`` as haiku-tui wrote it at schema 2: a record and its details in one leaf row."""
         rows = split(state).items()
         return {path: ("leaf", value) if kind == "record" else (kind, value) for path, (kind, value) in rows if kind != "detail"}
 
-    monkeypatch.setattr(payload, "split_state", old_layout)
+    monkeypatch.setattr(payload, "split_state", schema_2)
     whole = await grown(store, kb, 4)
-    assert _detail_rows(store, whole.id) == []  # the old layout: searches inside the record rows
     monkeypatch.setattr(payload, "split_state", split)
+    raw(store, "DROP INDEX session_state_by_kind")
+    raw(store, "PRAGMA user_version=2")
+    store.close()
+    before = sqlite3.connect(store.path).execute("SELECT * FROM session_state ORDER BY rid").fetchall()
 
+    store = SessionStore(store.path)  # migrates, after a copy of the schema-2 file
+    backup = sqlite3.connect(store.path.with_name("sessions.db.v2-backup"))
+    assert backup.execute("SELECT * FROM session_state ORDER BY rid").fetchall() == before
+    assert raw(store, "PRAGMA user_version") == [(3,)] and _detail_rows(store, whole.id) == []
     partial = store.load(whole.id, questions=1)
     assert partial.state == whole.state  # nothing to leave unread: the records hold their searches
     await asked(partial, kb, PROMPTS[4], store, window=1)
@@ -217,6 +227,7 @@ async def test_a_session_stored_before_detail_rows_reads_and_takes_them_at_its_n
     reloaded = store.load(whole.id)
     assert reloaded.state == partial.state and reloaded.messages[: whole.message_count] == whole.messages
     assert reloaded.state["rag"]["questions"][:4] == whole.state["rag"]["questions"]
+    store.close()
 
 
 async def test_damaged_or_lost_detail_rows_are_refused_when_read_and_never_overwritten(store, kb):
