@@ -11,7 +11,8 @@
 Turn N against turns 1–10 is the issue's measure; against turns 21–30 (a run that already carries a full
 window of 20 questions) it tells what grows with the session's length from what the window costs.
 
-    python bench/bench_ask_turns.py [--turns 1000] [--samples 7]
+    python bench/bench_ask_turns.py [--turns 1000] [--samples 7] [--keep DIR]
+    PYTHONPATH=<checkout> python bench/bench_ask_turns.py --grown DIR --samples 9 --no-subprocess
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import asyncio
 import contextlib
 import io
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -105,37 +107,52 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--samples", type=int, default=7)
+    parser.add_argument("--keep", metavar="DIR", help="keep the knowledge base and the grown session in DIR")
+    parser.add_argument("--grown", metavar="DIR", help="start from a copy of what --keep kept: no run loop (to compare "
+                        "trees on one session: run each with PYTHONPATH on its checkout, alternating)")
+    parser.add_argument("--no-subprocess", action="store_true", help="leave out the subprocess measures")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["HAIKU_TUI_DATA_DIR"] = str(Path(tmp) / "data")
-        from haiku_tui.store.kb import KnowledgeBase
+        root = Path(tmp) / "bench"
+        if args.grown:
+            shutil.copytree(args.grown, root)
+            os.environ["HAIKU_TUI_DATA_DIR"] = str(root / "data")
+            db, long_id = str(root / "kb.lancedb"), (root / "long_id").read_text()
+            args.turns = int((root / "turns").read_text())
+            ask_in_process(db, long_id, 1, args.turns)  # (a checkout of another layout rewrites it here, once)
+            args.turns += 1
+        else:
+            root.mkdir()
+            os.environ["HAIKU_TUI_DATA_DIR"] = str(root / "data")
+            from haiku_tui.store.kb import KnowledgeBase
 
-        db = str(Path(tmp) / "kb.lancedb")
-        kb = KnowledgeBase.open(db)
-        kb.add(write_corpus(Path(tmp) / "corpus"))
-        kb.close()
-
-        long_id, loop = run_loop(db, args.turns)
+            db = str(root / "kb.lancedb")
+            kb = KnowledgeBase.open(db)
+            kb.add(write_corpus(root / "corpus"))
+            kb.close()
+            long_id, loop = run_loop(db, args.turns)
+            (root / "long_id").write_text(long_id)
+            (root / "turns").write_text(str(args.turns))
+            if args.keep:
+                shutil.copytree(root, args.keep, dirs_exist_ok=True)
         print(f"ask --session cost per question, extractive model, pydoc corpus; Python {sys.version.split()[0]}, "
               f"{os.cpu_count()} CPUs (box shared: compare ratios within this run)\n")
-        print("Run loop (deps, run, commit, save, report), median ms per turn:\n")
-        print("| turns | median ms |\n|---|---:|")
-        windows = [w for w in ((1, 10), (21, 30), (91, 100), (491, 500)) if w[1] < args.turns - 9]
-        windows += [(args.turns - 9, args.turns)]
-        for lo, hi in windows:
-            print(f"| {lo}–{hi} | {ms(loop[lo - 1:hi]):.1f} |")
-        last = ms(loop[-10:])
-        print(f"\nturns {args.turns - 9}–{args.turns} / turns 1–10: {last / ms(loop[:10]):.2f}×; "
-              f"/ turns 21–30: {last / ms(loop[20:30]):.2f}×\n")
+        if not args.grown:
+            print("Run loop (deps, run, commit, save, report), median ms per turn:\n")
+            print("| turns | median ms |\n|---|---:|")
+            windows = [w for w in ((1, 10), (21, 30), (91, 100), (491, 500)) if w[1] < args.turns - 9]
+            windows += [(args.turns - 9, args.turns)]
+            for lo, hi in windows:
+                print(f"| {lo}–{hi} | {ms(loop[lo - 1:hi]):.1f} |")
+            last = ms(loop[-10:])
+            print(f"\nturns {args.turns - 9}–{args.turns} / turns 1–10: {last / ms(loop[:10]):.2f}×; "
+                  f"/ turns 21–30: {last / ms(loop[20:30]):.2f}×\n")
 
         ask_in_process(db, "bench fresh", 1, 0, new=True)  # creates it: turn 1
         fresh_in = ask_in_process(db, "bench fresh", args.samples, 1)
         ask_in_process(db, "bench fresh", max(0, 20 - args.samples), args.samples + 1)  # to turn 21
         window_in = ask_in_process(db, "bench fresh", args.samples, 21)
-        long_in = ask_in_process(db, long_id, args.samples, args.turns)
-        ask_subprocess(db, "bench fresh sub", 1, 0, new=True)
-        fresh_sub = ask_subprocess(db, "bench fresh sub", args.samples, 1)
-        long_sub = ask_subprocess(db, long_id, args.samples, args.turns + args.samples)
+        long_in = ask_in_process(db, long_id, args.samples, args.turns + 1)
         print("`ask --session S` (open, load, build, run, save, report), median ms:\n")
         n = args.samples
         print(f"| how | turns 2–{n + 1} | turns 22–{n + 21} | turns {args.turns + 1}+ | ratio to 2–{n + 1} "
@@ -143,7 +160,12 @@ def main() -> None:
         print("|---|---:|---:|---:|---:|---:|")
         print(f"| in-process | {ms(fresh_in):.0f} | {ms(window_in):.0f} | {ms(long_in):.0f} | "
               f"{ms(long_in) / ms(fresh_in):.2f}× | {ms(long_in) / ms(window_in):.2f}× |")
-        print(f"| subprocess | {ms(fresh_sub):.0f} | – | {ms(long_sub):.0f} | {ms(long_sub) / ms(fresh_sub):.2f}× | – |")
+        if not args.no_subprocess:
+            ask_subprocess(db, "bench fresh sub", 1, 0, new=True)
+            fresh_sub = ask_subprocess(db, "bench fresh sub", args.samples, 1)
+            long_sub = ask_subprocess(db, long_id, args.samples, args.turns + args.samples + 1)
+            print(f"| subprocess | {ms(fresh_sub):.0f} | – | {ms(long_sub):.0f} | {ms(long_sub) / ms(fresh_sub):.2f}× "
+                  "| – |")
 
 
 if __name__ == "__main__":
