@@ -190,7 +190,11 @@ async def test_older_questions_details_are_never_read_by_a_partial_load(store, k
     finally:
         store._conn.set_trace_callback(None)
     older = json.loads(details[0][0])
-    assert not any(details[0][0] in s for s in seen)  # never named: read through the (num, kind) index
+    named = [s for s in seen if "json_each" in s]  # the detail rows read, by path (a JSON list of paths)
+    assert len(named) == 1 and json.dumps(details[-1][0])[1:-1] in named[0]  # the window's is read …
+    assert not any(json.dumps(p)[1:-1] in named[0] for p, _ in details[:2])  # … older ones are not named
+    state_reads = [s for s in seen if "FROM session_state" in s]
+    assert state_reads and all("kind IN (" in s or "kind='detail'" in s for s in state_reads)  # nor all rows read
     assert partial.state["rag"]["questions"][older[2]]["searches"] is UNREAD
     assert partial.state["rag"]["questions"][-1]["searches"] == whole.state["rag"]["questions"][-1]["searches"]
 
