@@ -247,7 +247,7 @@ def tmux_first_token(db: str, questions: int, limit: float = 10.0, poll: bool = 
     cmd = (f"env HAIKU_TUI_DATA_DIR={os.environ['HAIKU_TUI_DATA_DIR']}/tmux PYTHONPATH={code} BENCH_PROBE={probe} "
            f"{sys.executable} {ROOT / 'bench' / 'first_frame_probe.py'} --db {db}")
     term = Tmux(cmd)
-    out: dict[str, Any] = {k: [] for k in ("output", "capture", "key", "text", "frame", "written", "frame_ms", "frame_bytes")}
+    out: dict[str, Any] = {k: [] for k in ("output", "capture", "key", "text", "layout", "render", "frame", "written", "frame_ms", "frame_bytes")}
     out["never"] = out["mismatch"] = 0
     t0 = time.perf_counter()
     while not any("Ask a question" in line for line in term.screen()) and time.perf_counter() - t0 < 60:
@@ -276,6 +276,8 @@ def tmux_first_token(db: str, questions: int, limit: float = 10.0, poll: bool = 
                     shown = at - sent
             if shown is None:
                 out["never"] += 1
+                if os.environ.get("BENCH_DEBUG"):
+                    print(f"never shown: Q{i + 1} {words!r}\n" + "\n".join(term.screen()), file=sys.stderr)
                 continue
             if replay.lines() != [line.rstrip() for line in term.screen()]:
                 out["mismatch"] += 1
@@ -287,7 +289,7 @@ def tmux_first_token(db: str, questions: int, limit: float = 10.0, poll: bool = 
             if captured is not None:
                 out["capture"].append(captured)
             moments = _probe_moments(probe, logged)
-            for name in ("key", "text", "frame", "written"):
+            for name in ("key", "text", "layout", "render", "frame", "written"):
                 if name in moments:
                     out[name].append(moments[name] - sent)
             for name in ("frame_ms", "frame_bytes"):
@@ -409,6 +411,8 @@ def main() -> None:
         rows += [
             ("tmux: Enter read by the app", tmux["key"]),
             ("tmux: first text in its turn", tmux["text"]),
+            ("tmux: the screen's layout starts", tmux["layout"]),
+            ("tmux: its compositor refresh starts", tmux["render"]),
             ("tmux: that frame rendered and queued", tmux["frame"]),
             ("tmux: rendering that frame (its own time)", tmux["frame_ms"]),
             ("tmux: that frame's size (bytes)", tmux["frame_bytes"]),

@@ -7,6 +7,7 @@ CLOCK_MONOTONIC, the same clock in every process on Linux, so the bench can subt
 
 - ``key``: the Enter key parsed by Textual's input thread (the byte is read from the terminal);
 - ``text``: the answer's first words written into its turn;
+- ``layout`` / ``render``: the screen's first layout / compositor refresh after ``text``;
 - ``frame``: the first frame after ``text`` handed to the output thread (``frame_ms``: how long rendering
   that frame took, from the compositor to the terminal's escape codes; ``frame_bytes``: its size);
 - ``written``: the output thread wrote that frame to the terminal.
@@ -43,7 +44,7 @@ def install() -> None:
     def process_message(self, message):  # the input thread
         if isinstance(message, events.Key) and message.key == "enter":
             note("key")
-            watch["text"] = watch["frame"] = False
+            watch["text"] = watch["frame"] = watch["layout"] = watch["render"] = False
         process(self, message)
 
     write = QuestionTurn.write
@@ -53,6 +54,22 @@ def install() -> None:
         if fragment and not watch["text"] and self.has_answer:
             watch["text"] = True
             note("text")
+
+    from textual.screen import Screen
+
+    layout, paint = Screen._refresh_layout, Screen._compositor_refresh
+
+    def refresh_layout(self, *args, **kwargs):
+        if watch["text"] and not watch["frame"] and not watch.get("layout"):
+            watch["layout"] = True
+            note("layout")
+        return layout(self, *args, **kwargs)
+
+    def compositor_refresh(self, *args, **kwargs):
+        if watch["text"] and not watch["frame"] and not watch.get("render"):
+            watch["render"] = True
+            note("render")
+        return paint(self, *args, **kwargs)
 
     display = App._display
 
@@ -97,6 +114,8 @@ def install() -> None:
         self._file = Timed()
         thread_run(self)
 
+    Screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
+    Screen._compositor_refresh = compositor_refresh  # type: ignore[method-assign]
     LinuxDriver.process_message = process_message  # type: ignore[method-assign]
     QuestionTurn.write = turn_write  # type: ignore[method-assign]
     App._display = app_display  # type: ignore[method-assign]
@@ -106,8 +125,6 @@ def install() -> None:
 
 if __name__ == "__main__":
     install()
-    if os.environ.get("BENCH_SWITCH"):  # experiment: the interpreter's thread switch interval (seconds)
-        sys.setswitchinterval(float(os.environ["BENCH_SWITCH"]))
     from haiku_tui.cli import main
 
     sys.exit(main(sys.argv[1:]))

@@ -8,7 +8,9 @@ words. So, while a question runs:
 - :class:`FrameHold` holds the app's repaints from Enter until the answer's first text is in its
   turn (at most :data:`HOLD` seconds): the question, its tool rows and those words come in one
   frame. A slow model's steps still show after :data:`HOLD`. The garbage collector waits until
-  that frame is painted (a full pass over the app's objects takes 40–300 ms).
+  that frame is painted (a full pass over the app's objects takes 40–300 ms), and so does what can
+  be drawn a frame later (the status bar's "answering…": that frame then repaints only the
+  conversation's column, not the full width down to the status bar).
 - :class:`LivePanes` redraws the evidence pane and the policy log from the run's working state
   :data:`LIVE_DELAY` seconds after a step (later steps join that redraw) and not before the first
   words are painted, so a fast run writes its answer first.
@@ -35,11 +37,14 @@ class FrameHold:
     """Repaints held until :meth:`release` (the first text is in place) or :data:`HOLD` seconds pass;
     the garbage collector until that frame is painted."""
 
-    def __init__(self, app: App[Any], wake: Widget, limit: float | None = None) -> None:
+    def __init__(
+        self, app: App[Any], wake: Widget, limit: float | None = None, *, then: Callable[[], None] | None = None
+    ) -> None:
         """``wake``: a widget laid out again on release, which resumes the screen's updates; ``limit``:
-        :data:`HOLD` unless given."""
+        :data:`HOLD` unless given; ``then``: called once the held frame is painted (what may wait one frame)."""
         self._wake = wake
         self._app = app
+        self._then = then
         self.painted = False
         """The held frame (with the first words, or after :data:`HOLD`) is painted."""
         self._gc = gc.isenabled()
@@ -64,6 +69,7 @@ class FrameHold:
 
     def close(self) -> None:
         """Release now and give the collector back at once (the screen is going away: no frame will come)."""
+        self._then = None
         self.release()
         self._painted()
 
@@ -73,6 +79,8 @@ class FrameHold:
             self.painted = True
             if self._gc:
                 gc.enable()
+            if self._then is not None:
+                self._then()
 
 
 class LivePanes:
