@@ -1,6 +1,8 @@
 """App start and first-token latency, with the extractive model over the bundled guide.
 
-    python bench/bench_app.py [--runs N]
+    python bench/bench_app.py [--runs N] [--questions N] [--tmux [--poll]] [--long N ...]
+
+Before/after: ``BENCH_CODE=<another checkout> python bench/bench_app.py …`` times that checkout's app.
 
 - *launch → first frame*: a fresh Python process imports the app, opens it headless and waits
   until the first screen is composed and painted (wall time of the whole process up to that point,
@@ -12,9 +14,12 @@
   on screen (*on screen*: the compositor places it inside the terminal). A question whose answer
   stays below the screen counts as never shown.
 - *Enter → first token in tmux* (``--tmux``): the app in a real terminal (tmux, 160×48); each
-  question is typed, Enter sent with ``send-keys``, and ``capture-pane`` polled until a line below
-  the new question's ``Qn ❯`` line shows the first words of its answer (known from a run of the same
-  questions without the app);
+  question is typed and Enter sent by a control-mode client, which also timestamps the pane's output
+  as tmux reads it; replaying that output on the screen as it was before Enter finds the moment a
+  line below the new question's ``Qn ❯`` line shows the first words of its answer (known from a run
+  of the same questions without the app). The app runs under ``first_frame_probe.py``, which notes
+  its own moments (Enter read, first text, layout, render, frame queued and written) on the same
+  clock. ``--poll`` also polls ``capture-pane`` as the earlier harness did (what that adds);
 - *long sessions* (``--long 10 100 1000``): reopening a saved session of N questions — time until the
   last answer is on screen and until the app is idle (every worker done: the whole session loaded and
   drawn) — then scrolling a page and selecting the previous answer with ↑. Keys in a real terminal:
