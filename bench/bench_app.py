@@ -195,7 +195,11 @@ class Tmux:
 
         self.width, self.height = width, height
         self.tmux("kill-server")
-        self.tmux("new-session", "-d", "-s", "b", "-c", "/tmp", "-x", str(width), "-y", str(height), command)
+        for _ in range(50):  # a server that is still shutting down refuses the new session for a moment
+            started = subprocess.run(["tmux", "-L", "f15bench", "new-session", "-d", "-s", "b", "-c", "/tmp", "-x", str(width), "-y", str(height), command])
+            if started.returncode == 0:
+                break
+            time.sleep(0.1)
         self.client = subprocess.Popen(["tmux", "-L", "f15bench", "-C", "attach", "-t", "b"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.output: list[tuple[float, bytes]] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -255,12 +259,12 @@ def tmux_first_token(db: str, questions: int, limit: float = 10.0, poll: bool = 
     out: dict[str, Any] = {k: [] for k in ("output", "capture", "key", "text", "layout", "render", "frame", "written", "frame_ms", "frame_bytes")}
     out["never"] = out["mismatch"] = 0
     t0 = time.perf_counter()
-    while not any("Ask a question" in line for line in term.screen()):
+    while not (probe.exists() and "ready" in probe.read_text()):  # the knowledge base and the agent are loaded
         if time.perf_counter() - t0 > 60:
             term.close()
-            raise RuntimeError("the app did not start in tmux within 60 s")
+            raise RuntimeError("the app did not load its knowledge base and agent in tmux within 60 s")
         time.sleep(0.05)
-    time.sleep(3)  # the knowledge base and the agent load behind the first frame
+    time.sleep(1)
     try:
         for i in range(questions):
             question, words = QUESTIONS[i % len(QUESTIONS)], firsts[i % len(QUESTIONS)]

@@ -2,7 +2,7 @@
 
     BENCH_PROBE=events.log python bench/first_frame_probe.py --db KB
 
-Runs the CLI as usual, with these moments appended to ``BENCH_PROBE`` (``name time``, ``time.perf_counter``:
+Runs the CLI as usual, with ``ready`` (the agent and knowledge base are loaded) and these moments appended to ``BENCH_PROBE`` (``name time``, ``time.perf_counter``:
 CLOCK_MONOTONIC, the same clock in every process on Linux, so the bench can subtract its own times):
 
 - ``key``: the Enter key parsed by Textual's input thread (the byte is read from the terminal);
@@ -38,7 +38,15 @@ def install() -> None:
 
     from haiku_tui.tui.main.turn import QuestionTurn
 
+    from haiku_tui.tui.main.screen import MainScreen
+
     watch = {"text": False, "frame": False}
+    backend_ready = MainScreen.backend_ready
+
+    async def ready(self):
+        await backend_ready(self)
+        note("ready")
+
     process = LinuxDriver.process_message
 
     def process_message(self, message):  # the input thread
@@ -114,6 +122,7 @@ def install() -> None:
         self._file = Timed()
         thread_run(self)
 
+    MainScreen.backend_ready = ready  # type: ignore[method-assign]
     Screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
     Screen._compositor_refresh = compositor_refresh  # type: ignore[method-assign]
     LinuxDriver.process_message = process_message  # type: ignore[method-assign]
