@@ -19,6 +19,7 @@ import math
 import re
 import uuid
 from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,10 +33,12 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.usage import RequestUsage
 
 from haiku_tui.capabilities.evidence import RESULT_SEPARATOR
 from haiku_tui.capabilities.policy import REDIRECT_TAG
 from haiku_tui.capabilities.rag import RAG_ID
+from haiku_tui.capabilities.wire import estimated_tokens, message_chars
 from haiku_tui.store.sentences import normal_word, sentences, stem, terms, words
 
 MODEL_NAME = "extractive"
@@ -512,12 +515,17 @@ def _tool_names(info: AgentInfo) -> list[str]:
     return [t.name for t in info.function_tools]
 
 
+def _estimate(messages: list[ModelMessage]) -> int:
+    return estimated_tokens(message_chars(messages))
+
+
 def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    """The non-streamed response."""
+    """The non-streamed response (its usage estimated from characters, as :class:`ExtractiveModel` does)."""
     action = decide(messages, _tool_names(info))
-    if isinstance(action, Call):
-        return ModelResponse(parts=[ToolCallPart(action.tool, action.args, tool_call_id=_call_id())], model_name=MODEL_NAME)
-    return ModelResponse(parts=[TextPart(action.text)], model_name=MODEL_NAME)
+    part = ToolCallPart(action.tool, action.args, tool_call_id=_call_id()) if isinstance(action, Call) else TextPart(action.text)
+    response = ModelResponse(parts=[part], model_name=MODEL_NAME)
+    response.usage = RequestUsage(input_tokens=_estimate(messages), output_tokens=_estimate([response]))
+    return response
 
 
 def text_chunks(text: str, size: int = STREAM_WORDS) -> list[str]:
@@ -536,6 +544,20 @@ async def stream_respond(messages: list[ModelMessage], info: AgentInfo) -> Async
         yield chunk
 
 
+class ExtractiveModel(FunctionModel):
+    """The function model whose input tokens are estimated from the characters of each request it receives
+    (``capabilities.wire.estimated_tokens``, as the wire inspector estimates), not Pydantic AI's flat guess of
+    50 per streamed request; the output is Pydantic AI's count of the streamed words. No provider reports
+    them, so they stay marked estimated."""
+
+    @asynccontextmanager
+    async def request_stream(self, messages: list[ModelMessage], *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        async with super().request_stream(messages, *args, **kwargs) as response:
+            # replaces the flat estimate the function model's stream starts from (before any output is counted)
+            response._add_usage(RequestUsage(input_tokens=_estimate(messages)), reported=False, cumulative=True)
+            yield response
+
+
 def extractive_model() -> FunctionModel:
     """A fresh ``extractive`` model (stateless; safe to share)."""
-    return FunctionModel(respond, stream_function=stream_respond, model_name=MODEL_NAME)
+    return ExtractiveModel(respond, stream_function=stream_respond, model_name=MODEL_NAME)

@@ -73,7 +73,8 @@ class Tokens:
 
 
 def response_tokens(response: ModelResponse) -> Tokens:
-    """What the provider reported for one response; Pydantic AI's estimate when none did."""
+    """What the provider reported for one response; else the model's estimate (the extractive model's: from
+    the characters it was sent, :func:`estimated_tokens`)."""
     usage = response.usage
     reported = response.provider_name is not None and (usage.input_tokens or usage.output_tokens)
     return Tokens(usage.input_tokens, usage.output_tokens, not reported)
@@ -126,7 +127,17 @@ def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
     return "tool result"
 
 
-def _chars(messages: list[ModelMessage]) -> int:
+CHARS_PER_TOKEN = 4
+"""Characters per token for an estimate where no provider counts them (prose and JSON average about four)."""
+
+
+def estimated_tokens(chars: int) -> int:
+    """Tokens in ``chars`` characters, estimated where no provider counts them (:data:`CHARS_PER_TOKEN`)."""
+    return -(-chars // CHARS_PER_TOKEN)
+
+
+def message_chars(messages: list[ModelMessage]) -> int:
+    """Characters of ``messages`` as a request carries them: instructions, prompts, tool calls and results."""
     total = 0
     for message in messages:
         total += len(getattr(message, "instructions", None) or "")
@@ -196,8 +207,10 @@ def wire_requests(
                 parts.append(WirePart(kind, len(text), text, folded))
         response = messages[index]
         assert isinstance(response, ModelResponse)
-        tokens = response_tokens(response)
-        out.append(WireRequest(len(out) + 1, tuple(parts), _chars(wire), _chars(sent), tuple(wire), tokens))
+        chars, tokens = message_chars(wire), response_tokens(response)
+        if tokens.estimated:  # no provider counted them: the input from the request's characters, as shown
+            tokens = Tokens(estimated_tokens(chars), tokens.output, True)
+        out.append(WireRequest(len(out) + 1, tuple(parts), chars, message_chars(sent), tuple(wire), tokens))
     return out
 
 

@@ -10,6 +10,7 @@ from haiku_tui.capabilities import Deps
 from haiku_tui.capabilities.compaction import create_capability as compaction
 from haiku_tui.capabilities.rag import create_capability as rag
 from haiku_tui.capabilities.wire import (
+    CHARS_PER_TOKEN,
     Tokens,
     question_starts,
     response_tokens,
@@ -78,13 +79,14 @@ async def test_session_sizes_give_one_bar_per_question(kb):
     assert sent1 == full1 and sent2 < full2
 
 
-async def test_tokens_are_estimates_for_a_local_model_and_sum_over_the_session(kb):
+async def test_tokens_are_estimated_from_the_request_characters_for_a_local_model_and_sum_over_the_session(kb):
     _, deps, messages, _ = await _two_questions(kb)
     q2 = question_starts(messages)[1]
     requests = wire_requests(deps.state, messages, q2)
-    assert all(r.tokens.estimated and r.tokens.input > 0 for r in requests)
+    assert all(r.tokens.estimated and r.tokens.input == -(-r.chars // CHARS_PER_TOKEN) for r in requests)
+    responses = [m for m in messages if isinstance(m, ModelResponse)]
     total = session_tokens(messages)
-    assert total.estimated and total.input >= sum(r.tokens.input for r in requests)
+    assert total.estimated and total.input == sum(response_tokens(r).input for r in responses) > 0
 
 
 def test_reported_usage_is_not_an_estimate():

@@ -84,3 +84,44 @@ async def test_quitting_mid_question_gives_the_collector_back(small_kb):
         await send(pilot, "green tea")
         await pilot.pause()
     assert gc.isenabled()
+
+
+async def test_the_first_frame_repaints_the_conversation_column_and_the_status_bar_follows(small_kb, monkeypatch):
+    """The first words' frame is the conversation's column only (the status bar's "answering…" comes a frame
+    later, so the full-width rows down to it are not repainted); the status bar then says it until the end."""
+    from pydantic_ai.models.function import FunctionModel
+    from textual.geometry import Region
+
+    release = asyncio.Event()
+
+    async def stream(messages, info):
+        yield "First words"
+        await release.wait()
+        yield " and the rest."
+
+    monkeypatch.setattr(pacing, "HOLD", 30.0)
+    app = make_app(small_kb, model=FunctionModel(stream_function=stream))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        seen = frames(app)
+        compositor = app.main._compositor
+        render_update, repainted = compositor.render_update, []
+
+        def record(*args, **kwargs):  # what each frame repaints, and whether the newest turn has its words by then
+            dirty = list(compositor._dirty_regions)
+            turns = app.main.turn_log.turns
+            repainted.append((Region.from_union(dirty) if dirty else None, bool(turns) and turns[-1].has_answer))
+            return render_update(*args, **kwargs)
+
+        compositor.render_update = record
+        await send(pilot, "how do solar panels work in winter")
+        await wait_for(pilot, lambda: bool(seen))
+        assert seen[0] == (True, True)
+        first = next(region for region, words in repainted if words and region is not None)
+        column = app.main.conversation.region
+        assert column.contains_region(first), (first, column)
+        status = lambda: str(app.main.query_one("#status").render())  # noqa: E731
+        await wait_for(pilot, lambda: "answering" in status())
+        release.set()
+        await settle(pilot)
+        assert "answering" not in status() and app.main.turn_log.turns[-1].has_answer

@@ -30,13 +30,17 @@ class Asking:
     _waiting: Any
     _question_run: Any
     _cancel_requested: bool
+    update_status: Any
 
     async def ask(self, prompt: str) -> None:
         """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
-        self.running = True
         self._cancel_requested = False
         if self.ready:  # the question, its tool rows and the answer's first words come in one frame
-            self._hold = FrameHold(self.app, self.turn_log)
+            self._hold = FrameHold(self.app, self.turn_log, then=self.update_status)
+            # the status bar says "answering…" in the next frame: that first frame draws the conversation's column only
+            self.set_reactive(type(self).running, True)  # type: ignore[attr-defined]
+        else:
+            self.running = True
         # a ready run scrolls the log itself (it follows the answer, or ends at it), whatever the first frame holds
         turn = await self.conversation.add_turn(prompt, scroll=not self.ready)
         if not self.ready:

@@ -8,7 +8,10 @@ words. So, while a question runs:
 - :class:`FrameHold` holds the app's repaints from Enter until the answer's first text is in its
   turn (at most :data:`HOLD` seconds): the question, its tool rows and those words come in one
   frame. A slow model's steps still show after :data:`HOLD`. The garbage collector waits until
-  that frame is painted (a full pass over the app's objects takes 40–300 ms).
+  that frame is painted (a full pass over the app's objects takes 40–300 ms), and so does what can
+  be drawn a frame later (the status bar's "answering…": that frame then repaints only the
+  conversation's column, not the full width down to the status bar); the loop then stands aside for
+  :data:`HANDOFF` so that the output thread writes that frame to the terminal at once.
 - :class:`LivePanes` redraws the evidence pane and the policy log from the run's working state
   :data:`LIVE_DELAY` seconds after a step (later steps join that redraw) and not before the first
   words are painted, so a fast run writes its answer first.
@@ -17,6 +20,7 @@ words. So, while a question runs:
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +31,11 @@ if TYPE_CHECKING:
 
 HOLD = 0.2
 """Seconds a question's first frame waits for its answer's first text at most."""
+HANDOFF = 0.001
+"""Seconds the loop stands aside once the first frame is queued, so that Textual's output thread writes it at
+once: otherwise it waits for the interpreter lock while the loop draws the rest of the stream (up to the 5 ms
+switch interval per handoff). Measured in tmux, p50: queued → write finished 19–23 ms without, 2–3 ms with;
+queued → the words on the pane 8 → 5–7 ms."""
 LIVE_DELAY = 0.1
 """Seconds after a finished tool step that the panes redraw from the run's state (later steps join it)."""
 
@@ -35,11 +44,14 @@ class FrameHold:
     """Repaints held until :meth:`release` (the first text is in place) or :data:`HOLD` seconds pass;
     the garbage collector until that frame is painted."""
 
-    def __init__(self, app: App[Any], wake: Widget, limit: float | None = None) -> None:
+    def __init__(
+        self, app: App[Any], wake: Widget, limit: float | None = None, *, then: Callable[[], None] | None = None
+    ) -> None:
         """``wake``: a widget laid out again on release, which resumes the screen's updates; ``limit``:
-        :data:`HOLD` unless given."""
+        :data:`HOLD` unless given; ``then``: called once the held frame is painted (what may wait one frame)."""
         self._wake = wake
         self._app = app
+        self._then = then
         self.painted = False
         """The held frame (with the first words, or after :data:`HOLD`) is painted."""
         self._gc = gc.isenabled()
@@ -64,15 +76,20 @@ class FrameHold:
 
     def close(self) -> None:
         """Release now and give the collector back at once (the screen is going away: no frame will come)."""
+        self._then = None
         self.release()
-        self._painted()
+        self._painted(handoff=False)
 
-    def _painted(self) -> None:
-        """The first frame is painted."""
+    def _painted(self, handoff: bool = True) -> None:
+        """The first frame is painted (queued for the output thread)."""
         if not self.painted:
             self.painted = True
+            if handoff:
+                time.sleep(HANDOFF)
             if self._gc:
                 gc.enable()
+            if self._then is not None:
+                self._then()
 
 
 class LivePanes:
