@@ -459,7 +459,8 @@ class AnswerCursor(Static):
             Content.assemble(
                 (f"answer {turn.number} of {total}", "bold $accent"),
                 ("  ↑↓ select · r review · w wire · 1–9 citation · Esc question box", "$text-muted"),
-            )
+            ),
+            layout=False,  # one line whatever it says: a layout here would arrange the whole screen on every key
         )
 
     def on_focus(self) -> None:
