@@ -418,7 +418,12 @@ class TurnLog(VerticalScroll):
                 turns[index].selected = index == new
                 mark(turns[index], selected=index == new)
         if 0 <= new < len(turns):
-            self.scroll_to_widget(turns[new], animate=False, top=True)
+            # a move among laid-out turns scrolls in this frame (with the new mark); after a key showed turns
+            # the scroll waits for their layout
+            arranged = self._arranged
+            laid_out = arranged is not None and sum(isinstance(w, QuestionTurn) for w in arranged.widgets) == len(turns)
+            immediate = laid_out and all(turn in arranged.widgets for turn in turns)
+            self.scroll_to_widget(turns[new], animate=False, top=True, immediate=immediate)
             self.cursor.show(turns[new], self.total)
         self._prepare_later()  # lay out the turns beyond the new selection
 
