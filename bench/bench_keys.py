@@ -69,6 +69,26 @@ def wait_change(before: str, limit: float = 3.0) -> tuple[float, str]:
     return float("nan"), before
 
 
+SCROLLBAR = str.maketrans("▁▂▃▄▅▆▇▔", "        ")
+
+
+def wait_done(before: str, quiet: float = 0.15, limit: float = 3.0) -> tuple[float, float]:
+    """Seconds to the first change of the screen and to its last (what the key drew is complete: a frame
+    may arrive in pieces, and a key may draw in more than one frame), the screen then still for ``quiet``.
+    The scrollbars' partial glyphs are left out of "last": the thumb moves when turns are laid out off screen."""
+    first, screen = wait_change(before, limit)
+    if first != first:
+        return first, first
+    t0 = time.perf_counter() - first
+    last, screen = first, screen.translate(SCROLLBAR)
+    while time.perf_counter() - t0 - last < quiet and time.perf_counter() - t0 < limit:
+        time.sleep(0.002)
+        now = tmux("capture-pane", "-p", "-t", "b").translate(SCROLLBAR)
+        if now != screen:
+            screen, last = now, time.perf_counter() - t0
+    return first, last
+
+
 def wait_for(question: str, limit: float = 60.0) -> float:
     """Seconds until the screen shows ``question`` with its answer's badge below it."""
     t0 = time.perf_counter()
@@ -129,6 +149,12 @@ EDGE_PRESSES = (8, 16, 24)
 slide mounted 8 more; after it, every press from the 8th shows one turn from the reserve)."""
 
 
+def median(times: list[float]) -> float:
+    """The median of the presses that changed the screen (NaN when none did)."""
+    seen = [t for t in times if t == t]
+    return statistics.median(seen) if seen else float("nan")
+
+
 def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, float]]:
     ids = json.loads((base / "sessions.json").read_text())
     out = {}
@@ -155,20 +181,20 @@ def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, flo
         # that every key changes the screen at any size. A key that changed nothing within 3 s is left out.
         for name, seq, presses in (("up", ["Up"], UP_PRESSES), ("up_down", ["Down", "Up"], reps),
                                    ("pageup_down", ["PageUp", "PageDown"], reps), ("home_end", ["Home", "End"], reps)):
-            times = []
+            pairs = []
             for i in range(presses):
                 key = seq[i % len(seq)]
                 before = settle(0.15)
                 tmux("send-keys", "-t", "b", key)
-                times.append(wait_change(before)[0])
-                if name == "up" and len(times) > 1 and all(t != t for t in times[-2:]):  # the top reached
+                pairs.append(wait_done(before))
+                if name == "up" and len(pairs) > 1 and all(t != t for t, _ in pairs[-2:]):  # the top reached
                     break
             if os.environ.get("BENCH_RAW"):
-                print(n, name, [round(t * 1000) if t == t else None for t in times], flush=True)
-            result[name] = statistics.median(t for t in times if t == t) if any(t == t for t in times) else float("nan")
-            if name == "up":  # the presses that cross the window's top (8 newest turns open, 8 more per slide before)
-                edge = [times[i - 1] for i in EDGE_PRESSES if i <= len(times) and times[i - 1] == times[i - 1]]
-                result["up_edge"] = statistics.median(edge) if edge else float("nan")
+                print(n, name, [tuple(round(t * 1000) if t == t else None for t in p) for p in pairs], flush=True)
+            for suffix, times in (("", [p[0] for p in pairs]), ("_done", [p[1] for p in pairs])):
+                result[name + suffix] = median(times)
+                if name == "up":  # the presses that cross the window's top (8 newest turns open, 8 more per slide before)
+                    result["up_edge" + suffix] = median([times[i - 1] for i in EDGE_PRESSES if i <= len(times)])
         tmux("send-keys", "-t", "b", "Escape")
         settle(0.3)
         times = []
@@ -200,11 +226,15 @@ def compare(base: Path, before: str, rounds: int, sizes: list[int]) -> dict[str,
 
 
 def table(rows: dict[str, dict[int, dict[str, float]]]) -> None:
+    print("\nkeys: ms to the first change of the screen / to the last (the key's drawing complete)")
     print("\n| tree | questions | open → last answer (ms) | ↑ | ↑ at the edge | ↓/↑ | PageUp/PageDown | Home/End | typing | RSS open / after keys (MB) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, res in rows.items():
         for n, r in res.items():
-            keys_ms = " | ".join(f"{r[k]*1000:.0f}" for k in ("up", "up_edge", "up_down", "pageup_down", "home_end", "typing"))
+            keys_ms = " | ".join(
+                f"{r[k]*1000:.0f} / {r[k + '_done']*1000:.0f}" if k + "_done" in r else f"{r[k]*1000:.0f}"
+                for k in ("up", "up_edge", "up_down", "pageup_down", "home_end", "typing")
+            )
             print(f"| {name} | {n} | {r['open']*1000:.0f} | {keys_ms} | {r['rss_open']:.0f} / {r['rss_keys']:.0f} |")
 
 

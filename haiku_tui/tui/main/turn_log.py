@@ -356,10 +356,19 @@ class TurnLog(VerticalScroll):
         if (start, end) == (self._start, self._end):
             return
         running = self._answering()
-        await self._unmount([t for t in self.query_children(QuestionTurn) if t is not running])
+        old = [t for t in self.query_children(QuestionTurn) if t is not running]
+        for ghost in self._ghosts:  # drawn again in the new window if it holds their place
+            if ghost.turn in old:
+                ghost.turn = None
         self.set_reactive(TurnLog.selected_index, -1)
         self._start, self._end = self._first, self._last = start, end
-        await self._mount_range(start, end, before=running)
+        await self._mount_range(start, end, before=running, hidden=True)
+        self._sync_display()  # the new window replaces the old one in one frame (no empty log drawn between)
+        for turn in old:
+            turn.display = False
+        if start == 0:  # Home: the top is known before the layout (a later scroll would draw a second frame)
+            self.scroll_home(animate=False, immediate=True)
+        await self.remove_children(old)
         self._prepare_later()
 
     async def to_end(self) -> None:
