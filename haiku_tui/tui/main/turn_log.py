@@ -77,6 +77,7 @@ class TurnLog(VerticalScroll):
         self._preparing = False
         self._anchor: tuple[QuestionTurn, int] | None = None  # a turn to keep in place on screen, its y before
         self._arranged: Any = None  # the last arrangement of the turns
+        self._to_end = False  # the next arrangement scrolls to the end (a jump to the newest turns)
 
     def set_views(self, view: ConversationView, *, rebase: bool = False) -> None:
         """The committed view changed (a commit, a review mark): a window at the bottom takes new turns in.
@@ -122,16 +123,23 @@ class TurnLog(VerticalScroll):
         if optimal or result is self._arranged:
             return result
         previous, self._arranged = self._arranged, result
-        if self._anchor is not None and previous is not None:
+        if self._to_end:
+            self._to_end = False
+            self._scroll_now(result.spatial_map.total_region.bottom - size.height)
+        elif self._anchor is not None and previous is not None:
             turn, before = self._anchor
             self._anchor = None
             after = next((p.region.y for p in result.placements if p.widget is turn), None)
             if after is not None and after != before:
-                y = max(0, self.scroll_y + after - before)
-                self.set_reactive(TurnLog.scroll_y, y)
-                self.set_reactive(TurnLog.scroll_target_y, y)
-                self.vertical_scrollbar._reactive_position = y
+                self._scroll_now(self.scroll_y + after - before)
         return result
+
+    def _scroll_now(self, y: float) -> None:
+        """Scroll to ``y`` while arranging (as Textual's own anchoring does): this frame is drawn there."""
+        y = max(0, y)
+        self.set_reactive(TurnLog.scroll_y, y)
+        self.set_reactive(TurnLog.scroll_target_y, y)
+        self.vertical_scrollbar._reactive_position = y
 
     def _hold_in_place(self) -> None:
         """Keep the selected turn (and so the screen) where it is through the next layout."""
@@ -344,12 +352,13 @@ class TurnLog(VerticalScroll):
             self.set_reactive(TurnLog.selected_index, turns.index(selected))
         return True
 
-    async def jump(self, start: int) -> None:
-        """Mount the window starting at committed turn ``start`` instead of the current one."""
+    async def jump(self, start: int, *, select: int | None = None) -> None:
+        """Mount the window starting at committed turn ``start`` instead of the current one; ``select``: the
+        turn of the new window to select (-1: its last) in the frame that shows it."""
         async with self._lock:
-            await self._jump(start)
+            await self._jump(start, select)
 
-    async def _jump(self, start: int) -> None:
+    async def _jump(self, start: int, select: int | None = None) -> None:
         count = len(self._views)
         start = max(0, min(start, count - 1))
         end = min(count, start + JUMP)
@@ -368,13 +377,17 @@ class TurnLog(VerticalScroll):
             turn.display = False
         if start == 0:  # Home: the top is known before the layout (a later scroll would draw a second frame)
             self.scroll_home(animate=False, immediate=True)
+        elif end == count:  # End: the bottom, set when the new window is arranged
+            self._to_end = True
+        if select is not None and self.turns:
+            self.selected_index = select % len(self.turns)
         await self.remove_children(old)
         self._prepare_later()
 
-    async def to_end(self) -> None:
+    async def to_end(self, *, select: int | None = None) -> None:
         """Bring the window back to the newest turns (before a new question is added)."""
         if self._end < len(self._views):
-            await self.jump(len(self._views) - JUMP)
+            await self.jump(len(self._views) - JUMP, select=select)
 
     async def reveal(self, question: int) -> QuestionTurn | None:
         """The mounted turn of ``question``, mounting a window around it when it is not."""
@@ -459,12 +472,12 @@ class TurnLog(VerticalScroll):
 
     async def action_select_first(self) -> None:
         if self._start > 0:
-            await self.jump(0)
+            await self.jump(0, select=0)
         if self.turns:
             self.selected_index = 0
 
     async def action_select_last(self) -> None:
-        await self.to_end()
+        await self.to_end(select=-1)
         if self.turns:
             self.selected_index = len(self.turns) - 1
 
