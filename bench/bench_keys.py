@@ -2,11 +2,14 @@
 
     python bench/bench_keys.py build DIR N [N ...]   # sessions of N questions saved through the store
     python bench/bench_keys.py keys DIR N [N ...]    # open each in tmux, time keys
+    python bench/bench_keys.py compare DIR BEFORE ROUNDS N [N ...]   # BEFORE (a checkout) and this tree,
+                                                     # alternating, ROUNDS times; medians over the rounds
 
 ``BENCH_APP=line`` or ``mount`` times the line-API prototype or the windowed mounting in the same
 shell (``bench/line_log.py``) instead of the app; ``BENCH_RAW=1`` prints every press's time.
 Each key is sent with ``tmux send-keys``; the time is until ``tmux capture-pane -p`` shows a
-changed screen. Prints medians per key at each size and the time to the last answer on opening.
+changed screen, once the app has finished loading (its CPU use has stopped). Prints medians per key at
+each size, the time to the last answer on opening and the app's memory.
 """
 
 from __future__ import annotations
@@ -66,6 +69,26 @@ def wait_change(before: str, limit: float = 3.0) -> tuple[float, str]:
     return float("nan"), before
 
 
+SCROLLBAR = str.maketrans("▁▂▃▄▅▆▇▔", "        ")
+
+
+def wait_done(before: str, quiet: float = 0.15, limit: float = 3.0) -> tuple[float, float]:
+    """Seconds to the first change of the screen and to its last (what the key drew is complete: a frame
+    may arrive in pieces, and a key may draw in more than one frame), the screen then still for ``quiet``.
+    The scrollbars' partial glyphs are left out of "last": the thumb moves when turns are laid out off screen."""
+    first, screen = wait_change(before, limit)
+    if first != first:
+        return first, first
+    t0 = time.perf_counter() - first
+    last, screen = first, screen.translate(SCROLLBAR)
+    while time.perf_counter() - t0 - last < quiet and time.perf_counter() - t0 < limit:
+        time.sleep(0.002)
+        now = tmux("capture-pane", "-p", "-t", "b").translate(SCROLLBAR)
+        if now != screen:
+            screen, last = now, time.perf_counter() - t0
+    return first, last
+
+
 def wait_for(question: str, limit: float = 60.0) -> float:
     """Seconds until the screen shows ``question`` with its answer's badge below it."""
     t0 = time.perf_counter()
@@ -87,6 +110,27 @@ def rss() -> float:
     return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")) / 1024
 
 
+def idle(limit: float = 60.0) -> None:
+    """Wait until the app stops using the CPU (under 5% over half a second): a session opens with its newest
+    turns, then loads whole behind them; keys pressed meanwhile would time that load, not the key."""
+    pid = tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip()
+
+    def cpu() -> float:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    t0, last = time.perf_counter(), cpu()
+    while time.perf_counter() - t0 < limit:
+        time.sleep(0.5)
+        now = cpu()
+        if not now - last >= 0.025:  # also ends when the process is gone (nan)
+            return
+        last = now
+
+
 def settle(quiet: float = 0.6, limit: float = 30.0) -> str:
     """Wait until the screen stops changing for ``quiet`` seconds."""
     screen, last, t0 = tmux("capture-pane", "-p", "-t", "b"), time.perf_counter(), time.perf_counter()
@@ -103,6 +147,12 @@ UP_PRESSES = 24
 EDGE_PRESSES = (8, 16, 24)
 """Of those, the presses that cross the top of the window (opened with the newest 8; before this session a
 slide mounted 8 more; after it, every press from the 8th shows one turn from the reserve)."""
+
+
+def median(times: list[float]) -> float:
+    """The median of the presses that changed the screen (NaN when none did)."""
+    seen = [t for t in times if t == t]
+    return statistics.median(seen) if seen else float("nan")
 
 
 def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, float]]:
@@ -124,26 +174,27 @@ def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, flo
         opened = time.perf_counter() - t0 if opened == opened else opened
         settle()
         result: dict[str, float] = {"open": opened, "rss_open": rss()}
+        idle()
         tmux("send-keys", "-t", "b", "BTab")  # the answer cursor
         settle(0.3)
         # ↑ walks up from the newest answer (past the mounted window at 1000); the others alternate so
         # that every key changes the screen at any size. A key that changed nothing within 3 s is left out.
         for name, seq, presses in (("up", ["Up"], UP_PRESSES), ("up_down", ["Down", "Up"], reps),
                                    ("pageup_down", ["PageUp", "PageDown"], reps), ("home_end", ["Home", "End"], reps)):
-            times = []
+            pairs = []
             for i in range(presses):
                 key = seq[i % len(seq)]
                 before = settle(0.15)
                 tmux("send-keys", "-t", "b", key)
-                times.append(wait_change(before)[0])
-                if name == "up" and len(times) > 1 and all(t != t for t in times[-2:]):  # the top reached
+                pairs.append(wait_done(before))
+                if name == "up" and len(pairs) > 1 and all(t != t for t, _ in pairs[-2:]):  # the top reached
                     break
             if os.environ.get("BENCH_RAW"):
-                print(n, name, [round(t * 1000) if t == t else None for t in times], flush=True)
-            result[name] = statistics.median(t for t in times if t == t) if any(t == t for t in times) else float("nan")
-            if name == "up":  # the presses that cross the window's top (8 newest turns open, 8 more per slide before)
-                edge = [times[i - 1] for i in EDGE_PRESSES if i <= len(times) and times[i - 1] == times[i - 1]]
-                result["up_edge"] = statistics.median(edge) if edge else float("nan")
+                print(n, name, [tuple(round(t * 1000) if t == t else None for t in p) for p in pairs], flush=True)
+            for suffix, times in (("", [p[0] for p in pairs]), ("_done", [p[1] for p in pairs])):
+                result[name + suffix] = median(times)
+                if name == "up":  # the presses that cross the window's top (8 newest turns open, 8 more per slide before)
+                    result["up_edge" + suffix] = median([times[i - 1] for i in EDGE_PRESSES if i <= len(times)])
         tmux("send-keys", "-t", "b", "Escape")
         settle(0.3)
         times = []
@@ -159,18 +210,43 @@ def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, flo
     return out
 
 
-def main() -> None:
-    what, base, *sizes = sys.argv[1:]
-    nums = [int(s) for s in sizes]
-    if what == "build":
-        build_all(Path(base), nums)
-    else:
-        res = keys(Path(base), nums)
-        print("\n| questions | open → last answer (ms) | ↑ | ↑ at the edge | ↓/↑ | PageUp/PageDown | Home/End | typing | RSS open / after keys (MB) |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+def compare(base: Path, before: str, rounds: int, sizes: list[int]) -> dict[str, dict[int, dict[str, float]]]:
+    """``before`` (another checkout) and this tree in turns, ``rounds`` times; each figure's median over the
+    rounds (a loaded box moves both alike within a round)."""
+    runs: dict[str, list[dict[int, dict[str, float]]]] = {"before": [], "after": []}
+    for r in range(rounds):
+        for name, code in (("before", before), ("after", str(ROOT))):
+            os.environ["BENCH_CODE"] = code
+            print(f"round {r + 1}, {name}:", flush=True)
+            runs[name].append(keys(base, sizes))
+    return {
+        name: {n: {k: statistics.median(run[n][k] for run in results) for k in results[0][n]} for n in sizes}
+        for name, results in runs.items()
+    }
+
+
+def table(rows: dict[str, dict[int, dict[str, float]]]) -> None:
+    print("\nkeys: ms to the first change of the screen / to the last (the key's drawing complete)")
+    print("\n| tree | questions | open → last answer (ms) | ↑ | ↑ at the edge | ↓/↑ | PageUp/PageDown | Home/End | typing | RSS open / after keys (MB) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, res in rows.items():
         for n, r in res.items():
-            keys_ms = " | ".join(f"{r[k]*1000:.0f}" for k in ("up", "up_edge", "up_down", "pageup_down", "home_end", "typing"))
-            print(f"| {n} | {r['open']*1000:.0f} | {keys_ms} | {r['rss_open']:.0f} / {r['rss_keys']:.0f} |")
+            keys_ms = " | ".join(
+                f"{r[k]*1000:.0f} / {r[k + '_done']*1000:.0f}" if k + "_done" in r else f"{r[k]*1000:.0f}"
+                for k in ("up", "up_edge", "up_down", "pageup_down", "home_end", "typing")
+            )
+            print(f"| {name} | {n} | {r['open']*1000:.0f} | {keys_ms} | {r['rss_open']:.0f} / {r['rss_keys']:.0f} |")
+
+
+def main() -> None:
+    what, base, *rest = sys.argv[1:]
+    if what == "build":
+        build_all(Path(base), [int(s) for s in rest])
+    elif what == "compare":
+        before, rounds, *sizes = rest
+        table(compare(Path(base), before, int(rounds), [int(s) for s in sizes]))
+    else:
+        table({os.environ.get("BENCH_CODE", "this tree"): keys(Path(base), [int(s) for s in rest])})
 
 
 if __name__ == "__main__":

@@ -63,9 +63,10 @@ async def test_long_session_opens_with_its_last_answer_and_keys_slide_the_window
         assert log.selected_turn.number == QUESTIONS and len(log.turns) <= conversation.WINDOW
 
 
-async def test_the_reserve_beyond_the_window_is_mounted_when_idle_and_shown_by_keys(small_kb, long_db):
-    """Turns beyond the window's edges are mounted hidden while nothing happens; ↑ past the edge shows
-    those very widgets (nothing is mounted on the key), and walking far keeps the mounted turns bounded."""
+async def test_the_reserve_beyond_the_window_is_mounted_and_laid_out_when_idle(small_kb, long_db):
+    """Turns beyond the window's edges are mounted hidden while nothing happens, and shown (laid out) one at a
+    time ahead of the selection without moving what is on screen; ↑ then only scrolls (no key shows or
+    mounts a turn), and walking far keeps the mounted turns bounded."""
     from haiku_tui.tui.main import turn_log as conversation
     from haiku_tui.tui.main.turn import QuestionTurn
 
@@ -73,7 +74,7 @@ async def test_the_reserve_beyond_the_window_is_mounted_when_idle_and_shown_by_k
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         log = app.main.turn_log
-        opening, reserve = conversation.OPENING, conversation.RESERVE
+        opening, reserve, ahead = conversation.OPENING, conversation.RESERVE, conversation.AHEAD
 
         def mounted() -> list[QuestionTurn]:
             return list(log.query_children(QuestionTurn))
@@ -84,15 +85,27 @@ async def test_the_reserve_beyond_the_window_is_mounted_when_idle_and_shown_by_k
         assert [t.number for t in hidden] == list(range(first_shown - reserve, first_shown))
         assert [t.number for t in log.turns] == list(range(first_shown, QUESTIONS + 1))
         log.focus_selected()
-        for _ in range(opening):  # from the newest to one past the window's top
+        keys_showing = []
+        shown_by_key = log.extend
+        log.extend = lambda step: keys_showing.append(step) or shown_by_key(step)  # the key path that shows turns
+        for _ in range(opening - ahead):  # to the ahead-th turn from the window's top
             await pilot.press("up")
-        assert log.selected_turn is hidden[-1] and hidden[-1].display and hidden[-1].has_answer
-        assert log.turns[0] is hidden[-1]  # one turn came in for one key
-        for _ in range(60):
+        selected = log.selected_turn
+        await wait_for(pilot, lambda: hidden[-1].display)  # the idle step lays out the turn above
+        await pilot.pause(0.2)
+        assert log.turns[0] is hidden[-1] and hidden[-1].has_answer and log.selected_turn is selected
+        # the screen did not move: the selected answer is still at the top of the log, the new turn above it
+        assert selected.region.y == log.content_region.y and hidden[-1].region.bottom <= log.content_region.y
+        for _ in range(2 * reserve):  # a walk at a reading pace: every key is a scroll
+            await pilot.press("up")
+            await pilot.pause(0.15)
+        assert keys_showing == [] and log.selected_turn.number == first_shown - 1 - 2 * reserve + ahead
+        log.extend = shown_by_key
+        for _ in range(60):  # faster than the idle steps: keys show what they need themselves
             await pilot.press("up")
         await settle(pilot)
         await pilot.pause(0.3)
-        assert log.selected_turn.number == first_shown - 1 - 60 and log.selected_turn.has_answer
+        assert log.selected_turn.number == first_shown - 1 - 60 - 2 * reserve + ahead and log.selected_turn.has_answer
         numbers = [t.number for t in mounted()]
         assert len(log.turns) <= conversation.WINDOW and len(numbers) <= conversation.WINDOW + 2 * reserve
         assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # in order, no gap

@@ -529,6 +529,7 @@ async def test_many_turns_mount_incrementally(small_kb, monkeypatch):
     monkeypatch.setattr(turn_log, "OPENING", 5)
     monkeypatch.setattr(turn_log, "WINDOW", 8)
     monkeypatch.setattr(turn_log, "STEP", 3)
+    monkeypatch.setattr(turn_log, "AHEAD", 2)
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(25):

@@ -1,10 +1,12 @@
 """The turn log and the answer cursor: a window of a long session's turns, and the keys that move through them.
 
 Only a window of the committed turns is shown (at most :data:`WINDOW`), with a reserve of up to
-:data:`RESERVE` more mounted but hidden beyond each edge (mounted a few at a time when idle): moving
-past an edge shows the turns it needs from the reserve and hides as many at the other end, and the
-idle steps refill the reserve and unmount what lies beyond it, so a key costs the same at 3 questions
-or 1000. A cancelled or failed turn is not in the committed view; it is drawn after the
+:data:`RESERVE` more mounted but hidden beyond each edge (mounted a few at a time when idle). The idle
+steps also lay out (show) reserve turns one at a time until :data:`AHEAD` shown turns lie beyond the
+selection on each side, keeping what is on screen where it was in the same frame (:meth:`TurnLog.arrange`),
+so a key that moves the selection is a scroll, not a layout of Markdown. A key that outruns them shows
+the turns it needs from the reserve itself and hides as many at the other end; the idle steps refill the
+reserve and unmount what lies beyond it, so a key costs the same at 3 questions or 1000. A cancelled or failed turn is not in the committed view; it is drawn after the
 committed turn before it, and when it slides out of the window it is kept as a :class:`Ghost` and
 drawn again when its place comes back.
 """
@@ -45,6 +47,9 @@ PREPARE = 2
 """Reserve turns mounted per idle step (a key pressed meanwhile waits for one step at most)."""
 IDLE = 0.05
 """Seconds after a change before the next idle step."""
+AHEAD = 6
+"""Shown turns the idle steps keep beyond the selection on each side (from the reserve): ↑, ↓ and
+PageUp/PageDown (:data:`PAGE`) then only scroll."""
 
 
 class TurnLog(VerticalScroll):
@@ -70,6 +75,9 @@ class TurnLog(VerticalScroll):
         self._start = self._end = 0  # the window: committed turns shown
         self._first = self._last = 0  # committed turns mounted: the window and its reserve
         self._preparing = False
+        self._anchor: tuple[QuestionTurn, int] | None = None  # a turn to keep in place on screen, its y before
+        self._arranged: Any = None  # the last arrangement of the turns
+        self._to_end = False  # the next arrangement scrolls to the end (a jump to the newest turns)
 
     def set_views(self, view: ConversationView, *, rebase: bool = False) -> None:
         """The committed view changed (a commit, a review mark): a window at the bottom takes new turns in.
@@ -106,6 +114,39 @@ class TurnLog(VerticalScroll):
     def turns(self) -> list[QuestionTurn]:
         """The turns in the window (shown); the reserve beyond its edges is mounted but hidden."""
         return [turn for turn in self.query_children(QuestionTurn) if turn.display]
+
+    def arrange(self, size: Any, optimal: bool = False) -> Any:
+        """Arrange the turns; after an idle step showed or hid turns above the screen, the scroll offset moves
+        by as much as the anchored turn did, before this frame is drawn (the compositor reads the offset
+        after arranging), so what is on screen stays where it was."""
+        result = super().arrange(size, optimal)
+        if optimal or result is self._arranged:
+            return result
+        previous, self._arranged = self._arranged, result
+        if self._to_end:
+            self._to_end = False
+            self._scroll_now(result.spatial_map.total_region.bottom - size.height)
+        elif self._anchor is not None and previous is not None:
+            turn, before = self._anchor
+            self._anchor = None
+            after = next((p.region.y for p in result.placements if p.widget is turn), None)
+            if after is not None and after != before:
+                self._scroll_now(self.scroll_y + after - before)
+        return result
+
+    def _scroll_now(self, y: float) -> None:
+        """Scroll to ``y`` while arranging (as Textual's own anchoring does): this frame is drawn there."""
+        y = max(0, y)
+        self.set_reactive(TurnLog.scroll_y, y)
+        self.set_reactive(TurnLog.scroll_target_y, y)
+        self.vertical_scrollbar._reactive_position = y
+
+    def _hold_in_place(self) -> None:
+        """Keep the selected turn (and so the screen) where it is through the next layout."""
+        turn = self.selected_turn
+        arranged = self._arranged
+        y = None if turn is None or arranged is None else next((p.region.y for p in arranged.placements if p.widget is turn), None)
+        self._anchor = None if y is None else (turn, y)  # type: ignore[assignment]
 
     # -- mounting and unmounting -------------------------------------------------------------------------
 
@@ -262,7 +303,9 @@ class TurnLog(VerticalScroll):
     async def _prepare_step(self) -> None:
         count = len(self._views)
         first, last = max(0, self._start - RESERVE), min(count, self._end + RESERVE)
-        if self._first < first or self._last > last:
+        if self._lay_out_ahead():  # one turn's layout per step, before any mounting
+            pass
+        elif self._first < first or self._last > last:
             ghost_keys = {ghost.turn: ghost.key for ghost in self._ghosts if ghost.turn is not None}
             doomed = [
                 t for t in self.query_children(QuestionTurn)
@@ -281,28 +324,70 @@ class TurnLog(VerticalScroll):
             return
         self._prepare_later()
 
-    async def jump(self, start: int) -> None:
-        """Mount the window starting at committed turn ``start`` instead of the current one."""
-        async with self._lock:
-            await self._jump(start)
+    def _lay_out_ahead(self) -> bool:
+        """Show one mounted reserve turn next to the window where fewer than :data:`AHEAD` shown turns lie
+        beyond the selection (above first), the screen held in place; hide the far end of a window grown
+        past :data:`WINDOW`. Returns whether it changed anything."""
+        turns = self.turns
+        if not 0 <= self.selected_index < len(turns):
+            return False
+        if self.selected_index < AHEAD and self._first < self._start:
+            self._start -= 1
+        elif len(turns) - 1 - self.selected_index < AHEAD and self._end < self._last:
+            self._end += 1
+        else:
+            return False
+        selected = self.selected_turn
+        self._hold_in_place()
+        self._sync_display()
+        excess = self._end - self._start - WINDOW
+        if excess > 0:  # the end far from the selection
+            if self.selected_index < len(turns) // 2:
+                self._end -= excess
+            else:
+                self._start += excess
+            self._sync_display()
+        turns = self.turns
+        if selected in turns:
+            self.set_reactive(TurnLog.selected_index, turns.index(selected))
+        return True
 
-    async def _jump(self, start: int) -> None:
+    async def jump(self, start: int, *, select: int | None = None) -> None:
+        """Mount the window starting at committed turn ``start`` instead of the current one; ``select``: the
+        turn of the new window to select (-1: its last) in the frame that shows it."""
+        async with self._lock:
+            await self._jump(start, select)
+
+    async def _jump(self, start: int, select: int | None = None) -> None:
         count = len(self._views)
         start = max(0, min(start, count - 1))
         end = min(count, start + JUMP)
         if (start, end) == (self._start, self._end):
             return
         running = self._answering()
-        await self._unmount([t for t in self.query_children(QuestionTurn) if t is not running])
+        old = [t for t in self.query_children(QuestionTurn) if t is not running]
+        for ghost in self._ghosts:  # drawn again in the new window if it holds their place
+            if ghost.turn in old:
+                ghost.turn = None
         self.set_reactive(TurnLog.selected_index, -1)
         self._start, self._end = self._first, self._last = start, end
-        await self._mount_range(start, end, before=running)
+        await self._mount_range(start, end, before=running, hidden=True)
+        self._sync_display()  # the new window replaces the old one in one frame (no empty log drawn between)
+        for turn in old:
+            turn.display = False
+        if start == 0:  # Home: the top is known before the layout (a later scroll would draw a second frame)
+            self.scroll_home(animate=False, immediate=True)
+        elif end == count:  # End: the bottom, set when the new window is arranged
+            self._to_end = True
+        if select is not None and self.turns:
+            self.selected_index = select % len(self.turns)
+        await self.remove_children(old)
         self._prepare_later()
 
-    async def to_end(self) -> None:
+    async def to_end(self, *, select: int | None = None) -> None:
         """Bring the window back to the newest turns (before a new question is added)."""
         if self._end < len(self._views):
-            await self.jump(len(self._views) - JUMP)
+            await self.jump(len(self._views) - JUMP, select=select)
 
     async def reveal(self, question: int) -> QuestionTurn | None:
         """The mounted turn of ``question``, mounting a window around it when it is not."""
@@ -355,8 +440,14 @@ class TurnLog(VerticalScroll):
                 turns[index].selected = index == new
                 mark(turns[index], selected=index == new)
         if 0 <= new < len(turns):
-            self.scroll_to_widget(turns[new], animate=False, top=True)
+            # a move among laid-out turns scrolls in this frame (with the new mark); after a key showed turns
+            # the scroll waits for their layout
+            arranged = self._arranged
+            laid_out = arranged is not None and sum(isinstance(w, QuestionTurn) for w in arranged.widgets) == len(turns)
+            immediate = laid_out and all(turn in arranged.widgets for turn in turns)
+            self.scroll_to_widget(turns[new], animate=False, top=True, immediate=immediate)
             self.cursor.show(turns[new], self.total)
+        self._prepare_later()  # lay out the turns beyond the new selection
 
     def select_turn(self, turn: QuestionTurn) -> None:
         turns = self.turns
@@ -381,12 +472,12 @@ class TurnLog(VerticalScroll):
 
     async def action_select_first(self) -> None:
         if self._start > 0:
-            await self.jump(0)
+            await self.jump(0, select=0)
         if self.turns:
             self.selected_index = 0
 
     async def action_select_last(self) -> None:
-        await self.to_end()
+        await self.to_end(select=-1)
         if self.turns:
             self.selected_index = len(self.turns) - 1
 
@@ -459,7 +550,8 @@ class AnswerCursor(Static):
             Content.assemble(
                 (f"answer {turn.number} of {total}", "bold $accent"),
                 ("  ↑↓ select · r review · w wire · 1–9 citation · Esc question box", "$text-muted"),
-            )
+            ),
+            layout=False,  # one line whatever it says: a layout here would arrange the whole screen on every key
         )
 
     def on_focus(self) -> None:
