@@ -63,3 +63,28 @@ def test_question_kind_prefers_the_sentence_in_the_answering_form(monkeypatch):
     assert [q.sentence for q in ex.select(question, ex.parse_results(INSTRUCTIONS))] == [
         "Exporting a session writes a Markdown file of the session."
     ]
+
+
+TWO_SOURCES = (
+    "[hhhhhhhhhhhhhhhh] (rank 1 of 2)\n"
+    'Source: "Tea" › Green tea\n'
+    "Steep green tea for two minutes.\n"
+    "\n---\n\n"
+    "[iiiiiiiiiiiiiiii] (rank 2 of 2)\n"
+    'Source: "Kettles" › Water\n'
+    "Water just off the boil suits most leaves.\n"
+)
+
+
+def test_a_weaker_sentence_is_quoted_once_the_question_is_answerable(monkeypatch):
+    results = ex.parse_results(TWO_SOURCES)
+    similarity = {"Green tea: Steep green tea for two minutes.": 0.5, "Water: Water just off the boil suits most leaves.": 0.3}
+    monkeypatch.setattr(ex, "_similarities", lambda question, texts: [similarity[t] for t in texts])
+    quoted = [q.sentence for q in ex.select("how hot should the kettle be", results)]
+    assert quoted == ["Steep green tea for two minutes.", "Water just off the boil suits most leaves."]
+    monkeypatch.setattr(ex, "MIN_QUOTED", 0.35)  # the second source's sentence is below this floor
+    assert [q.sentence for q in ex.select("how hot should the kettle be", results)] == quoted[:1]
+    # no sentence passes the question's floor: nothing is quoted, however close the others are
+    similarity.update({k: 0.3 for k in similarity})
+    monkeypatch.setattr(ex, "MIN_QUOTED", 0.25)
+    assert ex.select("how hot should the kettle be", results) == []
