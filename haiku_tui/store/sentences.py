@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 
 STOPWORDS = frozenset(
     """
@@ -22,6 +23,8 @@ _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _DRAWING = re.compile("[\u2500-\u257f]")
 _LETTERS = re.compile(r"[^\W\d_]+")
+_ASCII_LETTERS = string.ascii_letters.encode()
+_MARKER_STARTS = frozenset("-*+•0123456789")
 PROSE_LETTERS = 0.6  # share of a sentence's visible characters that are letters, for it to count as prose
 _VOWEL = re.compile("[aeiouy]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
@@ -51,12 +54,12 @@ def sentences(text: str) -> list[str]:
             continue
         if in_code:
             continue
-        if not line or line.startswith(("#", "|")) or set(line) <= set("-=*_ "):
+        if not line or line.startswith(("#", "|")) or not line.strip("-=*_ "):
             flush()
             continue
         if line.startswith(">"):
             line = line.lstrip("> ").strip()
-        if _LIST_MARKER.match(line):
+        if line[:1] in _MARKER_STARTS and _LIST_MARKER.match(line):
             flush()
             paragraph.append(_LIST_MARKER.sub("", line, count=1))
             flush()
@@ -76,7 +79,10 @@ def is_prose(sentence: str) -> bool:
     """False for grammar rules, drawings and code-like runs of symbols (mostly not letters)."""
     if "::=" in sentence or _DRAWING.search(sentence):
         return False
-    letters = sum(map(len, _LETTERS.findall(sentence)))
+    if sentence.isascii():  # the common case, counted in C: bytes without the ASCII letters
+        letters = len(sentence) - len(sentence.encode().translate(None, _ASCII_LETTERS))
+    else:
+        letters = len(sentence) - len(_LETTERS.sub("", sentence))  # what is left is not a letter
     return letters >= PROSE_LETTERS * (len(sentence) - sentence.count(" "))
 
 
