@@ -272,8 +272,9 @@ def _runs(row: dict) -> frozenset[int]:
         if len(tokens) < 5:
             cached = frozenset([hash(tuple(tokens))] if tokens and total[-1] % RUN_SAMPLE == 0 else [])
         else:  # a run is kept by its letter count, so every process samples the same runs
-            letters = map(int.__sub__, total[5:], total)
-            cached = frozenset(hash(tuple(tokens[i : i + 5])) for i, n in enumerate(letters) if n % RUN_SAMPLE == 0)
+            kept = [n % RUN_SAMPLE == 0 for n in map(int.__sub__, total[5:], total)]
+            runs = zip(tokens, tokens[1:], tokens[2:], tokens[3:], tokens[4:])
+            cached = frozenset(map(hash, itertools.compress(runs, kept)))
         with _terms_lock:
             _runs_cache[key] = cached
             if len(_runs_cache) > SENTENCE_CACHE:
