@@ -1,10 +1,12 @@
 """Search latency by corpus size (default: hybrid with the built-in embedder; --embedder none for full text).
 
-    python bench/bench_search.py [--copies 0 19 190] [--reps 5] [--embedder auto]
+    python bench/bench_search.py [--copies 0 19 190] [--reps 5] [--embedder auto] [--cold]
 
 For each size: build the knowledge base from the pydoc corpus plus replicas, then run every
 question of ``bench/questions.py`` ``--reps`` times (warm) and print p50/p95/max in ms, plus
 the latency of a filtered search and of a search restricted to one document by filter.
+``--cold`` empties the ranking's per-chunk caches (sentence terms, 5-word runs) before every search,
+as for a question whose chunks no earlier search has read.
 """
 
 from __future__ import annotations
@@ -29,10 +31,14 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
 
 
-def timed(fn, reps: int, queries: list[str]) -> list[float]:
+def timed(fn, reps: int, queries: list[str], cold: bool = False) -> list[float]:
+    from haiku_tui.store import search
+
     out = []
     for _ in range(reps):
         for q in queries:
+            if cold:
+                search.clear_chunk_caches()
             t0 = time.perf_counter()
             fn(q)
             out.append((time.perf_counter() - t0) * 1000)
@@ -70,6 +76,7 @@ def main() -> None:
     parser.add_argument("--copies", type=int, nargs="+", default=[0, 19, 190])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--embedder", default="auto")
+    parser.add_argument("--cold", action="store_true", help="empty the per-chunk ranking caches before every search")
     args = parser.parse_args()
     queries = [q for q, _ in DEV + HELD_OUT]
     rows = []
@@ -83,9 +90,9 @@ def main() -> None:
             ingest = time.perf_counter() - t0
             for q in queries[:3]:
                 kb.search(q)  # warm up
-            plain = timed(lambda q: kb.search(q, limit=5), args.reps, queries)
-            filtered = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries)
-            single = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"), args.reps, queries)
+            plain = timed(lambda q: kb.search(q, limit=5), args.reps, queries, args.cold)
+            filtered = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries, args.cold)
+            single = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"), args.reps, queries, args.cold)
             ann = ann_recall(kb, queries)
             if ann:
                 print(f"vector index: recall@10 vs exact {ann[0]:.3f}, exact p50 {ann[1]:.1f} ms, indexed p50 {ann[2]:.1f} ms", flush=True)

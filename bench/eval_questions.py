@@ -2,7 +2,7 @@
 
 Each question names the document that answers it (file stem; any of several counts) and a phrase
 of the sentence that answers it (matched case- and whitespace-insensitively). ``split`` is
-``"dev"`` (used while tuning), ``"test"`` (reported only, never tuned on), ``"fresh"``
+``"dev"`` and ``"dev2"`` (used while tuning), ``"test"`` (reported only, never tuned on), ``"fresh"``
 (a second held-out set written on 2026-12-01 before that session tuned anything) or ``"fresh2"``
 (a third, written later that day before the next session tuned anything). All of them were
 written before any tuning, from reading the documents, in words a user would use rather than
@@ -211,6 +211,32 @@ QUESTIONS: list[Question] = [
     _q("fresh2", "readmes2", "is the language guess reliable when a file mixes languages", "charset-normalizer", "Language detection is unreliable when text contains two or more languages"),
     _q("fresh2", "readmes2", "can I swap it in for chardet without changing my code", "charset-normalizer", "will behave the same as"),
     _q("fresh2", "readmes2", "what happens to css selectors that only make sense in a browser", "soupsieve", "Selectors that cannot provide meaningful functionality simply do not match anything"),
+    # ---------------------------------------------------------------- dev2 (tuning, 2026-12-01, helper R third session)
+    # A second tuning set, written before anything was measured on it, over topics and corpora the
+    # dev set does not touch (the READMEs had none), so tuning reads 55 questions instead of 32.
+    _q("dev2", "pydoc", "where am I allowed to use await", "await", "only be used inside a *coroutine function*"),
+    _q("dev2", "pydoc", "what does the caret operator do to two numbers", "bitwise", "operator yields the bitwise XOR (exclusive OR)"),
+    _q("dev2", "pydoc", "if entering a context manager worked, is its cleanup guaranteed to run", "with", 'then "__exit__()" will always be called'),
+    _q("dev2", "pydoc", "which names do I get with a star import", "naming import", "binds all names defined in the imported module, except those beginning with an underscore"),
+    _q("dev2", "pydoc", "can I group digits with underscores in a float literal", "floating", "underscores are supported for digit grouping"),
+    _q("dev2", "pydoc", "what base class does my class get if I list none", "class", 'inherit, by default, from the base class "object"'),
+    _q("dev2", "pydoc", "is the order I define attributes in a class body remembered", "class", "is preserved in the new class's"),
+    _q("dev2", "pydoc", "is a free variable looked up when the code is compiled or when it runs", "dynamic-features", "Name resolution of free variables occurs at runtime"),
+    _q("dev2", "pydoc", "can I set attributes on a module object from outside", "typesmodules", "Module attributes can be assigned to."),
+    _q("dev2", "pydoc", "can eval see the variables of the function around it", "dynamic-features", "do not have access to the full environment for resolving names"),
+    _q("dev2", "readmes2", "is there a faster version of this markdown parser written in rust", "markdown-it-py", "for an experimental Rust binding"),
+    _q("dev2", "readmes2", "which standard does the markdown parser follow", "markdown-it-py", "for baseline parsing"),
+    _q("dev2", "readmes2", "what extra do I install to open password protected pdfs", "pypdf", "For using pypdf with AES encryption or decryption, install extra dependencies"),
+    _q("dev2", "readmes2", "is there a command line tool for working with pdf files", "pypdf", "for a CLI application that uses pypdf"),
+    _q("dev2", "readmes", "how much time does the progress bar add to each loop step", "tqdm", "about 60ns per iteration"),
+    _q("dev2", "readmes", "does the progress bar work inside jupyter", "tqdm", "friendly with IPython/Jupyter notebooks"),
+    _q("dev2", "readmes", "can a mocked reply be computed from the request when the test runs", "responses", "You can utilize callbacks to provide dynamic responses."),
+    _q("dev2", "readmes", "can one fake handler answer many different urls", "responses", "pass a compiled regex to ``add_callback`` to match multiple urls"),
+    _q("dev2", "guide", "which setting wins if I name a model on the command line and in the environment", "07-models", "The order is: `--model`, then `HAIKU_TUI_MODEL`"),
+    _q("dev2", "guide", "will my openai key end up in an exported chat", "07-models", "API keys are never saved in a session or an export."),
+    _q("dev2", "guide", "can I point it at ollama running on my own machine", "07-models", "This works with llama.cpp, vLLM, LM Studio"),
+    _q("dev2", "guide", "how do I keep the app's files in another folder", "01-getting-started", "The environment variable `HAIKU_TUI_DATA_DIR` moves that directory."),
+    _q("dev2", "guide", "does running the demo a second time ingest everything again", "01-getting-started", "Running the demo again is fast, because unchanged files are skipped."),
 ]
 
 

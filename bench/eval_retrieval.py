@@ -1,13 +1,14 @@
 """Retrieval and extractive-answer quality on ``bench/eval_questions.py``.
 
-    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|test|fresh|fresh2|all] [--no-ask] [--misses] [--check]
+    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|dev2|tuning|test|fresh|fresh2|held-out|all] [--no-ask] [--misses] [--check]
 
 Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings,
 package READMEs) and
 reports, per split: recall@5 and MRR@10 of ``KnowledgeBase.search`` (a hit is a chunk of an
 expected document), and for ``haiku-tui ask --json`` with the default extractive model the share
 of answers citing an expected document and the share quoting the answering phrase.
-``--misses`` lists the failures (use it on ``dev`` only: ``test``, ``fresh`` and ``fresh2`` are for
+``tuning`` = dev + dev2, ``held-out`` = test + fresh + fresh2.
+``--misses`` lists the failures (use it on ``dev``/``dev2`` only: ``test``, ``fresh`` and ``fresh2`` are for
 reporting). ``--check`` only confirms that every question's phrase occurs in one of its documents.
 """
 
@@ -31,6 +32,7 @@ from corpus_readmes import write_corpus2 as write_readmes2  # noqa: E402
 from corpus_stdlib import write_corpus as write_stdlib  # noqa: E402
 from eval_questions import QUESTIONS, Question  # noqa: E402
 
+GROUPS = {"tuning": {"dev", "dev2"}, "held-out": {"test", "fresh", "fresh2"}}
 GUIDE = Path(__file__).resolve().parents[1] / "haiku_tui" / "guide"
 
 
@@ -127,12 +129,12 @@ def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_miss
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embedder", default="auto", help='"auto" (the default), "none", a model; "" = none on older versions')
-    parser.add_argument("--split", choices=["dev", "test", "fresh", "fresh2", "all"], default="dev")
+    parser.add_argument("--split", choices=["dev", "dev2", "tuning", "test", "fresh", "fresh2", "held-out", "all"], default="dev")
     parser.add_argument("--no-ask", action="store_true")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
-    questions = [q for q in QUESTIONS if args.split == "all" or q.split == args.split]
+    questions = [q for q in QUESTIONS if args.split == "all" or q.split in GROUPS.get(args.split, {args.split})]
     if args.check:
         bad = check(questions)
         print("\n".join(bad) or f"all {len(questions)} phrases found in their documents")

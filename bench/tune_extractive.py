@@ -1,8 +1,8 @@
-"""Sentence-choice experiments for the extractive model on the DEV questions only.
+"""Sentence-choice experiments for the extractive model on the tuning questions only (dev, dev2).
 
-    python bench/tune_extractive.py
+    python bench/tune_extractive.py [GRIDS as JSON, e.g. '[{"MIN_SEMANTIC": [0.3, 0.35]}]']
 
-Searches each dev question once (as the model's ``rag_search`` call does: the question, 10
+Searches each tuning question once (as the model's ``rag_search`` call does: the question, 10
 results, formatted as the tool formats them), then varies ``haiku_tui.agent.extractive``
 constants and prints, per variant, the share of answers citing an expected document and the
 share quoting the answering phrase. Test and fresh questions are never read here.
@@ -10,6 +10,7 @@ share quoting the answering phrase. Test and fresh questions are never read here
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -53,9 +54,9 @@ def score(cases) -> tuple[float, float]:
 
 
 def main() -> None:
-    cases = searched(split("dev"))
+    cases = searched(split("dev") + split("dev2"))
     print(f"{'variant':70s} cites  quotes")
-    for label in grid_settings(X, GRIDS):
+    for label in grid_settings(X, json.loads(sys.argv[1]) if len(sys.argv) > 1 else GRIDS):
         print(f"{label:70s} {'%.3f  %.3f' % score(cases)}")
 
 

@@ -1,8 +1,8 @@
-"""Ranking experiments on the DEV questions only (search figures; no answers).
+"""Ranking experiments on the tuning questions only (dev, dev2) (search figures; no answers).
 
     python bench/tune_search.py [--chunk-size N ...]
 
-Builds each dev corpus once per chunk size (hybrid, the built-in embedder, as the product does),
+Builds each tuning corpus once per chunk size (hybrid, the built-in embedder, as the product does),
 then varies ``haiku_tui.store.search`` constants grid by grid around their current values and
 prints recall@5 / MRR@10 per variant. Test and fresh questions are never read here.
 """
@@ -10,6 +10,7 @@ prints recall@5 / MRR@10 per variant. Test and fresh questions are never read he
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -41,8 +42,9 @@ def score(kbs: dict, questions) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunk-size", type=int, nargs="+", default=[1200])
+    parser.add_argument("--grid", type=json.loads, action="append", help='a grid as JSON, e.g. {"RERANK": [15, 30]}')
     args = parser.parse_args()
-    questions = split("dev")
+    questions = split("dev") + split("dev2")
     corpora = sorted({q.corpus for q in questions})
     with tempfile.TemporaryDirectory() as tmp:
         files = {c: corpus_files(c, Path(tmp)) for c in corpora}
@@ -51,7 +53,7 @@ def main() -> None:
             for c in corpora:
                 kbs[c] = KnowledgeBase.open(Path(tmp) / f"{c}-{chunk_size}", embedder="auto")
                 kbs[c].add(files[c], chunk_size=chunk_size)
-            for label in grid_settings(S, GRIDS):
+            for label in grid_settings(S, args.grid or GRIDS):
                 print(f"chunk={chunk_size} {label:60s} recall@5=%.3f mrr@10=%.3f" % score(kbs, questions), flush=True)
             for kb in kbs.values():
                 kb.close()

@@ -101,4 +101,18 @@ def embed_documents(embedder: Any, texts: Sequence[str]) -> list[list[float]]:
 
 
 def embed_query(embedder: Any, text: str) -> list[float]:
+    if _is_builtin(embedder):  # computed here directly: an event loop per query costs more than the embedding
+        from .offline_embedder import embed_texts
+
+        return [float(x) for x in embed_texts([text])[0]]
     return run_sync(aembed_query(embedder, text))
+
+
+def _is_builtin(embedder: Any) -> bool:
+    """Whether ``embedder`` is the built-in model behind a plain Pydantic AI ``Embedder`` (no wrapper that
+    could change what is embedded)."""
+    from pydantic_ai.embeddings import Embedder
+
+    from .offline_embedder import WordLlamaEmbeddingModel
+
+    return type(embedder) is Embedder and type(getattr(embedder, "model", None)) is WordLlamaEmbeddingModel

@@ -88,8 +88,9 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     Hybrid: the BM25 and vector rankings, and the fused candidates ranked by their best sentence
     (the one holding most of the query's terms), fused; then repeated text and documents thinned out.
     """
-    has_headings = HEADINGS_FTS_COLUMN in chunks.schema.names
-    q = chunks.search(text_query(query, has_headings), query_type="fts").select(CHUNK_COLUMNS + ["_score"])
+    version = chunks.version  # read once: each read of the version or the schema is a call into Lance
+    q = chunks.search(text_query(query, has_headings_column(chunks, version)), query_type="fts")
+    q = q.select(CHUNK_COLUMNS + ["_score"])
     if where:
         q = q.where(where, prefilter=True)
     pool = max(fetch, CANDIDATES)
@@ -98,13 +99,13 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
         for row in text_rows:
             row["_relevance_score"] = row.get("_score") or 0.0
         return diversify(text_rows)[:fetch]
-    v = chunks.search(vector, query_type="vector", vector_column_name=VECTOR_COLUMN).distance_type("cosine")
-    v = v.select(CHUNK_COLUMNS + ["_distance"]).nprobes(ANN_NPROBES)
-    if where:
-        v = v.where(where, prefilter=True)
     text_future = _executor().submit(q.limit(pool).to_list)  # the two queries run side by side
-    version = chunks.version  # read once: each read is a call into Lance
     exact = None if where else exact_vector_rows(chunks, vector, pool, version)
+    if exact is None:
+        v = chunks.search(vector, query_type="vector", vector_column_name=VECTOR_COLUMN).distance_type("cosine")
+        v = v.select(CHUNK_COLUMNS + ["_distance"]).nprobes(ANN_NPROBES)
+        if where:
+            v = v.where(where, prefilter=True)
     vector_rows = exact if exact is not None else v.limit(pool).to_list()
     text_rows = text_future.result()
     rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]
@@ -133,6 +134,18 @@ def ensure_vector_index(chunks: Any) -> bool:
 
     chunks.create_index(VECTOR_COLUMN, config=IvfFlat(distance_type="cosine", num_partitions=max(1, int(rows**0.5))))
     return True
+
+
+_headings_cache: weakref.WeakKeyDictionary[Any, tuple[int, bool]] = weakref.WeakKeyDictionary()
+
+
+def has_headings_column(chunks: Any, version: int) -> bool:
+    """Whether the table has the heading-path full-text column (read once per table version)."""
+    cached = _headings_cache.get(chunks)
+    if cached is None or cached[0] != version:
+        cached = (version, HEADINGS_FTS_COLUMN in chunks.schema.names)
+        _headings_cache[chunks] = cached
+    return cached[1]
 
 
 _exact_lock = threading.Lock()
@@ -198,6 +211,13 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
     return [max((sum(weight[t] for t in wanted if t in s) / total for s in row), default=0.0) for row in per_row]
 
 
+def clear_chunk_caches() -> None:
+    """Forget every chunk's sentence terms and 5-word runs (benchmarks of the cold path use it)."""
+    with _terms_lock:
+        _sentence_terms.clear()
+        _runs_cache.clear()
+
+
 @functools.cache
 def _executor() -> concurrent.futures.ThreadPoolExecutor:
     return concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="haiku-search")
@@ -249,10 +269,12 @@ def _runs(row: dict) -> frozenset[int]:
     if cached is None:
         tokens = _WORD.findall(row["text"].lower())
         total = list(itertools.accumulate(map(len, tokens), initial=0))
-        ends = range(min(5, len(tokens)), len(tokens) + 1)
-        # a run is kept by its letter count, so every process samples the same runs
-        kept = (i for i in ends if (total[i] - total[max(0, i - 5)]) % RUN_SAMPLE == 0)
-        cached = frozenset(hash(tuple(tokens[max(0, i - 5) : i])) for i in kept)
+        if len(tokens) < 5:
+            cached = frozenset([hash(tuple(tokens))] if tokens and total[-1] % RUN_SAMPLE == 0 else [])
+        else:  # a run is kept by its letter count, so every process samples the same runs
+            kept = [n % RUN_SAMPLE == 0 for n in map(int.__sub__, total[5:], total)]
+            runs = zip(tokens, tokens[1:], tokens[2:], tokens[3:], tokens[4:])
+            cached = frozenset(map(hash, itertools.compress(runs, kept)))
         with _terms_lock:
             _runs_cache[key] = cached
             if len(_runs_cache) > SENTENCE_CACHE:

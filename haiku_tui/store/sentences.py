@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 
 STOPWORDS = frozenset(
     """
@@ -22,7 +23,10 @@ _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _DRAWING = re.compile("[\u2500-\u257f]")
 _LETTERS = re.compile(r"[^\W\d_]+")
+_ASCII_LETTERS = string.ascii_letters.encode()
+_MARKER_STARTS = frozenset("-*+•0123456789")
 PROSE_LETTERS = 0.6  # share of a sentence's visible characters that are letters, for it to count as prose
+_VOWEL = re.compile("[aeiouy]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
 
 
@@ -50,12 +54,12 @@ def sentences(text: str) -> list[str]:
             continue
         if in_code:
             continue
-        if not line or line.startswith(("#", "|")) or set(line) <= set("-=*_ "):
+        if not line or line.startswith(("#", "|")) or not line.strip("-=*_ "):
             flush()
             continue
         if line.startswith(">"):
             line = line.lstrip("> ").strip()
-        if _LIST_MARKER.match(line):
+        if line[:1] in _MARKER_STARTS and _LIST_MARKER.match(line):
             flush()
             paragraph.append(_LIST_MARKER.sub("", line, count=1))
             flush()
@@ -75,7 +79,10 @@ def is_prose(sentence: str) -> bool:
     """False for grammar rules, drawings and code-like runs of symbols (mostly not letters)."""
     if "::=" in sentence or _DRAWING.search(sentence):
         return False
-    letters = sum(map(len, _LETTERS.findall(sentence)))
+    if sentence.isascii():  # the common case, counted in C: bytes without the ASCII letters
+        letters = len(sentence) - len(sentence.encode().translate(None, _ASCII_LETTERS))
+    else:
+        letters = len(sentence) - len(_LETTERS.sub("", sentence))  # what is left is not a letter
     return letters >= PROSE_LETTERS * (len(sentence) - sentence.count(" "))
 
 
@@ -88,17 +95,19 @@ def normal_word(word: str) -> str:
 def stem(word: str) -> str:
     """A light suffix-stripping stemmer: brewing/brewed/brews -> brew, batteries -> battery."""
     w = normal_word(word)
-    if len(w) <= 3 or w.isdigit():
+    if len(w) <= 2 or w.isdigit():
         return w
     if w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "y"
     elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
         w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+    elif w.endswith("s") and len(w) > 3 and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
     for suffix in ("ingly", "edly", "ing", "ed", "ly"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)]
+        rest = w[: -len(suffix)]
+        # a short rest needs a vowel: used -> us (as use), going -> go; thing, bring, string stay
+        if w.endswith(suffix) and not w.endswith("eed") and (len(rest) >= 3 or (len(rest) == 2 and _VOWEL.search(rest))):
+            w = rest
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
                 w = w[:-1]
             break
@@ -106,7 +115,7 @@ def stem(word: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)] + replacement
             break
-    if w.endswith("e") and len(w) > 3:
+    if w.endswith("e") and len(w) > 2:
         w = w[:-1]
     return w
 
