@@ -20,7 +20,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, UserPromptPart
 
 from haiku_tui.capabilities import ledger
-from haiku_tui.capabilities.evidence import EvidenceCapability, discover, question_in_progress
+from haiku_tui.capabilities.evidence import EvidenceCapability, discover, history_offset, question_in_progress
 from haiku_tui.text import citation_markers
 
 POLICY_ID = "haiku-tui-citation-policy"
@@ -76,11 +76,15 @@ def ends_question(response: ModelResponse, output_tools: list[Any]) -> bool:
     return not calls or any(call.tool_name in names for call in calls)
 
 
-def redirect_asked(messages: list[ModelMessage], question: int) -> bool:
-    """True when the redirect was already asked for ``question`` (found by its tag, not wording)."""
+def redirect_asked(messages: list[ModelMessage], question: int, offset: int = 0) -> bool:
+    """True when the redirect was already asked for ``question`` (found by its tag, not wording).
+
+    ``question`` is the absolute index of its prompt; ``messages`` leave out the first ``offset``
+    messages of the history (a host passing a window of it).
+    """
     return any(
         isinstance(part, UserPromptPart) and REDIRECT_TAG in str(part.content)
-        for message in messages[question:]
+        for message in messages[max(0, question - offset) :]
         if isinstance(message, ModelRequest)
         for part in message.parts
     )
@@ -131,7 +135,7 @@ class CitationPolicyCapability(AbstractCapability[Any]):
         if decision is None:
             return response
         evidence, question, state = decision
-        if self._asked or redirect_asked(ctx.messages, question):
+        if self._asked or redirect_asked(ctx.messages, question, history_offset(ctx)):
             return response  # asked once already: after_run records the violation
         if any(c.cite_available for c in evidence):
             self._asked = True

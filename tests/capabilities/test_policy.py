@@ -164,3 +164,31 @@ async def test_enforced_under_iter_and_run_stream_events(kb):
             output = outputs[-1]
         assert output == "Tea." and redirects(script) == 1, mode
         assert ledger.citation_status(deps.state, 0) == "grounded", mode
+
+
+async def test_a_resumed_question_in_a_windowed_history_is_not_asked_twice(kb):
+    """The host sends only the question's own messages (history_offset): the redirect asked before
+    the question paused is still found, so the ignored redirect is a violation, not a second ask."""
+    from pydantic_ai import DeferredToolRequests, DeferredToolResults
+    from pydantic_ai.exceptions import CallDeferred
+
+    deps = Deps()
+    first = await agent_for(Script(load(), search("tea"), cite_top(), text("Tea [1].")), kb).run("tea?", deps=deps)
+    start = len(first.all_messages())
+    script = Script(search("green tea"), text("Green."), call("ask_user", question="hot?"), text("Green."), text("Green."))
+    agent = agent_for(script, kb, output_type=[str, DeferredToolRequests])
+
+    @agent.tool_plain
+    def ask_user(question: str) -> str:
+        """Ask the user something (answered later, by the host)."""
+        raise CallDeferred()
+
+    paused = await agent.run("green tea?", deps=deps, message_history=first.all_messages())
+    assert isinstance(paused.output, DeferredToolRequests) and redirects(script) == 1
+    window = paused.all_messages()[start:]
+    call_id = paused.output.calls[0].tool_call_id
+    windowed = Deps(state=deps.state, history_offset=start)
+    resumed = await agent.run(message_history=window, deferred_tool_results=DeferredToolResults(calls={call_id: "yes"}), deps=windowed)
+    assert resumed.output == "Green."
+    assert sum(wire_text(sent).count(REDIRECT_TAG) for sent in script.sent[-1:]) == 1  # the one asked before, not a second
+    assert CitationPolicyState.of(deps.state).violations == [start]
