@@ -235,19 +235,28 @@ class TurnLog(VerticalScroll):
     async def trim(self, *, bottom: bool) -> None:
         """Move the window's other end in so that it holds at most :data:`WINDOW` committed turns (the turns
         left out stay mounted, hidden, as reserve; the idle step unmounts what lies beyond it)."""
+        selected = self.selected_turn if 0 <= self.selected_index < len(self.turns) else None
+        if self._trim_excess(bottom=bottom):
+            self._keep_selected(selected)
+            self._prepare_later()
+
+    def _trim_excess(self, *, bottom: bool) -> bool:
+        """Hide the window's turns past :data:`WINDOW` at its bottom or top end; whether any were."""
         excess = self._end - self._start - WINDOW
         if excess <= 0:
-            return
-        selected = self.selected_turn if 0 <= self.selected_index < len(self.turns) else None
+            return False
         if bottom:
             self._end -= excess
         else:
             self._start += excess
         self._sync_display()
+        return True
+
+    def _keep_selected(self, selected: QuestionTurn | None) -> None:
+        """Point the selection at ``selected`` again after the shown turns changed (without a redraw)."""
         turns = self.turns
         if selected in turns:
             self.set_reactive(TurnLog.selected_index, turns.index(selected))
-        self._prepare_later()
 
     async def extend(self, step: int) -> int:
         """Show up to ``abs(step)`` more committed turns above (step < 0) or below (from the reserve, mounting
@@ -340,16 +349,8 @@ class TurnLog(VerticalScroll):
         selected = self.selected_turn
         self._hold_in_place()
         self._sync_display()
-        excess = self._end - self._start - WINDOW
-        if excess > 0:  # the end far from the selection
-            if self.selected_index < len(turns) // 2:
-                self._end -= excess
-            else:
-                self._start += excess
-            self._sync_display()
-        turns = self.turns
-        if selected in turns:
-            self.set_reactive(TurnLog.selected_index, turns.index(selected))
+        self._trim_excess(bottom=self.selected_index < len(turns) // 2)  # the end far from the selection
+        self._keep_selected(selected)
         return True
 
     async def jump(self, start: int, *, select: int | None = None) -> None:
