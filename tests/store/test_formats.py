@@ -115,3 +115,36 @@ def test_epub_chapters_keep_their_headings():
     doc = parse_bytes(Path("tea.epub"), epub_bytes("Tea Book", "<h1>Green tea</h1><p>Brew at eighty degrees.</p>"))
     assert doc.title == "Tea Book" and doc.source_type == "epub"
     assert (("Green tea",), "Brew at eighty degrees.") in [(b.headings, b.text) for b in doc.blocks]
+
+
+def test_restructuredtext_headings_in_a_markdown_file_start_sections():
+    # package READMEs are often reST in a .md file: "~~~~" underlines are code fences to CommonMark,
+    # which made tqdm's whole README one "Installation" section
+    text = (
+        "# tqdm\n\n"
+        "=====\nIntro\n=====\n\nA fast progress bar.\n\n"
+        "Installation\n------------\n\n"
+        "Latest PyPI stable release\n~~~~~~~~~~~~~~~~~~~~~~~~~~\n\nRun pip install tqdm.\n\n"
+        "Latest Conda release\n~~~~~~~~~~~~~~~~~~~~\n\nUse conda instead.\n\n"
+        "Usage\n-----\n\nWrap any iterable.\n\n"
+        "Parameters\n^^^^^^^^^^\n\nTakes an iterable.\n\n"
+        "```\ncode line\n-----\n```\n\n"
+        "~~~\nfenced = 1\n~~~\n"
+    )
+    doc = parse_bytes(Path("tqdm.md"), text.encode())
+    heads = {b.text: b.headings for b in doc.blocks}
+    assert heads["A fast progress bar."] == ("Intro",)
+    assert heads["Run pip install tqdm."] == ("Intro", "Installation", "Latest PyPI stable release")
+    assert heads["Use conda instead."] == ("Intro", "Installation", "Latest Conda release")
+    assert heads["Takes an iterable."] == ("Intro", "Usage", "Parameters")
+    # code fences keep their content, adornment-like lines included
+    assert heads["code line\n-----"] == heads["fenced = 1"] == ("Intro", "Usage", "Parameters")
+
+
+def test_markdown_setext_headings_keep_their_commonmark_levels():
+    text = "Guide\n=====\n\nIntro.\n\n## Keys\n\nPress F1.\n\nMore\n----\n\nText.\n\n~~~\nx = 1\n~~~\n"
+    doc = parse_bytes(Path("g.md"), text.encode())
+    heads = {b.text: b.headings for b in doc.blocks}
+    assert heads["Press F1."] == ("Guide", "Keys")
+    assert heads["Text."] == ("Guide", "More")
+    assert next(b for b in doc.blocks if b.text == "x = 1").kind == "code"

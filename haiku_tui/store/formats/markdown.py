@@ -2,14 +2,21 @@
 
 Only block structure comes from markdown-it (its inline rules are off: they are quadratic on
 inputs such as ``[a`` repeated); heading text is cleaned by ``Sections`` in linear time.
+Package READMEs are often reStructuredText in a Markdown file: its ``~~~``/``^^^``-underlined and
+overlined headings (which CommonMark reads as code fences or paragraphs) become ATX headings first.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
 from ..parsing import ParsedDocument, Sections
+from .underlined import HeadingLevels, heading_at
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_REST_ADORNMENTS = frozenset("=-~^\"'*+#:")  # not ` . _: in Markdown those are fences, ellipses, rules
 
 _CONTAINERS = {"bullet_list_open", "ordered_list_open", "blockquote_open", "table_open"}
 
@@ -33,8 +40,54 @@ def _strip_front_matter(text: str) -> str:
     return text
 
 
+def _rest_headings(text: str) -> str:
+    """``text`` with reST section headings written as ATX headings (levels in order of first use, as
+    reST does) when it has any that CommonMark lacks (not ``=``/``-`` underlines); else ``text``."""
+    lines = text.split("\n")
+    found: dict[int, tuple[tuple[str, bool], str, int]] = {}
+    fence = ""  # the open code fence's marker
+    after_blank = True
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if fence:
+            mark = line.strip()
+            if mark.startswith(fence) and not mark.strip(fence[0]):
+                fence = ""
+            i += 1
+            continue
+        heading = heading_at(lines, i) if after_blank else None
+        if heading:
+            (char, over), title, taken = heading
+            setext = char in "=-" and not over
+            closed = i + taken == len(lines) or not lines[i + taken].strip()  # a code fence opens on content
+            if char in _REST_ADORNMENTS and (setext or closed) and not (over and len(line.strip()) < len(title)):
+                found[i] = heading
+                i += taken
+                continue
+        opener = _FENCE.match(line)
+        fence = opener.group(1) if opener else ""
+        after_blank = not line.strip()
+        i += 1
+    if all(char in "=-" and not over for (char, over), _, _ in found.values()):
+        return text
+    level_for = HeadingLevels()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if i in found:
+            style, title, taken = found[i]
+            out.append("#" * min(level_for(style), 6) + " " + title)
+            i += taken
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
+
+
 def parse_markdown(text: str) -> ParsedDocument:
-    tokens = _parser().parse(_strip_front_matter(text.replace("\r\n", "\n").replace("\r", "\n")))
+    text = _strip_front_matter(text.replace("\r\n", "\n").replace("\r", "\n"))
+    tokens = _parser().parse(_rest_headings(text))
     sec = Sections()
     lines: list[str] = []  # the current paragraph, or a whole top-level list/quote/table
     depth = 0  # open lists, quotes and tables
