@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .parsing import Block
 
-DEFAULT_TARGET = 1200
+DEFAULT_TARGET = 1600
 MIN_SECTION = 100  # sections shorter than this (a one-line intro) merge into the next one
 
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+(?=[\"'“‘(\[]?[A-Z0-9])")
