@@ -189,7 +189,7 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
     """For each chunk row, the share of the query's terms (weighted by their rarity among ``rows``)
     that its best sentence holds: one sentence holding the whole question beats terms scattered
     over a long chunk. Each chunk's sentence terms are cached by its id and text."""
-    from .sentences import sentences, terms
+    from .sentences import sentences, term_set, terms
 
     wanted = list(dict.fromkeys(terms(query)))
     if not wanted or not rows:
@@ -200,7 +200,7 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
             key = (row["id"], row["text"])
             cached = _sentence_terms.get(key)
             if cached is None:
-                cached = [frozenset(terms(s)) for s in sentences(row["text"])]
+                cached = [term_set(s) for s in sentences(row["text"])]
                 _sentence_terms[key] = cached
                 if len(_sentence_terms) > SENTENCE_CACHE:
                     _sentence_terms.popitem(last=False)

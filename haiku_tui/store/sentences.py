@@ -124,3 +124,9 @@ def terms(text: str) -> list[str]:
     """Stemmed content terms of a text, in order, stopwords dropped."""
     lowered = _WORD.findall(text.lower().replace("’", "'"))
     return [stem(w) for w in (w.replace("'", "") for w in lowered) if w not in STOPWORDS]
+
+
+def term_set(text: str) -> frozenset[str]:
+    """The distinct stemmed content terms of a text: ``frozenset(terms(text))``, each word stemmed once."""
+    distinct = {w.replace("'", "") for w in _WORD.findall(text.lower().replace("’", "'"))}
+    return frozenset(map(stem, distinct - STOPWORDS))

@@ -1,6 +1,6 @@
 """The stemmer shared by the ranking and the extractive model: one stem for a word's forms."""
 
-from haiku_tui.store.sentences import stem
+from haiku_tui.store.sentences import stem, term_set, terms
 
 
 def test_short_words_share_a_stem_with_their_forms():
@@ -23,3 +23,8 @@ def test_longer_words_as_before():
     assert stem("stepping") == stem("step")
     assert stem("brewing") == stem("brewed") == stem("brews") == stem("brew")
     assert stem("batteries") == stem("battery")
+
+
+def test_term_set_is_the_set_of_terms():
+    for text in ["Brewing teas: the brewed tea's leaves, brewed again and AGAIN.", "don’t use `used` USES", "", "the of and"]:
+        assert term_set(text) == frozenset(terms(text))
