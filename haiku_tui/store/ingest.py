@@ -22,7 +22,8 @@ from .embedding import embed_documents, embedder_id
 from .errors import EmbedderMismatch, ParseError
 from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
-from .search import CHUNK_COLUMNS, ensure_vector_index, vector_text
+from .search import CHUNK_COLUMNS, SENTENCE_TERMS_COLUMN, ensure_vector_index, vector_text
+from .sentences import encode_sentence_terms
 from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
 
 if TYPE_CHECKING:
@@ -364,6 +365,7 @@ class Ingest:
                 "pages": list(c.pages),
                 FTS_COLUMNS[0]: fts_text(parsed.title, c.headings, c.text),
                 FTS_COLUMNS[1]: headings_text(parsed.title, c.headings),
+                SENTENCE_TERMS_COLUMN: encode_sentence_terms(c.text),
             }
             for order, c in enumerate(chunks)
         ]
@@ -386,7 +388,8 @@ class Ingest:
             chunks = _ensure_chunks_table(kb, dimension)
             docs = _ensure_docs_table(kb)
             if batch.chunks:
-                columns = {name: [r[name] for r in batch.chunks] for name in [*CHUNK_COLUMNS, *FTS_COLUMNS]}
+                names = [n for n in [*CHUNK_COLUMNS, *FTS_COLUMNS, SENTENCE_TERMS_COLUMN] if n in chunks.schema.names]
+                columns = {name: [r[name] for r in batch.chunks] for name in names}
                 if vectors is not None:
                     columns["vector"] = vectors
                 chunks.add(pa.Table.from_pydict(columns, schema=chunks.schema))

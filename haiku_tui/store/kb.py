@@ -28,7 +28,10 @@ from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreEr
 from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
-from .search import CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, ranked_rows, vector_query, vector_text
+from .search import (
+    CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, SENTENCE_TERMS_COLUMN, ranked_rows, vector_query, vector_text,
+)
+from .sentences import encode_sentence_terms
 
 if TYPE_CHECKING:
     from .doctor import RebuildReport
@@ -191,6 +194,7 @@ class KnowledgeBase:
             pa.field("pages", pa.list_(pa.int32())),
             pa.field(FTS_COLUMN, pa.string()),
             pa.field(HEADINGS_FTS_COLUMN, pa.string()),
+            pa.field(SENTENCE_TERMS_COLUMN, pa.string()),
         ]
         if dimension:
             fields.append(pa.field("vector", pa.list_(pa.float32(), dimension)))
@@ -245,6 +249,9 @@ class KnowledgeBase:
         data = chunks.to_arrow()
         if "vector" in data.column_names:  # left by an interrupted earlier run
             data = data.drop_columns(["vector"])
+        if SENTENCE_TERMS_COLUMN not in data.column_names:  # a base from before sentence terms were stored
+            terms = [encode_sentence_terms(text) for text in data.column("text").to_pylist()]
+            data = data.append_column(SENTENCE_TERMS_COLUMN, pa.array(terms, type=pa.string()))
         vectors = embed_documents(model, [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()])
         dimension = len(vectors[0]) if vectors else 0
         data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))

@@ -21,6 +21,7 @@ from typing import Any
 FTS_COLUMN = "fts"
 HEADINGS_FTS_COLUMN = "fts_headings"
 VECTOR_COLUMN = "vector"
+SENTENCE_TERMS_COLUMN = "sentence_terms"  # each sentence's terms, computed at ingest (absent in older bases)
 CHUNK_COLUMNS = ["id", "document_id", "content_hash", "position", "text", "headings", "pages"]
 
 HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
@@ -89,8 +90,10 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     (the one holding most of the query's terms), fused; then repeated text and documents thinned out.
     """
     version = chunks.version  # read once: each read of the version or the schema is a call into Lance
-    q = chunks.search(text_query(query, has_headings_column(chunks, version)), query_type="fts")
-    q = q.select(CHUNK_COLUMNS + ["_score"])
+    columns = table_columns(chunks, version)
+    q = chunks.search(text_query(query, HEADINGS_FTS_COLUMN in columns), query_type="fts")
+    read = CHUNK_COLUMNS + [SENTENCE_TERMS_COLUMN] * (SENTENCE_TERMS_COLUMN in columns)
+    q = q.select(read + ["_score"])
     if where:
         q = q.where(where, prefilter=True)
     pool = max(fetch, CANDIDATES)
@@ -100,10 +103,10 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
             row["_relevance_score"] = row.get("_score") or 0.0
         return diversify(text_rows)[:fetch]
     text_future = _executor().submit(q.limit(pool).to_list)  # the two queries run side by side
-    exact = None if where else exact_vector_rows(chunks, vector, pool, version)
+    exact = None if where else exact_vector_rows(chunks, vector, pool, version, read)
     if exact is None:
         v = chunks.search(vector, query_type="vector", vector_column_name=VECTOR_COLUMN).distance_type("cosine")
-        v = v.select(CHUNK_COLUMNS + ["_distance"]).nprobes(ANN_NPROBES)
+        v = v.select(read + ["_distance"]).nprobes(ANN_NPROBES)
         if where:
             v = v.where(where, prefilter=True)
     vector_rows = exact if exact is not None else v.limit(pool).to_list()
@@ -136,15 +139,15 @@ def ensure_vector_index(chunks: Any) -> bool:
     return True
 
 
-_headings_cache: weakref.WeakKeyDictionary[Any, tuple[int, bool]] = weakref.WeakKeyDictionary()
+_columns_cache: weakref.WeakKeyDictionary[Any, tuple[int, frozenset[str]]] = weakref.WeakKeyDictionary()
 
 
-def has_headings_column(chunks: Any, version: int) -> bool:
-    """Whether the table has the heading-path full-text column (read once per table version)."""
-    cached = _headings_cache.get(chunks)
+def table_columns(chunks: Any, version: int) -> frozenset[str]:
+    """The chunks table's column names, read once per table version (older bases lack some)."""
+    cached = _columns_cache.get(chunks)
     if cached is None or cached[0] != version:
-        cached = (version, HEADINGS_FTS_COLUMN in chunks.schema.names)
-        _headings_cache[chunks] = cached
+        cached = (version, frozenset(chunks.schema.names))
+        _columns_cache[chunks] = cached
     return cached[1]
 
 
@@ -152,10 +155,12 @@ _exact_lock = threading.Lock()
 _exact_cache: weakref.WeakKeyDictionary[Any, tuple[int, Any, list[dict]] | tuple[int, None, None]] = weakref.WeakKeyDictionary()
 
 
-def exact_vector_rows(chunks: Any, vector: list[float], limit: int, version: int | None = None) -> list[dict] | None:
+def exact_vector_rows(
+    chunks: Any, vector: list[float], limit: int, version: int | None = None, columns: list[str] = CHUNK_COLUMNS
+) -> list[dict] | None:
     """The ``limit`` rows nearest ``vector`` by cosine distance, from a copy of a small table's
     vectors held in memory per table version (a Lance query costs more than the arithmetic at this
-    size); None when the table has more than ``EXACT_MAX_ROWS`` chunks."""
+    size); None when the table has more than ``EXACT_MAX_ROWS`` chunks. Rows hold ``columns``."""
     import numpy as np
 
     version = chunks.version if version is None else version
@@ -164,7 +169,7 @@ def exact_vector_rows(chunks: Any, vector: list[float], limit: int, version: int
         if cached is None or cached[0] != version:
             cached = (version, None, None)
             if chunks.count_rows() <= EXACT_MAX_ROWS:
-                data = chunks.search().select(CHUNK_COLUMNS + [VECTOR_COLUMN]).limit(None).to_arrow()
+                data = chunks.search().select(columns + [VECTOR_COLUMN]).limit(None).to_arrow()
                 rows = [row for row in data.drop_columns([VECTOR_COLUMN]).to_pylist()]
                 vectors = data.column(VECTOR_COLUMN).to_pylist()
                 keep = [i for i, vec in enumerate(vectors) if vec is not None]
@@ -188,8 +193,9 @@ _sentence_terms: collections.OrderedDict[tuple[str, str], list[frozenset[str]]] 
 def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
     """For each chunk row, the share of the query's terms (weighted by their rarity among ``rows``)
     that its best sentence holds: one sentence holding the whole question beats terms scattered
-    over a long chunk. Each chunk's sentence terms are cached by its id and text."""
-    from .sentences import sentences, term_set, terms
+    over a long chunk. Each chunk's sentence terms (stored at ingest, or computed for older bases)
+    are cached by its id and text."""
+    from .sentences import decode_sentence_terms, sentence_terms, terms
 
     wanted = list(dict.fromkeys(terms(query)))
     if not wanted or not rows:
@@ -200,7 +206,8 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
             key = (row["id"], row["text"])
             cached = _sentence_terms.get(key)
             if cached is None:
-                cached = [term_set(s) for s in sentences(row["text"])]
+                stored = row.get(SENTENCE_TERMS_COLUMN)
+                cached = sentence_terms(row["text"]) if stored is None else decode_sentence_terms(stored)
                 _sentence_terms[key] = cached
                 if len(_sentence_terms) > SENTENCE_CACHE:
                     _sentence_terms.popitem(last=False)

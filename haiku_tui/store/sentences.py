@@ -130,3 +130,18 @@ def term_set(text: str) -> frozenset[str]:
     """The distinct stemmed content terms of a text: ``frozenset(terms(text))``, each word stemmed once."""
     distinct = {w.replace("'", "") for w in _WORD.findall(text.lower().replace("’", "'"))}
     return frozenset(map(stem, distinct - STOPWORDS))
+
+
+def sentence_terms(text: str) -> list[frozenset[str]]:
+    """The term set of each sentence of a chunk's text (what the best-sentence ranking compares)."""
+    return [term_set(s) for s in sentences(text)]
+
+
+def encode_sentence_terms(text: str) -> str:
+    """:func:`sentence_terms` of ``text`` as stored at ingest: a line per sentence, its terms space-separated."""
+    return "\n".join(" ".join(sorted(t)) for t in sentence_terms(text))
+
+
+def decode_sentence_terms(stored: str) -> list[frozenset[str]]:
+    """The inverse of :func:`encode_sentence_terms`."""
+    return [frozenset(line.split()) for line in stored.split("\n")] if stored else []

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
+import haiku_tui.store.sentences as sentences_module
 from haiku_tui.store import search
-from haiku_tui.store.kb import KnowledgeBase
-from haiku_tui.store.sentences import is_prose, sentences
+from haiku_tui.store.kb import CHUNKS, KnowledgeBase
+from haiku_tui.store.sentences import decode_sentence_terms, is_prose, sentence_terms, sentences
+from tests.kb_fixture import write_documents
 
 
 def _row(id_: str, doc: str, text: str, score: float = 1.0) -> dict:
@@ -89,3 +93,38 @@ def test_sentences_drop_grammar_drawings_and_code_runs():
     assert sentences(text) == ["It selects exactly one of the suites by evaluating the expressions one by one."]
     assert is_prose("Press Ctrl+T to show or hide the evidence pane.")
     assert not is_prose("chain(p, q, ...) --> p0, p1, ... plast, q0, q1, ...")
+
+
+QUESTIONS = ["do solar panels work in winter", "how often do I feed a starter in the fridge", "green tea water temperature"]
+
+
+def test_sentence_terms_are_stored_at_ingest_and_read_by_the_ranking(tmp_path, monkeypatch):
+    with KnowledgeBase.open(tmp_path / "kb.lancedb", embedder="auto") as kb:
+        kb.add([write_documents(tmp_path / "docs")])
+        rows = kb._table(CHUNKS).search().select(["text", search.SENTENCE_TERMS_COLUMN]).limit(None).to_list()
+        assert rows and all(decode_sentence_terms(r[search.SENTENCE_TERMS_COLUMN]) == sentence_terms(r["text"]) for r in rows)
+        ranked = [[h.chunk_id for h in kb.search(q, limit=5)] for q in QUESTIONS]
+        search.clear_chunk_caches()
+        with monkeypatch.context() as m:  # a cold search reads the stored terms: the text is not analysed
+            m.setattr(sentences_module, "sentence_terms", lambda text: pytest.fail("sentence terms computed at search"))
+            assert [[h.chunk_id for h in kb.search(q, limit=5)] for q in QUESTIONS] == ranked
+
+
+def test_a_base_without_stored_sentence_terms_ranks_the_same_and_gets_them_with_vectors(tmp_path):
+    docs = write_documents(tmp_path / "docs")
+    with KnowledgeBase.open(tmp_path / "hybrid.lancedb", embedder="auto") as kb:
+        kb.add([docs])
+        ranked = [[h.chunk_id for h in kb.search(q, limit=5)] for q in QUESTIONS]
+        kb._table(CHUNKS).drop_columns([search.SENTENCE_TERMS_COLUMN])  # as a base from before the column
+        search.clear_chunk_caches()
+        assert [[h.chunk_id for h in kb.search(q, limit=5)] for q in QUESTIONS] == ranked
+        extra = tmp_path / "more" / "kettles.md"
+        extra.parent.mkdir()
+        extra.write_text("# Kettles\n\nA kettle switches itself off when the water boils.\n", encoding="utf-8")
+        assert len(kb.add([extra]).added) == 1  # adding to the older base writes its columns only
+        assert "kettle" in kb.search("does the kettle turn itself off", limit=1)[0].text.lower()
+    with KnowledgeBase.open(tmp_path / "full-text.lancedb", embedder="none") as kb:
+        kb.add([docs])
+        kb._table(CHUNKS).drop_columns([search.SENTENCE_TERMS_COLUMN])
+        kb.add_vectors()
+        assert search.SENTENCE_TERMS_COLUMN in kb._table(CHUNKS).schema.names
