@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,11 +31,14 @@ SIZE = (140, 40)
 
 
 @pytest.fixture(scope="session")
-def small_kb(tmp_path_factory):
-    """The four-document knowledge base (shared, read-only)."""
-    kb = build_small_kb(tmp_path_factory.mktemp("kb") / "small.lancedb")
+def small_kb():
+    """The four-document knowledge base (shared, read-only), in a folder whose path has the same length on
+    every run: a copied answer lists its sources' paths, and a toast counts the copied characters."""
+    root = Path(tempfile.mkdtemp(prefix="htui-kb-", dir="/tmp"))
+    kb = build_small_kb(root / "small.lancedb")
     yield kb
     kb.close()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
