@@ -6,9 +6,10 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart
 from pydantic_ai.usage import RequestUsage
 
-from haiku_tui.capabilities import Deps
+from haiku_tui.capabilities import Deps, ledger
 from haiku_tui.capabilities.compaction import create_capability as compaction
 from haiku_tui.capabilities.rag import create_capability as rag
+from haiku_tui.capabilities.views import request_size
 from haiku_tui.capabilities.wire import (
     CHARS_PER_TOKEN,
     Tokens,
@@ -156,8 +157,6 @@ async def test_a_bounded_capsule_is_rebuilt_as_sent_and_says_what_it_left_out(kb
     """A windowed run whose capsule keeps only the newest cited chunk in full (``retained_chars``): the inspector,
     given the same window and bound, rebuilds every request part by part, and its capsule line says how many
     earlier cited chunks were not shown in full."""
-    from haiku_tui.capabilities import ledger
-
     script, deps, messages, _ = await _two_questions(kb)
     q1, q2 = question_starts(messages)
     newer = ledger.cited_ids(deps.state, q2)[0]
@@ -180,3 +179,4 @@ async def test_a_bounded_capsule_is_rebuilt_as_sent_and_says_what_it_left_out(kb
     unbounded = next(p for p in wire_requests(bounded.state, whole, q3, window=1)[0].parts if p.kind == "capsule")
     assert unbounded.note == "" and unbounded.chars > capsule.chars  # the wrong bound would not equal what was sent
     assert _dump(wire_requests(bounded.state, whole, q3, window=1)[0].messages) != _dump(received[0])
+    assert request_size(bounded.state, whole, window=1, retained=budget)[0] < request_size(bounded.state, whole, window=1)[0]
