@@ -98,15 +98,30 @@ def run_limits(conversation: Any = None) -> Any:
 HISTORY_WINDOW = 20
 """Earlier questions whose messages a run is given by default (the stored history keeps all)."""
 
+RETAINED_CHARS = 32_000
+"""Characters of earlier cited text a run's requests carry in full by default (about 8k tokens): what the
+citations of a full :data:`HISTORY_WINDOW` take (20 questions citing two or three chunks each, 25–30k
+characters in ``bench/bench_ask_turns.py``). Chunks cited before those reach the model as receipt lines."""
 
-def history_window() -> int:
-    """``history_window`` of ``<data dir>/config.toml`` (0: the whole history), else :data:`HISTORY_WINDOW`.
+
+def _setting(key: str, default: int, meaning: str, example: int) -> int:
+    """Whole-number setting ``key`` of ``<data dir>/config.toml`` (≥ 0), else ``default``.
 
     A value that is not a whole number ≥ 0 is a ModelConfigError naming the fix.
     """
     from haiku_tui.agent.models import ModelConfigError, config_path, read_config
 
-    value = read_config().get("history_window", HISTORY_WINDOW)
+    value = read_config().get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ModelConfigError(f"{config_path()}: 'history_window' must be a whole number ≥ 0 (0: the whole history), e.g. history_window = 20")
+        raise ModelConfigError(f"{config_path()}: '{key}' must be a whole number ≥ 0 ({meaning}), e.g. {key} = {example}")
     return value
+
+
+def history_window() -> int:
+    """``history_window`` of ``<data dir>/config.toml`` (0: the whole history), else :data:`HISTORY_WINDOW`."""
+    return _setting("history_window", HISTORY_WINDOW, "0: the whole history", HISTORY_WINDOW)
+
+
+def retained_chars() -> int:
+    """``retained_chars`` of ``<data dir>/config.toml`` (0: every cited chunk in full), else :data:`RETAINED_CHARS`."""
+    return _setting("retained_chars", RETAINED_CHARS, "0: every cited chunk in full", RETAINED_CHARS)

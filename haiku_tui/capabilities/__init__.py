@@ -14,6 +14,9 @@ class Deps:
     history_offset: int = 0
     """Messages of the stored history the host left out of ``conversation`` (a window): question
     identities stay absolute message indexes."""
+    retained_chars: int = 0
+    """Characters of earlier cited text compaction keeps in full (0: all); older cited chunks reach the
+    model as receipt lines naming their ids and sources."""
 
 
 __all__ = ["Deps"]

@@ -4,6 +4,10 @@ Registering the capability is the only switch. On every model request it rewrite
 only, the results of evidence tools from earlier questions: the cited chunks are kept in full,
 grouped by the question that cited them, and everything else becomes a short receipt. Stored
 history (``result.all_messages()``) keeps everything the run gathered.
+
+A host may bound the cited text kept in full (``deps.retained_chars``, see :func:`retained_budget`): the
+chunks cited most recently are kept in full up to that many characters, older ones are named by a receipt
+line (id and source) and stay citable by their ids.
 """
 
 from __future__ import annotations
@@ -32,12 +36,44 @@ CAPSULE_HEADER = (
 )
 
 
-def build_capsule(state: dict[str, Any], boundary: int) -> str | None:
-    """The text that keeps every chunk cited before ``boundary`` in full, or None if none was.
+def retained_budget(ctx: RunContext[Any]) -> int:
+    """Characters of earlier cited text the host lets the capsule keep in full (0: all of it)."""
+    budget = getattr(ctx.deps, "retained_chars", 0)
+    return budget if isinstance(budget, int) and budget > 0 else 0
+
+
+@dataclass(frozen=True)
+class Capsule:
+    """The evidence cited before a question: its text, and how many chunks it keeps in full or names by receipt."""
+
+    text: str
+    kept: int
+    receipted: int
+
+    @property
+    def note(self) -> str:
+        """What a bounded capsule left out, for the wire inspector (``""`` when it keeps every cited chunk in full)."""
+        if not self.receipted:
+            return ""
+        return f"{self.kept} cited chunk(s) in full; {self.receipted} earlier cited chunk(s) not shown in full"
+
+
+def receipts_line(count: int) -> str:
+    """The line that introduces the cited chunks a bounded capsule names without their text."""
+    return (
+        f"[{count} earlier cited chunk(s) not shown in full, to keep the request short. "
+        "They stay citable by these ids; search again to read one.]"
+    )
+
+
+def build_capsule(state: dict[str, Any], boundary: int, budget: int = 0) -> Capsule | None:
+    """The capsule of every chunk cited before ``boundary``, or None if none was.
 
     Each chunk appears once, under the most recent earlier question that cited it; groups run
     newest question first. The ledger is read from the newest question back, until every chunk of
     the citation indexes has its question: a long session's older records are not walked.
+    ``budget`` (characters, 0: no bound): the newest chunks are kept in full while their texts fit in
+    it; from the first that does not, every older chunk is a receipt line naming its id and source.
     """
     owned: dict[int, list[str]] = {}
     prompts: dict[int, str] = {}
@@ -50,15 +86,24 @@ def build_capsule(state: dict[str, Any], boundary: int) -> str | None:
                 prompts[q] = records[0]["prompt"]
     if not owned:
         return None
-    blocks = [CAPSULE_HEADER]
+    blocks, receipts, spent = [CAPSULE_HEADER], [], 0
     for q in sorted(owned, reverse=True):
-        blocks.append(f"[Cited for the earlier question: {one_line(prompts.get(q, ''), 120)}]")
+        kept = []
         for chunk_id in sorted(owned[q]):
             entry = ledger.citation_for(state, chunk_id)
             if entry is None:
                 raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
-            blocks.append(f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}\n{entry['text']}")
-    return "\n\n".join(blocks)
+            source = f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}"
+            spent += len(entry["text"])
+            if budget and (receipts or spent > budget):
+                receipts.append(source)
+            else:
+                kept.append(f"{source}\n{entry['text']}")
+        if kept:
+            blocks += [f"[Cited for the earlier question: {one_line(prompts.get(q, ''), 120)}]", *kept]
+    if receipts:
+        blocks += [receipts_line(len(receipts)), "\n".join(receipts)]
+    return Capsule("\n\n".join(blocks), len(seen) - len(receipts), len(receipts))
 
 
 def evidence_returns(messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str]) -> list[tuple[int, int]]:
@@ -73,7 +118,7 @@ def evidence_returns(messages: list[ModelMessage], boundary: int, owned_tools: f
 
 
 def compact_history(
-    messages: list[ModelMessage], *, boundary: int, owned_tools: frozenset[str], capsule: str | None
+    messages: list[ModelMessage], *, boundary: int, owned_tools: frozenset[str], capsule: Capsule | None
 ) -> list[ModelMessage]:
     """A copy of ``messages`` with earlier evidence replaced: the newest return carries the capsule
     (or, when there is none, the first earlier request does).
@@ -87,7 +132,7 @@ def compact_history(
     carrier = positions[-1]
     by_message: dict[int, dict[int, str]] = {}
     for i, j in positions:
-        by_message.setdefault(i, {})[j] = capsule if (i, j) == carrier and capsule else RECEIPT
+        by_message.setdefault(i, {})[j] = capsule.text if (i, j) == carrier and capsule else RECEIPT
     out = list(messages)
     for i, replacements in by_message.items():
         message = out[i]
@@ -97,7 +142,7 @@ def compact_history(
     return out
 
 
-def _capsule_up_front(messages: list[ModelMessage], boundary: int, capsule: str | None) -> list[ModelMessage]:
+def _capsule_up_front(messages: list[ModelMessage], boundary: int, capsule: Capsule | None) -> list[ModelMessage]:
     """Without an earlier evidence return to carry it (a host passed only questions that did not
     search), the capsule leads the first earlier request as a prompt part of its own."""
     out = list(messages)
@@ -105,7 +150,7 @@ def _capsule_up_front(messages: list[ModelMessage], boundary: int, capsule: str 
     if capsule and first is not None:
         message = out[first]
         assert isinstance(message, ModelRequest)
-        out[first] = replace(message, parts=[UserPromptPart(capsule), *message.parts])
+        out[first] = replace(message, parts=[UserPromptPart(capsule.text), *message.parts])
     return out
 
 
@@ -119,7 +164,8 @@ class _Compacted:
 
 @dataclass
 class EvidenceCompactionCapability(AbstractCapability[Any]):
-    """Shrinks each request to the evidence earlier questions cited; no tools, no configuration."""
+    """Shrinks each request to the evidence earlier questions cited; no tools, no configuration (a host's
+    bound on the cited text kept in full arrives with the run's deps, like its history window)."""
 
     _cache: dict[int, _Compacted] | None = None
 
@@ -136,12 +182,13 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
         cache = self._cache if self._cache is not None else {}
         hit = cache.get(boundary)
         if hit is None or len(messages) < local or any(a is not b for a, b in zip(hit.source, messages)):
-            hit = cache[boundary] = _Compacted(messages[:local], self._compact(evidence, messages[:local], boundary))
+            compacted = self._compact(evidence, messages[:local], boundary, retained_budget(ctx))
+            hit = cache[boundary] = _Compacted(messages[:local], compacted)
         request_context.messages = hit.compacted + list(messages[local:])
         return request_context
 
     @staticmethod
-    def _compact(evidence: list[Any], earlier: list[ModelMessage], boundary: int) -> list[ModelMessage]:
+    def _compact(evidence: list[Any], earlier: list[ModelMessage], boundary: int, budget: int) -> list[ModelMessage]:
         """The messages before the question in progress, compacted (the same for every step of a run)."""
         for capability in evidence:
             if not capability.state_carried and evidence_returns(earlier, len(earlier), capability.evidence_tool_names):
@@ -151,7 +198,7 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
                     "Carry the whole deps.state between runs alongside the message history."
                 )
         owned = frozenset().union(*(c.evidence_tool_names for c in evidence))
-        capsule = build_capsule(evidence[0].state, boundary)
+        capsule = build_capsule(evidence[0].state, boundary, budget)
         return compact_history(earlier, boundary=len(earlier), owned_tools=owned, capsule=capsule)
 
 

@@ -408,7 +408,7 @@ def _message_chars(messages: list[ModelMessage]) -> int:
 
 
 def request_size(
-    state: dict[str, Any], messages: list[ModelMessage], *, window: int = 0, offset: int = 0
+    state: dict[str, Any], messages: list[ModelMessage], *, window: int = 0, offset: int = 0, retained: int = 0
 ) -> tuple[int, int]:
     """Characters the latest question's last request carries (with compaction, without it).
 
@@ -416,6 +416,7 @@ def request_size(
     see :func:`~haiku_tui.capabilities.wire.window_start`) — plus that question's messages, the earlier
     evidence compacted exactly as the compaction capability would on the wire. ``messages[0]`` is message
     ``offset`` of the history; only the window is read, so the cost does not grow with the session.
+    ``retained``: characters of earlier cited text the capsule keeps in full (``Deps.retained_chars``, 0: all).
     """
     from haiku_tui.capabilities.wire import window_start
 
@@ -430,7 +431,7 @@ def request_size(
     owned = frozenset(
         f"{key}_{tool}" for key in ledger.evidence_namespaces(state) for tool in ("search", "execute_code")
     )
-    compacted = compact_history(sent, boundary=boundary, owned_tools=owned, capsule=build_capsule(state, latest))
+    compacted = compact_history(sent, boundary=boundary, owned_tools=owned, capsule=build_capsule(state, latest, retained))
     return _message_chars(compacted), _message_chars(sent)
 
 

@@ -42,6 +42,8 @@ class WirePart:
     chars: int
     text: str
     folded: bool  # unchanged history from before this question
+    note: str = ""
+    """What a bounded capsule left out (:attr:`~haiku_tui.capabilities.compaction.Capsule.note`)."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,7 @@ def wire_requests(
     *,
     compaction: bool = True,
     window: int = 0,
+    retained: int = 0,
 ) -> list[WireRequest]:
     """Every model request made while answering ``question``, as the model received it.
 
@@ -180,14 +183,16 @@ def wire_requests(
     :class:`ModelResponse` of that question answers the request made of everything before it.
     Pydantic AI frames instructions and tool announcements per provider on top of these messages;
     the parts, their order and their content are what this shows. ``window``: the host passed only
-    that many earlier questions (0: all), see :func:`window_start`.
+    that many earlier questions (0: all), see :func:`window_start`; ``retained``: the characters of
+    earlier cited text it let the capsule keep in full (``Deps.retained_chars``, 0: all).
     """
     starts = question_starts(messages)
     start = window_start(starts, question, window)
     later = [q for q in starts if q > question]
     span = range(question, min(later, default=len(messages)))
     evidence = evidence_tools(state)
-    capsule = build_capsule(state, question) if compaction else None
+    capsule = build_capsule(state, question, retained) if compaction else None
+    note = capsule.note if capsule else ""
     out: list[WireRequest] = []
     for index in span:
         if not isinstance(messages[index], ModelResponse):
@@ -204,7 +209,7 @@ def wire_requests(
                 text = _text(part)
                 kind = _kind(part, current=current, evidence=evidence)
                 folded = not current and kind not in ("capsule", "evidence receipted", "evidence retained")
-                parts.append(WirePart(kind, len(text), text, folded))
+                parts.append(WirePart(kind, len(text), text, folded, note if kind == "capsule" else ""))
         response = messages[index]
         assert isinstance(response, ModelResponse)
         chars, tokens = message_chars(wire), response_tokens(response)
@@ -214,11 +219,13 @@ def wire_requests(
     return out
 
 
-def session_sizes(state: dict[str, Any], messages: list[ModelMessage], *, window: int = 0) -> list[tuple[int, int, int]]:
+def session_sizes(
+    state: dict[str, Any], messages: list[ModelMessage], *, window: int = 0, retained: int = 0
+) -> list[tuple[int, int, int]]:
     """``(question, chars sent, chars without compaction)`` of each question's largest request."""
     out = []
     for question in question_starts(messages):
-        requests = wire_requests(state, messages, question, window=window)
+        requests = wire_requests(state, messages, question, window=window, retained=retained)
         if requests:
             out.append((question, max(r.chars for r in requests), max(r.uncompacted_chars for r in requests)))
     return out

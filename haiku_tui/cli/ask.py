@@ -197,7 +197,7 @@ def open_session(store: Any, name: str, *, new: bool = False, window: int = 0) -
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from haiku_tui.agent import AgentConfig, ModelConfigError, build_agent
-    from haiku_tui.agent.config import history_window
+    from haiku_tui.agent.config import history_window, retained_chars
     from haiku_tui.agent.models import choose_model
 
     question = " ".join(args.question).strip()
@@ -208,7 +208,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.new and not getattr(args, "session", None):
         raise CommandError("--new needs --session NAME (the title of the new session)")
     try:
-        window = history_window()
+        window, retained = history_window(), retained_chars()
     except ModelConfigError as error:
         raise CommandError(str(error)) from None
     if getattr(args, "session", None):
@@ -249,7 +249,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from haiku_tui.sessions.model import Session
 
         session = Session()  # kept in memory only
-    run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window)
+    run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained)
     out = None if args.json else sys.stdout
     finished = asyncio.run(run_question(run, out))
     if finished.outcome != "completed":

@@ -173,12 +173,13 @@ class Session:
         back to :meth:`commit_run` if the run completes."""
         return run_copy(self._state)
 
-    def deps(self, history_offset: int = 0) -> Deps:
+    def deps(self, history_offset: int = 0, retained_chars: int = 0) -> Deps:
         """``Deps(state=...)`` for the next run, on a copy of the committed state; ``history_offset``: the
-        messages left out of the run's conversation (see :meth:`window`)."""
+        messages left out of the run's conversation (see :meth:`window`); ``retained_chars``: earlier cited
+        text its requests carry in full (0: all, see :class:`~haiku_tui.capabilities.Deps`)."""
         from haiku_tui.capabilities import Deps
 
-        return Deps(state=self.working_state(), history_offset=history_offset)
+        return Deps(state=self.working_state(), history_offset=history_offset, retained_chars=retained_chars)
 
     def window(self, questions: int) -> tuple[Conversation, int]:
         """The conversation to hand a run that sees only the last ``questions`` questions (0: all), and

@@ -87,12 +87,14 @@ class QuestionRun:
         model: str | None = None,
         db: str | None = None,
         window: int | None = None,
+        retained: int | None = None,
     ) -> None:
         """``store``: where the committed session is saved (None: kept in memory). ``model`` / ``db`` are
         recorded on the session when it completes (a session keeps the first knowledge base it used).
         ``window``: earlier questions the model is given (0: all; None: ``HISTORY_WINDOW``), see
-        :meth:`Session.window`."""
-        from haiku_tui.agent.config import HISTORY_WINDOW
+        :meth:`Session.window`; ``retained``: characters of earlier cited text sent in full (0: all; None:
+        ``RETAINED_CHARS``)."""
+        from haiku_tui.agent.config import HISTORY_WINDOW, RETAINED_CHARS
 
         self.agent = agent
         self.session = session
@@ -101,7 +103,7 @@ class QuestionRun:
         self.model = model
         self.db = db
         self.conversation, self.offset = session.window(HISTORY_WINDOW if window is None else window)
-        self.deps = session.deps(self.offset)
+        self.deps = session.deps(self.offset, RETAINED_CHARS if retained is None else retained)
         self.question = session.message_count
         """The question's identity: messages in the history when it was asked."""
         self._events: Any = None

@@ -59,20 +59,21 @@ class ConversationView:
         return chunk_id
 
 
-def _size(session: Session, questions: tuple[QuestionView, ...], window: int) -> tuple[int, int] | None:
+def _size(session: Session, questions: tuple[QuestionView, ...], window: int, retained: int) -> tuple[int, int] | None:
     from haiku_tui.capabilities.views import request_size
 
     messages = session.conversation.messages
     if not (questions and messages):
         return None
-    return request_size(session.state, messages, window=window, offset=session.first_message)
+    return request_size(session.state, messages, window=window, offset=session.first_message, retained=retained)
 
 
 def conversation_view(
-    session: Session, *, compaction: bool = True, window: int = 0
+    session: Session, *, compaction: bool = True, window: int = 0, retained: int = 0
 ) -> tuple[ConversationView, str | None]:
     """The view of a session's committed state, and a one-line notice about data that was ignored.
-    ``window``: the questions a run is given (the request size counts what the latest one sent)."""
+    ``window``: the questions a run is given, ``retained``: the cited text its capsule keeps in full (the
+    request size counts what the latest one sent)."""
     from haiku_tui.capabilities.views import citations_by_number, question_views
     from haiku_tui.capabilities.wire import session_tokens
 
@@ -80,13 +81,13 @@ def conversation_view(
     questions = tuple(question_views(state, messages, compaction=compaction, offset=session.first_message))
     reviews, notice = session.review_marks()
     tokens = session_tokens(messages) if messages else None
-    size = _size(session, questions, window)
+    size = _size(session, questions, window, retained)
     view = ConversationView(questions, citations_by_number(state), reviews, size, tokens, session.message_count)
     return view, notice
 
 
 def commit_view(
-    view: ConversationView, session: Session, *, compaction: bool = True, window: int = 0
+    view: ConversationView, session: Session, *, compaction: bool = True, window: int = 0, retained: int = 0
 ) -> tuple[ConversationView, str | None]:
     """``view`` (of ``session`` before a commit) updated to the session after it: only the question views the
     commit can change are rebuilt, the request size is the latest question's and the tokens a running total.
@@ -99,9 +100,9 @@ def commit_view(
     ids = question_ids(state)
     old = view.questions
     if not old or ids[: len(old)] != [v.question for v in old] or view.messages < first or view.tokens is None:
-        return conversation_view(session, compaction=compaction, window=window)
+        return conversation_view(session, compaction=compaction, window=window, retained=retained)
     if (ledger.POLICY_KEY in state) != (old[0].policy.reason != "citation policy not registered"):
-        return conversation_view(session, compaction=compaction, window=window)  # the policy came or went
+        return conversation_view(session, compaction=compaction, window=window, retained=retained)  # the policy came or went
     citations = citations_by_number(state)
     numbers = {n for n, entry in citations.items() if view.citations.get(n) is not entry}  # new or replaced
     chunks = {citations[n]["chunk_id"] for n in numbers}
@@ -122,7 +123,7 @@ def commit_view(
     reviews, notice = session.review_marks()
     added = messages[max(0, view.messages - first) :]
     tokens = view.tokens + session_tokens(added)
-    size = _size(session, questions, window)
+    size = _size(session, questions, window, retained)
     return ConversationView(questions, citations, reviews, size, tokens, session.message_count), notice
 
 

@@ -53,14 +53,19 @@ PEEK_RUNS = 8
 """Runs read first when a saved session opens at start-up: their answers show while the rest loads."""
 
 
-def _history_window() -> tuple[int, str | None]:
-    """Earlier questions a run is given (config.toml ``history_window``), and the line when the setting is bad."""
-    from haiku_tui.agent.config import HISTORY_WINDOW, history_window
+def _settings() -> tuple[int, int, str | None]:
+    """Earlier questions a run is given and the cited text its requests keep in full (config.toml
+    ``history_window``, ``retained_chars``), and the line naming a bad setting (its default is then used)."""
+    from haiku_tui.agent.config import HISTORY_WINDOW, RETAINED_CHARS, history_window, retained_chars
 
-    try:
-        return history_window(), None
-    except Exception as exc:  # noqa: BLE001 - ModelConfigError: one line naming the fix
-        return HISTORY_WINDOW, f"{one_line(str(exc), 300)} (using {HISTORY_WINDOW})"
+    values, errors = [], []
+    for read, default in ((history_window, HISTORY_WINDOW), (retained_chars, RETAINED_CHARS)):
+        try:
+            values.append(read())
+        except Exception as exc:  # noqa: BLE001 - ModelConfigError: one line naming the fix
+            values.append(default)
+            errors.append(f"{one_line(str(exc), 300)} (using {default})")
+    return values[0], values[1], "; ".join(errors) or None
 
 
 LIVE_REBUILT = 13
@@ -99,7 +104,7 @@ class Workbench:
         self.kb_error: str | None = None
         self.model_error: str | None = None
         self._save_lock = threading.Lock()
-        self.history_window, self.window_error = _history_window()
+        self.history_window, self.retained_chars, self.settings_error = _settings()
 
     # -- start-up -----------------------------------------------------------------------------------------
 
@@ -288,7 +293,7 @@ class Workbench:
         """Recompute :attr:`view` from the committed session (after a load or a commit): after a commit of the
         session the view was made from, only what the commit can change (:func:`view.commit_view`)."""
         assert self.session is not None
-        settings = {"compaction": self.config.compaction, "window": self.history_window}
+        settings = {"compaction": self.config.compaction, "window": self.history_window, "retained": self.retained_chars}
         key = (self.session, *settings.values())  # the session object itself: a reopened one is another
         if self._view_of == key:
             self.view, notice = commit_view(self.view, self.session, **settings)
@@ -328,6 +333,7 @@ class Workbench:
             model=self.config.model or "extractive",
             db=self.db_label(),
             window=self.history_window,
+            retained=self.retained_chars,
         )
 
     # -- everyday: model switch, history -------------------------------------------------------------------

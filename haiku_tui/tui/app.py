@@ -142,8 +142,8 @@ class HaikuApp(App[None]):
             await self.main.show_session()
 
     async def _backend_ready(self, kb_error: str | None, model_error: str | None) -> None:
-        if self.workbench.window_error:
-            self.notify(self.workbench.window_error, title="Settings", severity="warning", timeout=10)
+        if self.workbench.settings_error:
+            self.notify(self.workbench.settings_error, title="Settings", severity="warning", timeout=10)
         if kb_error:
             self.notify(kb_error, title="Knowledge base", severity="warning", timeout=8)
         if model_error:

@@ -1,10 +1,10 @@
-"""The ``history_window`` setting: default, a configured value, a bad value as one line."""
+"""The ``history_window`` and ``retained_chars`` settings: default, a configured value, a bad value as one line."""
 
 from __future__ import annotations
 
 import pytest
 
-from haiku_tui.agent.config import HISTORY_WINDOW, history_window
+from haiku_tui.agent.config import HISTORY_WINDOW, RETAINED_CHARS, history_window, retained_chars
 from haiku_tui.agent.models import ModelConfigError, config_path
 
 
@@ -16,3 +16,17 @@ def test_default_configured_and_bad_values(monkeypatch, tmp_path):
     config_path().write_text('history_window = "many"\n')
     with pytest.raises(ModelConfigError, match="whole number"):
         history_window()
+
+
+def test_retained_chars_default_configured_and_bad_values(monkeypatch, tmp_path):
+    monkeypatch.setenv("HAIKU_TUI_DATA_DIR", str(tmp_path))
+    assert retained_chars() == RETAINED_CHARS
+    config_path().write_text("retained_chars = 0\nhistory_window = 5\n")
+    assert (retained_chars(), history_window()) == (0, 5)
+    config_path().write_text("retained_chars = 12000\n")
+    assert retained_chars() == 12000
+    for bad in ("-1", "1.5", "true", '"lots"'):
+        config_path().write_text(f"retained_chars = {bad}\n")
+        with pytest.raises(ModelConfigError, match=r"'retained_chars' must be a whole number ≥ 0 \(0: every cited chunk in full\)"):
+            retained_chars()
+        assert history_window() == HISTORY_WINDOW  # one bad setting does not spoil the other

@@ -223,7 +223,8 @@ def test_the_capsule_and_what_was_cited_before_read_the_newest_questions_only(se
 
     state = _long_ledger(600, seed)
     for boundary in (0, 1, 4, 301, 900, 1799, 5000):
-        assert build_capsule(state, boundary) == _capsule_walking_everything(state, boundary)
+        capsule = build_capsule(state, boundary)
+        assert (capsule.text if capsule else None) == _capsule_walking_everything(state, boundary)
         walked = {c for q in range(boundary) for c in ledger.cited_ids(state, q)}
         assert _retained(state, boundary) == walked
         assert ledger.cited_before(state, boundary) == bool(walked)
@@ -232,3 +233,74 @@ def test_the_capsule_and_what_was_cited_before_read_the_newest_questions_only(se
     _Counted.reads = 0
     build_capsule(state, 5000), _retained(state, 5000), ledger.cited_before(state, 5000)
     assert _Counted.reads < 900  # the three together, of 900 records: each back until every cited chunk was met
+
+
+async def _three_questions_bounded(kb):
+    """Two questions each citing one chunk, then a third run whose budget keeps only the newest chunk in full."""
+    deps = Deps()
+    r1, hits1 = await first_question(kb, deps)
+    s2 = Script(search("bicycle chain"), cite_top(), text("Chain [2]."))
+    r2 = await agent_for(s2, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
+    older, newer = hits1[0], ledger.cited_ids(deps.state, len(r1.all_messages()))[0]
+    budget = len(deps.state["rag"]["citation_index"][newer]["text"])
+    return deps, r2.all_messages(), older, newer, budget
+
+
+async def test_a_bounded_capsule_keeps_the_newest_cited_chunks_in_full_and_names_older_ones(kb):
+    deps, messages, older, newer, budget = await _three_questions_bounded(kb)
+    script = Script(text("Hi."))
+    bounded = Deps(state=deps.state, retained_chars=budget)
+    await agent_for(script, kb).run("hello", deps=bounded, message_history=messages)
+    capsule = search_returns(script.sent[0])[-1]
+    index = deps.state["rag"]["citation_index"]
+    assert capsule.startswith(CAPSULE_HEADER)
+    assert index[newer]["text"] in capsule and "[Cited for the earlier question: And bicycles?]" in capsule
+    assert index[older]["text"] not in capsule and "How do I keep a starter?" not in capsule
+    receipts = capsule.split("[1 earlier cited chunk(s) not shown in full", 1)[1]
+    assert f"[{older}] Source: " in receipts and f"[{newer}]" not in receipts
+    assert len(capsule) < len(build_capsule(deps.state, len(messages)).text)
+
+
+async def test_a_chunk_named_only_by_its_receipt_stays_citable(kb):
+    deps, messages, older, _, budget = await _three_questions_bounded(kb)
+    script = Script(cite(older), text("As before [1]."))
+    bounded = Deps(state=deps.state, retained_chars=budget)
+    await agent_for(script, kb).run("The starter again?", deps=bounded, message_history=messages)
+    assert f"[{older}] Source: " in search_returns(script.sent[0])[-1] and older in ledger.cited_ids(deps.state, len(messages))
+    assert ledger.citation_status(deps.state, len(messages)) == "grounded"
+    assert f"= {older}" in last_return(script.sent[1], "rag_cite")
+
+
+async def test_no_budget_or_a_budget_that_holds_everything_keeps_every_cited_chunk_in_full(kb):
+    deps, messages, older, newer, budget = await _three_questions_bounded(kb)
+    unbounded = build_capsule(deps.state, len(messages))
+    index = deps.state["rag"]["citation_index"]
+    assert (unbounded.kept, unbounded.receipted) == (2, 0)
+    assert index[older]["text"] in unbounded.text and index[newer]["text"] in unbounded.text
+    whole = budget + len(index[older]["text"])
+    assert build_capsule(deps.state, len(messages), 0) == unbounded == build_capsule(deps.state, len(messages), whole)
+    assert build_capsule(deps.state, len(messages), whole - 1).receipted == 1
+    script = Script(text("Hi."))
+    await agent_for(script, kb).run("hello", deps=Deps(state=deps.state, retained_chars=0), message_history=messages)
+    assert search_returns(script.sent[0])[-1] == unbounded.text
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_bound_keeps_a_newest_first_prefix_of_the_cited_chunks(seed):
+    """Over a long ledger: the chunks kept in full are the most recently cited ones, as many as fit in the budget;
+    every other cited chunk is a receipt line naming it, its text left out."""
+    import re
+
+    state = _long_ledger(600, seed)
+    everything = build_capsule(state, 1799)
+    order = re.findall(r"^\[([0-9a-f]{16})\] Source: ", everything.text, re.MULTILINE)  # newest question first
+    for budget in (1, 24, 25, 100, 200, 10_000):
+        capsule = build_capsule(state, 1799, budget)
+        fits = sum(1 for i in range(len(order)) if 24 * (i + 1) <= budget)  # every text here is 24 characters
+        assert (capsule.kept, capsule.receipted) == (fits, len(order) - fits)
+        for chunk_id in order[:fits]:
+            assert f"[{chunk_id}] Source: \"T\"\ntext of {chunk_id}" in capsule.text
+        if capsule.receipted:
+            receipts = capsule.text.split(f"[{capsule.receipted} earlier cited chunk(s) not shown in full", 1)[1]
+            assert re.findall(r"^\[([0-9a-f]{16})\] Source: ", receipts, re.MULTILINE) == order[fits:]
+            assert "text of" not in receipts

@@ -6,9 +6,10 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart
 from pydantic_ai.usage import RequestUsage
 
-from haiku_tui.capabilities import Deps
+from haiku_tui.capabilities import Deps, ledger
 from haiku_tui.capabilities.compaction import create_capability as compaction
 from haiku_tui.capabilities.rag import create_capability as rag
+from haiku_tui.capabilities.views import request_size
 from haiku_tui.capabilities.wire import (
     CHARS_PER_TOKEN,
     Tokens,
@@ -150,3 +151,32 @@ async def test_a_window_without_any_search_still_carries_the_capsule(kb):
     shown = wire_requests(windowed.state, whole, question_starts(whole)[3], window=1)
     assert _dump(shown[0].messages) == _dump(received[0])
     assert [p.kind for p in shown[0].parts if p.kind != "instructions"][:2] == ["capsule", "prompt"]
+
+
+async def test_a_bounded_capsule_is_rebuilt_as_sent_and_says_what_it_left_out(kb):
+    """A windowed run whose capsule keeps only the newest cited chunk in full (``retained_chars``): the inspector,
+    given the same window and bound, rebuilds every request part by part, and its capsule line says how many
+    earlier cited chunks were not shown in full."""
+    script, deps, messages, _ = await _two_questions(kb)
+    q1, q2 = question_starts(messages)
+    newer = ledger.cited_ids(deps.state, q2)[0]
+    budget = len(deps.state["rag"]["citation_index"][newer]["text"])
+    before = len(script.sent)
+    script.extend(search("sourdough starter"), cite_top(), text("Again [1]."))
+    agent = Agent(script.model, deps_type=Deps, capabilities=[rag(kb=kb), compaction()])
+    bounded = Deps(state=deps.state, history_offset=q2, retained_chars=budget)
+    r3 = await agent.run("Once more?", deps=bounded, message_history=messages[q2:])
+    whole = messages + r3.new_messages()
+    q3 = question_starts(whole)[2]
+    shown = wire_requests(bounded.state, whole, q3, window=1, retained=budget)
+    received = script.sent[before:]
+    assert len(shown) == len(received) == 3
+    for request, sent in zip(shown, received):
+        assert _dump(request.messages) == _dump(sent)
+    capsule = next(p for p in shown[0].parts if p.kind == "capsule")
+    assert capsule.note == "1 cited chunk(s) in full; 1 earlier cited chunk(s) not shown in full"
+    assert "1 earlier cited chunk(s) not shown in full" in capsule.text
+    unbounded = next(p for p in wire_requests(bounded.state, whole, q3, window=1)[0].parts if p.kind == "capsule")
+    assert unbounded.note == "" and unbounded.chars > capsule.chars  # the wrong bound would not equal what was sent
+    assert _dump(wire_requests(bounded.state, whole, q3, window=1)[0].messages) != _dump(received[0])
+    assert request_size(bounded.state, whole, window=1, retained=budget)[0] < request_size(bounded.state, whole, window=1)[0]

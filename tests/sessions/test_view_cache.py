@@ -55,7 +55,9 @@ def scripted() -> FunctionModel:
 
 
 def assert_same_as_full_rebuild(wb: Workbench) -> None:
-    full, _ = conversation_view(wb.session, compaction=wb.config.compaction, window=wb.history_window)
+    full, _ = conversation_view(
+        wb.session, compaction=wb.config.compaction, window=wb.history_window, retained=wb.retained_chars
+    )
     assert wb.view.questions == full.questions
     assert (wb.view.citations, wb.view.reviews, wb.view.tokens, wb.view.request_size) == (
         full.citations, full.reviews, full.tokens, full.request_size,

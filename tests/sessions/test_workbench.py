@@ -186,3 +186,21 @@ async def test_live_views_rebuild_only_the_newest_questions(store, monkeypatch):
     assert [v.number for v in live] == [1, 2, 3]
     assert live[:2] == list(wb.view.questions[:2]) and live[0] is wb.view.questions[0]
     assert live[2] == question_views(state, wb.session.messages)[2]
+
+
+async def test_the_configured_bound_on_cited_text_reaches_each_run_and_a_bad_setting_is_one_line(store):
+    from haiku_tui.agent.config import HISTORY_WINDOW, RETAINED_CHARS
+    from haiku_tui.agent.models import config_path
+    from haiku_tui.sessions.run import QuestionRun
+
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text('retained_chars = 700\nhistory_window = "all"\n')
+    wb = bench(store)
+    assert (wb.history_window, wb.retained_chars) == (HISTORY_WINDOW, 700)
+    assert "'history_window' must be a whole number" in wb.settings_error and "retained_chars" not in wb.settings_error
+    run = wb.ask("How efficient are solar panels?")
+    assert run.deps.retained_chars == 700
+    assert (await events(run))[-1].outcome == "completed"
+    assert QuestionRun(wb.agent, wb.session, "Again?").deps.retained_chars == RETAINED_CHARS
+    config_path().write_text("retained_chars = -3\n")
+    assert "'retained_chars' must be a whole number ≥ 0" in bench(store).settings_error

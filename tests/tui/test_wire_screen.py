@@ -101,3 +101,37 @@ async def test_w_shows_what_a_windowed_run_sent(small_kb, tmp_path):
         assert len(screen.requests) == len(received)
         for request, sent in zip(screen.requests, received):
             assert _dump(request.messages) == _dump(sent)
+
+
+async def test_w_shows_a_bounded_capsule_as_sent_and_says_what_it_left_out(small_kb, tmp_path):
+    """With ``retained_chars`` too small for any chunk, Q2's requests name Q1's cited chunk by a receipt line only;
+    the inspector (same bound) rebuilds them exactly and its capsule line says what was not shown in full."""
+    from haiku_tui.tui.screens.wire import WireScreen
+
+    store = SessionStore(tmp_path / "sessions.db")
+    script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
+    app = make_app(small_kb, model=script.model, store=store)
+    app.workbench.retained_chars = 1
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, SOLAR)
+        first = len(script.sent)
+        script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
+        await ask(pilot, TEA)
+        received, session_id = script.sent[first:], app.session.id
+        cited = next(iter(app.session.state["rag"]["citation_index"].values()))
+    capsule = next(str(p.content) for m in received[0] for p in m.parts if "not shown in full" in str(getattr(p, "content", "")))
+    assert f"[{cited['chunk_id']}] Source: " in capsule and cited["text"] not in capsule
+
+    again = make_app(small_kb, store=store, session_id=session_id)
+    again.workbench.retained_chars = 1
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        again.main.turn_log.focus_selected()
+        await pilot.press("w")
+        await settle(pilot)
+        screen = again.screen
+        assert isinstance(screen, WireScreen) and screen.number == 2
+        for request, sent in zip(screen.requests, received, strict=True):
+            assert _dump(request.messages) == _dump(sent)
+        shown = "\n".join(str(w.render()) for w in screen.query(".wire-request").results(Static))
+        assert "0 cited chunk(s) in full; 1 earlier cited chunk(s) not shown in full" in shown

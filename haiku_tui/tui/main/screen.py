@@ -365,7 +365,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         self.app.push_screen(
             WireScreen(
                 session.state, session.messages, view.question, number=view.number, prompt=view.prompt,
-                window=self.workbench.history_window,
+                window=self.workbench.history_window, retained=self.workbench.retained_chars,
             )
         )
 

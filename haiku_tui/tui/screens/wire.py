@@ -40,11 +40,11 @@ BAR_WIDTH = 40
 
 
 def part_line(part: WirePart) -> Content:
-    """``label  size  first words of the text``."""
+    """``label  size  first words of the text`` (of a bounded capsule: what it keeps in full and what not)."""
     return Content.assemble(
         (f"  {part.kind:<18}", KIND_STYLE.get(part.kind, "")),
         (f"{compact_number(part.chars):>7} chars  ", "$text-muted"),
-        (clean_line(part.text, PREVIEW_CHARS), "$text-muted" if part.folded else ""),
+        (clean_line(part.note or part.text, PREVIEW_CHARS), "$text-muted" if part.folded else ""),
     )
 
 
@@ -95,9 +95,18 @@ class WireScreen(Screen[None]):
     ]
 
     def __init__(
-        self, state: dict[str, Any], messages: list[Any], question: int, *, number: int, prompt: str, window: int = 0
+        self,
+        state: dict[str, Any],
+        messages: list[Any],
+        question: int,
+        *,
+        number: int,
+        prompt: str,
+        window: int = 0,
+        retained: int = 0,
     ) -> None:
-        """``window``: the earlier questions each run was given (the host's history window; 0: all)."""
+        """``window``: the earlier questions each run was given (the host's history window; 0: all);
+        ``retained``: the earlier cited text its capsule kept in full (characters; 0: all)."""
         from haiku_tui.capabilities.wire import wire_requests
 
         super().__init__(id="wire-screen")
@@ -106,8 +115,8 @@ class WireScreen(Screen[None]):
         self.question = question
         self.number = number
         self.prompt = prompt
-        self.window = window
-        self.requests = wire_requests(state, self.messages, question, window=window)
+        self.window, self.retained = window, retained
+        self.requests = wire_requests(state, self.messages, question, window=window, retained=retained)
         self.selected = len(self.requests) - 1
 
     def compose(self) -> ComposeResult:
@@ -154,7 +163,7 @@ class WireScreen(Screen[None]):
         from haiku_tui.capabilities.wire import session_sizes
 
         try:
-            content = size_bars(session_sizes(self.state, self.messages, window=self.window), self.question)
+            content = size_bars(session_sizes(self.state, self.messages, window=self.window, retained=self.retained), self.question)
         except Exception as exc:  # noqa: BLE001 - a malformed stored session: one line, the requests still show
             content = Content.styled(f"could not measure the session: {clean_line(str(exc), 200)}", "$warning")
         self.app.call_from_thread(self.query_one("#wire-sizes", Static).update, content)
