@@ -75,35 +75,26 @@ def build_capsule(state: dict[str, Any], boundary: int, budget: int = 0) -> Caps
     ``budget`` (characters, 0: no bound): the newest chunks are kept in full while their texts fit in
     it; from the first that does not, every older chunk is a receipt line naming its id and source.
     """
-    owned: dict[int, list[str]] = {}
-    prompts: dict[int, str] = {}
-    seen: set[str] = set()
-    for q, records in ledger.until_all_cited(state, boundary, seen):
-        for chunk_id in ledger.current_ids(records):
-            if chunk_id not in seen:
-                seen.add(chunk_id)
-                owned.setdefault(q, []).append(chunk_id)
-                prompts[q] = records[0]["prompt"]
-    if not owned:
+    chunks = ledger.retained(state, boundary, budget)
+    if not chunks:
         return None
-    blocks, receipts, spent = [CAPSULE_HEADER], [], 0
-    for q in sorted(owned, reverse=True):
-        kept = []
-        for chunk_id in sorted(owned[q]):
-            entry = ledger.citation_for(state, chunk_id)
-            if entry is None:
-                raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
-            source = f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}"
-            spent += len(entry["text"])
-            if budget and (receipts or spent > budget):
-                receipts.append(source)
-            else:
-                kept.append(f"{source}\n{entry['text']}")
-        if kept:
-            blocks += [f"[Cited for the earlier question: {one_line(prompts.get(q, ''), 120)}]", *kept]
+    blocks, receipts, kept, heading = [CAPSULE_HEADER], [], 0, None
+    for q, chunk_id, full in chunks:
+        entry = ledger.citation_for(state, chunk_id)
+        if entry is None:
+            raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
+        source = f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}"
+        if not full:
+            receipts.append(source)
+            continue
+        if heading != q:
+            heading = q
+            blocks.append(f"[Cited for the earlier question: {one_line(ledger.prompt_of(state, q), 120)}]")
+        blocks.append(f"{source}\n{entry['text']}")
+        kept += 1
     if receipts:
         blocks += [receipts_line(len(receipts)), "\n".join(receipts)]
-    return Capsule("\n\n".join(blocks), len(seen) - len(receipts), len(receipts))
+    return Capsule("\n\n".join(blocks), kept, len(receipts))
 
 
 def evidence_returns(messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str]) -> list[tuple[int, int]]:

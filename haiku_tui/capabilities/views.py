@@ -150,15 +150,13 @@ def question_ids(state: dict[str, Any]) -> list[int]:
     return sorted({r["question"] for ns in ledger.evidence_namespaces(state).values() for r in ns["questions"]})
 
 
-def _retained(state: dict[str, Any], latest: int) -> set[str]:
-    """Chunks cited by the questions before ``latest`` (the newest of them, back until all are found)."""
-    seen: set[str] = set()
-    for _, records in ledger.until_all_cited(state, latest, seen):
-        seen.update(ledger.current_ids(records))
-    return seen
+def kept_in_full(state: dict[str, Any], latest: int, budget: int = 0) -> frozenset[str]:
+    """Chunks cited before ``latest`` that its requests carry in full (compaction's capsule within ``budget``
+    characters, 0: all); an earlier question's other items reach them as receipts."""
+    return frozenset(chunk_id for _, chunk_id, full in ledger.retained(state, latest, budget) if full)
 
 
-def _items(state: dict[str, Any], question: int, latest: int, retained: set[str], compaction: bool) -> list[EvidenceItem]:
+def _items(state: dict[str, Any], question: int, latest: int, retained: frozenset[str], compaction: bool) -> list[EvidenceItem]:
     cited_now = set(ledger.cited_ids(state, question))
     items: list[EvidenceItem] = []
     seen: set[tuple[str, str]] = set()
@@ -341,6 +339,7 @@ def question_views(
     last: int = 0,
     offset: int = 0,
     only: set[int] | None = None,
+    retained_chars: int = 0,
 ) -> list[QuestionView]:
     """One view per question, oldest first (the evidence pane shows them newest first).
 
@@ -348,7 +347,8 @@ def question_views(
     views of the last that many questions (0: all); a report of the newest question needs one, and
     the work then does not grow with the history. ``only``: the views of these questions (identities)
     alone, numbered as in the whole list. ``messages[0]`` is message ``offset`` of the history (a
-    session holding its newest messages only).
+    session holding its newest messages only). ``retained_chars``: the host's bound on the cited text the
+    capsule keeps in full (0: none): older cited items beyond it are marked as receipts.
     """
     questions = question_ids(state)
     if not questions:
@@ -359,7 +359,7 @@ def question_views(
         first = next((i for i, q in enumerate(questions) if q in only), len(questions))
     spans = _spans(messages if isinstance(messages, list) else list(messages), questions[first:], offset)
     policy_active = ledger.POLICY_KEY in state
-    retained = _retained(state, latest) if compaction and questions[first:-1] else set()
+    retained = kept_in_full(state, latest, retained_chars) if compaction and questions[first:-1] else frozenset()
     cited_so_far = any(_citations(state, q) for q in questions[:first])
     texts = citation_texts(state)
     views = []
@@ -369,9 +369,7 @@ def question_views(
             continue
         span = spans.get(q, [])
         answer = _answer(span)
-        prompt = next(
-            (r["prompt"] for ns in ledger.evidence_namespaces(state).values() if (r := ledger.find_question(ns, q))), ""
-        )
+        prompt = ledger.prompt_of(state, q)
         views.append(
             QuestionView(
                 question=q,

@@ -36,6 +36,8 @@ class ConversationView:
     """Input and output tokens of every request of the session (estimated when no provider reported them)."""
     messages: int = 0
     """Messages in the session's history when the view was computed (a commit's new ones follow)."""
+    kept: frozenset[str] = frozenset()
+    """Chunks cited earlier that the latest question's requests carry in full (items marked "retained")."""
 
     @property
     def citation_ids(self) -> dict[int, str]:
@@ -78,12 +80,21 @@ def conversation_view(
     from haiku_tui.capabilities.wire import session_tokens
 
     state, messages = session.state, session.conversation.messages
-    questions = tuple(question_views(state, messages, compaction=compaction, offset=session.first_message))
+    offset = session.first_message
+    questions = tuple(question_views(state, messages, compaction=compaction, offset=offset, retained_chars=retained))
     reviews, notice = session.review_marks()
     tokens = session_tokens(messages) if messages else None
     size = _size(session, questions, window, retained)
-    view = ConversationView(questions, citations_by_number(state), reviews, size, tokens, session.message_count)
+    kept = _kept(state, compaction, retained)
+    view = ConversationView(questions, citations_by_number(state), reviews, size, tokens, session.message_count, kept)
     return view, notice
+
+
+def _kept(state: dict[str, Any], compaction: bool, retained: int) -> frozenset[str]:
+    from haiku_tui.capabilities.views import kept_in_full, question_ids
+
+    ids = question_ids(state)
+    return kept_in_full(state, ids[-1], retained) if compaction and ids else frozenset()
 
 
 def commit_view(
@@ -106,9 +117,8 @@ def commit_view(
     citations = citations_by_number(state)
     numbers = {n for n, entry in citations.items() if view.citations.get(n) is not entry}  # new or replaced
     chunks = {citations[n]["chunk_id"] for n in numbers}
-    if compaction:  # the previous latest question and any new but the newest now count as "retained" for items
-        for q in ids[len(old) - 1 : -1]:
-            chunks.update(ledger.cited_ids(state, q))
+    kept = _kept(state, compaction, retained)
+    chunks |= kept ^ view.kept  # chunks whose items turn "retained" (cited before the newest) or, past the bound, receipts
     rebuild = set(ids[len(old) - 1 :])
     if numbers or chunks:
         for v in old[:-1]:
@@ -118,13 +128,16 @@ def commit_view(
                 or any(item.chunk_id in chunks for item in v.items)
             ):
                 rebuild.add(v.question)
-    fresh = {v.question: v for v in question_views(state, messages, compaction=compaction, offset=first, only=rebuild)}
+    fresh = {
+        v.question: v
+        for v in question_views(state, messages, compaction=compaction, offset=first, only=rebuild, retained_chars=retained)
+    }
     questions = tuple(fresh.get(v.question, v) for v in old) + tuple(fresh[q] for q in ids[len(old) :] if q in fresh)
     reviews, notice = session.review_marks()
     added = messages[max(0, view.messages - first) :]
     tokens = view.tokens + session_tokens(added)
     size = _size(session, questions, window, retained)
-    return ConversationView(questions, citations, reviews, size, tokens, session.message_count), notice
+    return ConversationView(questions, citations, reviews, size, tokens, session.message_count, kept), notice
 
 
 def peek_view(peek: SessionPeek, *, compaction: bool = True) -> ConversationView:

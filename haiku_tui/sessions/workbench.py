@@ -313,7 +313,7 @@ class Workbench:
         session = self.session
         live = question_views(
             state, session.conversation.messages, compaction=self.config.compaction, last=LIVE_REBUILT,
-            offset=session.first_message,
+            offset=session.first_message, retained_chars=self.retained_chars,
         )
         first = live[0].question if live else None
         return [v for v in self.view.questions if first is not None and v.question < first] + live

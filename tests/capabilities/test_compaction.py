@@ -219,19 +219,19 @@ def _capsule_walking_everything(state: dict, boundary: int) -> str | None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_capsule_and_what_was_cited_before_read_the_newest_questions_only(seed):
-    from haiku_tui.capabilities.views import _retained
+    from haiku_tui.capabilities.views import kept_in_full
 
     state = _long_ledger(600, seed)
     for boundary in (0, 1, 4, 301, 900, 1799, 5000):
         capsule = build_capsule(state, boundary)
         assert (capsule.text if capsule else None) == _capsule_walking_everything(state, boundary)
         walked = {c for q in range(boundary) for c in ledger.cited_ids(state, q)}
-        assert _retained(state, boundary) == walked
+        assert kept_in_full(state, boundary) == walked
         assert ledger.cited_before(state, boundary) == bool(walked)
     for namespace in state.values():
         namespace["questions"] = _Counted(namespace["questions"])
     _Counted.reads = 0
-    build_capsule(state, 5000), _retained(state, 5000), ledger.cited_before(state, 5000)
+    build_capsule(state, 5000), kept_in_full(state, 5000), ledger.cited_before(state, 5000)
     assert _Counted.reads < 900  # the three together, of 900 records: each back until every cited chunk was met
 
 

@@ -59,8 +59,8 @@ def assert_same_as_full_rebuild(wb: Workbench) -> None:
         wb.session, compaction=wb.config.compaction, window=wb.history_window, retained=wb.retained_chars
     )
     assert wb.view.questions == full.questions
-    assert (wb.view.citations, wb.view.reviews, wb.view.tokens, wb.view.request_size) == (
-        full.citations, full.reviews, full.tokens, full.request_size,
+    assert (wb.view.citations, wb.view.reviews, wb.view.tokens, wb.view.request_size, wb.view.kept) == (
+        full.citations, full.reviews, full.tokens, full.request_size, full.kept,
     )
 
 
@@ -120,3 +120,24 @@ async def test_views_updated_per_commit_equal_the_full_rebuild(store, monkeypatc
     assert questions[1].items[0].citation is not None and questions[1].items[0].status == "retained"
     assert questions[4].policy.outcome == "violation"
     assert wb.view.reviews == {questions[0].question: {SOLAR: "supports"}}
+
+
+async def test_a_bound_on_the_capsule_marks_older_cited_items_as_receipts_and_commits_match_the_full_rebuild(store):
+    """With ``retained_chars`` room for one chunk, the evidence pane marks "retained" only what the next
+    request carries in full: a newer citation turns an older question's cited item into a receipt."""
+    wb = Workbench(AgentConfig(model="scripted", db="/data/kb", defer_loading=False), store=store, kb=FakeKB(),
+                   model=scripted())
+    wb.start(None)
+    assert wb.build_agent() is None
+    wb.retained_chars = 80  # the solar chunk (78 characters) fits; with the cleaning one (48) it does not
+    for prompt in (f"search solar panels efficiency | cite {SOLAR}", f"search clean solar panels | cite {CLEANING}"):
+        assert await answer(wb, prompt) == "completed"
+        assert_same_as_full_rebuild(wb)
+    first = {i.chunk_id: i.status for i in wb.view.questions[0].items}
+    assert first[SOLAR] == "retained"  # the second question's requests carried it in full
+    assert await answer(wb, "search sourdough | cite none") == "completed"
+    assert_same_as_full_rebuild(wb)
+    first = {i.chunk_id: i.status for i in wb.view.questions[0].items}
+    second = {i.chunk_id: i.status for i in wb.view.questions[1].items}
+    assert (first[SOLAR], second[CLEANING]) == ("receipted", "retained")  # the newer citation took the room
+    assert wb.view.kept == {CLEANING}
