@@ -184,7 +184,8 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
     section and sentences of reasonable length. A sentence that shares few terms with the
     question must be close to it in meaning to be chosen, and one that shares them must not be far
     from it in meaning (a shared word alone is not an answer). Besides the best sentences overall, the
-    best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted.
+    best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted; sentences that
+    continue a quoted one (or that a quoted continuation points back to) fill the room left.
     """
     limit = MAX_SENTENCES if limit is None else limit
     q_terms = list(dict.fromkeys(terms(question))) or list(dict.fromkeys(stem(w) for w in words(question)))
@@ -248,16 +249,14 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
         if same or (new_terms and quote.score >= EXTRA_NEW_TERMS * best.score):
             chosen.append(quote)
             covered |= matched
-    by_place = {(r.chunk_id, position): (r, sentence) for r, position, sentence, _ in found}
+    # the sentences that continue a quoted one, or that a quoted continuation points back to, while there is room
+    by_place = {(r.chunk_id, position): sentence for r, position, sentence, _ in found}
+    placed = {(q.chunk_id, q.position) for q in chosen}
     for quote in list(chosen):
-        for position in (quote.position - 1, quote.position + 1):
-            later = max(position, quote.position)
-            neighbour = by_place.get((quote.chunk_id, position))
-            if neighbour is None or not continues(by_place.get((quote.chunk_id, later), (None, ""))[1]):
-                continue
-            extra = Quote(quote.chunk_id, neighbour[1], quote.score, quote.rank, position)
-            if all((q.chunk_id, q.position) != (extra.chunk_id, extra.position) for q in chosen):
-                chosen.append(extra)
+        for neighbour in continued(quote, by_place):
+            if len(chosen) < limit and (neighbour.chunk_id, neighbour.position) not in placed:
+                chosen.append(neighbour)
+                placed.add((neighbour.chunk_id, neighbour.position))
     order = {r.chunk_id: i for i, r in enumerate(results)}
     return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
 
@@ -287,6 +286,19 @@ def answers_kind(kind: str, sentence: str) -> bool:
     if kind == "amount":
         return bool(_NUMBER.search(sentence))
     return False
+
+
+def continued(quote: Quote, by_place: dict[tuple[str, int], str]) -> list[Quote]:
+    """The next sentence of ``quote``'s chunk when it continues ``quote``, and the one before when ``quote``
+    itself is a continuation (``by_place``: the sentences of the results by chunk and position)."""
+    out = []
+    after = by_place.get((quote.chunk_id, quote.position + 1))
+    if after is not None and continues(after):
+        out.append(Quote(quote.chunk_id, after, quote.score, quote.rank, quote.position + 1))
+    before = by_place.get((quote.chunk_id, quote.position - 1))
+    if before is not None and continues(quote.sentence):
+        out.append(Quote(quote.chunk_id, before, quote.score, quote.rank, quote.position - 1))
+    return out
 
 
 def continues(sentence: str) -> bool:

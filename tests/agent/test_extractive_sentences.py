@@ -35,6 +35,10 @@ def test_a_sentence_that_continues_the_quoted_one_is_quoted_with_it():
         "This has the same behavior as mkdtemp but can be used as a context manager.",
     ]
     assert all("name attribute" not in q.sentence for q in quotes)  # not a continuation: left out
+    # a continuation only fills room the answer has left: the answer stays within its limit
+    assert [q.sentence for q in ex.select("how do I get a scratch directory", ex.parse_results(SCRATCH), limit=1)] == [
+        "Create and return a temporary directory for scratch files."
+    ]
     assert ex.continues("It terminates the loop.") and ex.continues("These values are false.")
     assert not ex.continues("Steep green tea for two minutes.")
 
