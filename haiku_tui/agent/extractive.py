@@ -149,10 +149,10 @@ RANK_DECAY = 0.1  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
 POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n)
 MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
 MIN_WORDS_MEANING = 0.2  # and at or above it, this similarity: sharing a word is not being about the same thing
-MIN_SEMANTIC = 0.3  # (bench/eval_questions.py OFF_TOPIC: off-topic questions met at most 0.26 except word-sense collisions)
+MIN_SEMANTIC = 0.3  # bench/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)
 MIN_QUOTED = 0.25  # once some sentence passes the floors above, others need only this similarity (or the two above)
-EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one (in all, and in shared terms
-# unless it is at least as close in meaning),
+EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one, and has this share of its
+# weighted terms or is at least as close in meaning,
 EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the others do not
 TOP_SOURCES = 2  # the best sentence of each of the first this-many ranked documents is quoted too
 CONTINUATIONS = frozenset("it its this these those they their such otherwise however thus then also".split())
