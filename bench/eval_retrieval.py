@@ -89,7 +89,9 @@ def ask(db: str, embedder: str, question: str) -> dict:
     return json.loads(out.getvalue()) if code == 0 else {"answer": "", "citations": []}
 
 
-def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_misses: bool, off_topic: bool = False) -> dict[str, dict]:
+def evaluate(
+    questions: list[Question], embedder: str, with_ask: bool, show_misses: bool, off_topic: bool = False
+) -> dict[str, dict]:
     from haiku_tui.store.kb import KnowledgeBase
 
     rows: list[tuple[Question, int | None, bool, bool]] = []
