@@ -240,5 +240,24 @@ QUESTIONS: list[Question] = [
 ]
 
 
+# Questions no corpus answers, written 2026-12-01 (helper H4) before anything was measured with them:
+# every one must get "nothing found" on every corpus (``eval_retrieval.py --off-topic``,
+# ``tune_extractive.py``). Some share a word with a corpus (capital, strings, pack, egg, week).
+OFF_TOPIC: list[str] = [
+    "what is the capital of peru",
+    "how do I bake sourdough bread",
+    "who won the football world cup in 1998",
+    "how long should I boil an egg",
+    "what is a good fertiliser for tomato plants",
+    "how do I change a flat tyre on my bike",
+    "which planets have rings",
+    "what are the symptoms of the flu",
+    "how many strings does a cello have",
+    "when did the roman empire fall",
+    "how do I train my puppy to sit",
+    "what should I pack for a week of hiking",
+]
+
+
 def split(name: str) -> list[Question]:
     return [q for q in QUESTIONS if q.split == name]

@@ -1,6 +1,6 @@
 """Retrieval and extractive-answer quality on ``bench/eval_questions.py``.
 
-    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|dev2|tuning|test|fresh|fresh2|held-out|all] [--no-ask] [--misses] [--check]
+    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|dev2|tuning|test|fresh|fresh2|held-out|all] [--no-ask] [--misses] [--check] [--off-topic]
 
 Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings,
 package READMEs) and
@@ -10,6 +10,8 @@ of answers citing an expected document and the share quoting the answering phras
 ``tuning`` = dev + dev2, ``held-out`` = test + fresh + fresh2.
 ``--misses`` lists the failures (use it on ``dev``/``dev2`` only: ``test``, ``fresh`` and ``fresh2`` are for
 reporting). ``--check`` only confirms that every question's phrase occurs in one of its documents.
+``--off-topic`` also asks each ``OFF_TOPIC`` question on every corpus built and reports how many got
+an answer with citations instead of "nothing found" (it should be none).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from corpus import write_corpus  # noqa: E402
 from corpus_readmes import write_corpus as write_readmes  # noqa: E402
 from corpus_readmes import write_corpus2 as write_readmes2  # noqa: E402
 from corpus_stdlib import write_corpus as write_stdlib  # noqa: E402
-from eval_questions import QUESTIONS, Question  # noqa: E402
+from eval_questions import OFF_TOPIC, QUESTIONS, Question  # noqa: E402
 
 GROUPS = {"tuning": {"dev", "dev2"}, "held-out": {"test", "fresh", "fresh2"}}
 GUIDE = Path(__file__).resolve().parents[1] / "haiku_tui" / "guide"
@@ -87,11 +89,14 @@ def ask(db: str, embedder: str, question: str) -> dict:
     return json.loads(out.getvalue()) if code == 0 else {"answer": "", "citations": []}
 
 
-def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_misses: bool) -> dict[str, dict]:
+def evaluate(
+    questions: list[Question], embedder: str, with_ask: bool, show_misses: bool, off_topic: bool = False
+) -> dict[str, dict]:
     from haiku_tui.store.kb import KnowledgeBase
 
     rows: list[tuple[Question, int | None, bool, bool]] = []
     timings = {}
+    answered: list[str] = []  # off-topic questions answered with citations, as "corpus: question"
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in sorted({q.corpus for q in questions}):
             db = str(Path(tmp) / f"{corpus}.lancedb")
@@ -109,6 +114,9 @@ def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_miss
                         cited = any(Path(c["path"]).stem in q.docs for c in data["citations"])
                         quoted = norm(q.phrase) in norm(data["answer"])
                     rows.append((q, rank, cited, quoted))
+                for question in OFF_TOPIC if off_topic else []:
+                    if ask(db, embedder, question)["citations"]:
+                        answered.append(f"{corpus}: {question}")
                     if show_misses and (rank is None or rank > 5 or (with_ask and not quoted)):
                         answer = norm(data["answer"])[:300] if with_ask else ""
                         print(f"MISS [{q.corpus}] {q.question!r} rank={rank} cited={cited} quoted={quoted}\n   top={stems[:5]}\n   {answer}")
@@ -122,6 +130,8 @@ def evaluate(questions: list[Question], embedder: str, with_ask: bool, show_miss
             "mrr@10": sum(1 / r for _, r, _, _ in sel if r) / n,
             **({"cites_doc": sum(c for *_, c, _ in sel) / n, "quotes_answer": sum(x for *_, x in sel) / n} if with_ask else {}),
         }
+    if off_topic:
+        out["off-topic"] = {"answered": len(answered), "asked": len(OFF_TOPIC) * len(timings), "which": answered}
     out["ingest_s"] = {k: round(v, 2) for k, v in timings.items()}
     return out
 
@@ -133,18 +143,23 @@ def main() -> None:
     parser.add_argument("--no-ask", action="store_true")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--off-topic", action="store_true")
     args = parser.parse_args()
     questions = [q for q in QUESTIONS if args.split == "all" or q.split in GROUPS.get(args.split, {args.split})]
     if args.check:
         bad = check(questions)
         print("\n".join(bad) or f"all {len(questions)} phrases found in their documents")
         raise SystemExit(1 if bad else 0)
-    result = evaluate(questions, args.embedder, not args.no_ask, args.misses)
+    result = evaluate(questions, args.embedder, not args.no_ask, args.misses, args.off_topic)
     timings = result.pop("ingest_s")
+    off_topic = result.pop("off-topic", None)
     for name, m in result.items():
         figures = "  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in m.items())
         print(f"{args.split:4s} {args.embedder:9s} {name:7s} {figures}")
     print(f"ingest seconds: {timings}")
+    if off_topic:
+        print(f"off-topic questions answered with citations: {off_topic['answered']} of {off_topic['asked']}")
+        print("".join(f"   {line}\n" for line in off_topic["which"]), end="")
 
 
 if __name__ == "__main__":

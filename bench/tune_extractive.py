@@ -4,8 +4,9 @@
 
 Searches each tuning question once (as the model's ``rag_search`` call does: the question, 10
 results, formatted as the tool formats them), then varies ``haiku_tui.agent.extractive``
-constants and prints, per variant, the share of answers citing an expected document and the
-share quoting the answering phrase. Test and fresh questions are never read here.
+constants and prints, per variant, the share of answers citing an expected document, the
+share quoting the answering phrase, and how many ``OFF_TOPIC`` questions (asked on every corpus)
+got an answer instead of "nothing found". Test and fresh questions are never read here.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_questions import split  # noqa: E402
+from eval_questions import OFF_TOPIC, split  # noqa: E402
 from eval_retrieval import corpus_files, grid_settings, norm  # noqa: E402
 
 import haiku_tui.agent.extractive as X  # noqa: E402
@@ -30,9 +31,10 @@ GRIDS = [  # each grid varies its constants around the module's current values
 ]
 
 
-def searched(questions) -> list[tuple]:
-    """(question, results, chunk id → document stem) for each question."""
-    out = []
+def searched(questions) -> tuple[list[tuple], list[tuple]]:
+    """(question, results, chunk id → document stem) for each question, and (question, results) for each
+    off-topic question on each corpus."""
+    out, off = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in sorted({q.corpus for q in questions}):
             with KnowledgeBase.open(str(Path(tmp) / f"{corpus}.lancedb"), embedder="auto") as kb:
@@ -41,10 +43,14 @@ def searched(questions) -> list[tuple]:
                     hits = kb.search(q.question, limit=X.SEARCH_LIMIT)
                     text = RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits)
                     out.append((q, X.parse_results(text), {h.chunk_id: Path(h.path).stem for h in hits}))
-    return out
+                for question in OFF_TOPIC:
+                    hits = kb.search(question, limit=X.SEARCH_LIMIT)
+                    off.append((question, X.parse_results(RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits))))
+    return out, off
 
 
 def score(cases) -> tuple[float, float]:
+    """Shares of answers citing an expected document and quoting the answering phrase."""
     cited = quoted = 0
     for q, results, stems in cases:
         quotes = X.select(q.question, results)
@@ -54,10 +60,11 @@ def score(cases) -> tuple[float, float]:
 
 
 def main() -> None:
-    cases = searched(split("dev") + split("dev2"))
-    print(f"{'variant':70s} cites  quotes")
+    cases, off = searched(split("dev") + split("dev2"))
+    print(f"{'variant':70s} cites  quotes  off-topic answered (of {len(off)})")
     for label in grid_settings(X, json.loads(sys.argv[1]) if len(sys.argv) > 1 else GRIDS):
-        print(f"{label:70s} {'%.3f  %.3f' % score(cases)}")
+        answered = sum(bool(X.select(question, results)) for question, results in off)
+        print(f"{label:70s} {'%.3f  %.3f' % score(cases)}  {answered}")
 
 
 if __name__ == "__main__":

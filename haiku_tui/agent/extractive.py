@@ -148,9 +148,11 @@ SEMANTIC_WEIGHT = 1.0
 RANK_DECAY = 0.1  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
 POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n)
 MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
-MIN_SEMANTIC = 0.3  # off-topic questions met at most 0.24 on the tuning corpora (one at 0.36-0.42: "capital of peru")
-MIN_QUOTED = 0.25  # once some sentence passes the floors above, others need only this similarity (or MIN_LEXICAL)
-EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one (in all and in shared terms),
+MIN_WORDS_MEANING = 0.2  # and at or above it, this similarity: sharing a word is not being about the same thing
+MIN_SEMANTIC = 0.3  # bench/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)
+MIN_QUOTED = 0.25  # once some sentence passes the floors above, others need only this similarity (or the two above)
+EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one, and has this share of its
+# weighted terms or is at least as close in meaning,
 EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the others do not
 TOP_SOURCES = 2  # the best sentence of each of the first this-many ranked documents is quoted too
 CONTINUATIONS = frozenset("it its this these those they their such otherwise however thus then also".split())
@@ -180,8 +182,10 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
     returned chunks) plus its meaning's closeness to the question (static embeddings of the
     sentence with its section heading), preferring higher-ranked chunks, earlier sentences of a
     section and sentences of reasonable length. A sentence that shares few terms with the
-    question must be close to it in meaning to be chosen. Besides the best sentences overall, the
-    best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted.
+    question must be close to it in meaning to be chosen, and one that shares them must not be far
+    from it in meaning (a shared word alone is not an answer). Besides the best sentences overall, the
+    best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted; sentences that
+    continue a quoted one (or that a quoted continuation points back to) fill the room left.
     """
     limit = MAX_SENTENCES if limit is None else limit
     q_terms = list(dict.fromkeys(terms(question))) or list(dict.fromkeys(stem(w) for w in words(question)))
@@ -206,23 +210,24 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
     kind = question_kind(question)
     heading = {r.chunk_id: r.source.split("›")[-1].strip() for r in results}
     meaning = _similarities(question, [f"{heading[r.chunk_id]}: {s}" for r, _, s, _ in found])
-    candidates: list[tuple[Quote, frozenset[str], float]] = []
+    candidates: list[tuple[Quote, frozenset[str], tuple[float, float]]] = []  # quote, terms, (lexical, semantic)
     answerable = False
     for (result, position, sentence, matched), semantic in zip(found, meaning):
         lexical = sum(idf[t] for t in matched) / total
-        if lexical < MIN_LEXICAL and semantic < MIN_QUOTED:
+        shares_words = lexical >= MIN_LEXICAL and semantic >= MIN_WORDS_MEANING
+        if not shares_words and semantic < MIN_QUOTED:
             continue
-        answerable = answerable or lexical >= MIN_LEXICAL or semantic >= MIN_SEMANTIC
+        answerable = answerable or shares_words or semantic >= MIN_SEMANTIC
         rank_weight = 1.0 / (1.0 + RANK_DECAY * (max(result.rank, 1) - 1))
         length_weight = 1.0 / (1.0 + max(0, len(words(sentence)) - 40) / 40)
         position_weight = 1.0 / (1.0 + POSITION_DECAY * position)
         cue_weight = 1.0 + ANSWER_CUE * answers_kind(kind, sentence)
         score = (LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * max(semantic, 0.0)) * rank_weight * length_weight * position_weight * cue_weight
-        candidates.append((Quote(result.chunk_id, sentence, score, result.rank, position), matched, lexical))
+        candidates.append((Quote(result.chunk_id, sentence, score, result.rank, position), matched, (lexical, semantic)))
     if not answerable:
         return []
     candidates.sort(key=lambda c: (-c[0].score, c[0].rank, c[0].position))
-    best, best_terms, best_lexical = candidates[0]
+    best, best_terms, (best_lexical, best_semantic) = candidates[0]
     document = {r.chunk_id: _document(r) for r in results}
     top_documents = list(dict.fromkeys(_document(r) for r in sorted(results, key=lambda r: r.rank)))[:TOP_SOURCES]
     chosen = [best]
@@ -233,26 +238,25 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
             if extra is not None:
                 chosen.append(extra[0])
                 covered |= extra[1]
-    for quote, matched, lexical in candidates[1:]:
+    for quote, matched, (lexical, semantic) in candidates[1:]:
         if len(chosen) >= limit:
             break
         if quote in chosen:
             continue
         new_terms = matched - covered
-        same = quote.score >= EXTRA_SAME * best.score and lexical >= EXTRA_SAME * best_lexical
+        close = lexical >= EXTRA_SAME * best_lexical or semantic >= best_semantic  # in words, or at least as close in meaning
+        same = quote.score >= EXTRA_SAME * best.score and close
         if same or (new_terms and quote.score >= EXTRA_NEW_TERMS * best.score):
             chosen.append(quote)
             covered |= matched
-    by_place = {(r.chunk_id, position): (r, sentence) for r, position, sentence, _ in found}
+    # the sentences that continue a quoted one, or that a quoted continuation points back to, while there is room
+    by_place = {(r.chunk_id, position): sentence for r, position, sentence, _ in found}
+    placed = {(q.chunk_id, q.position) for q in chosen}
     for quote in list(chosen):
-        for position in (quote.position - 1, quote.position + 1):
-            later = max(position, quote.position)
-            neighbour = by_place.get((quote.chunk_id, position))
-            if neighbour is None or not continues(by_place.get((quote.chunk_id, later), (None, ""))[1]):
-                continue
-            extra = Quote(quote.chunk_id, neighbour[1], quote.score, quote.rank, position)
-            if all((q.chunk_id, q.position) != (extra.chunk_id, extra.position) for q in chosen):
-                chosen.append(extra)
+        for neighbour in continued(quote, by_place):
+            if len(chosen) < limit and (neighbour.chunk_id, neighbour.position) not in placed:
+                chosen.append(neighbour)
+                placed.add((neighbour.chunk_id, neighbour.position))
     order = {r.chunk_id: i for i, r in enumerate(results)}
     return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
 
@@ -282,6 +286,19 @@ def answers_kind(kind: str, sentence: str) -> bool:
     if kind == "amount":
         return bool(_NUMBER.search(sentence))
     return False
+
+
+def continued(quote: Quote, by_place: dict[tuple[str, int], str]) -> list[Quote]:
+    """The next sentence of ``quote``'s chunk when it continues ``quote``, and the one before when ``quote``
+    itself is a continuation (``by_place``: the sentences of the results by chunk and position)."""
+    out = []
+    after = by_place.get((quote.chunk_id, quote.position + 1))
+    if after is not None and continues(after):
+        out.append(Quote(quote.chunk_id, after, quote.score, quote.rank, quote.position + 1))
+    before = by_place.get((quote.chunk_id, quote.position - 1))
+    if before is not None and continues(quote.sentence):
+        out.append(Quote(quote.chunk_id, before, quote.score, quote.rank, quote.position - 1))
+    return out
 
 
 def continues(sentence: str) -> bool:

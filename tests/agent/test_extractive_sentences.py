@@ -35,6 +35,10 @@ def test_a_sentence_that_continues_the_quoted_one_is_quoted_with_it():
         "This has the same behavior as mkdtemp but can be used as a context manager.",
     ]
     assert all("name attribute" not in q.sentence for q in quotes)  # not a continuation: left out
+    # a continuation only fills room the answer has left: the answer stays within its limit
+    assert [q.sentence for q in ex.select("how do I get a scratch directory", ex.parse_results(SCRATCH), limit=1)] == [
+        "Create and return a temporary directory for scratch files."
+    ]
     assert ex.continues("It terminates the loop.") and ex.continues("These values are false.")
     assert not ex.continues("Steep green tea for two minutes.")
 
@@ -89,3 +93,39 @@ def test_a_weaker_sentence_is_quoted_once_the_question_is_answerable(monkeypatch
     monkeypatch.undo()
     monkeypatch.setattr(ex, "_similarities", lambda question, texts: [between for _ in texts])
     assert ex.select("how hot should the kettle be", results) == []
+
+
+PACKING = (
+    "[jjjjjjjjjjjjjjjj] (rank 1 of 1)\n"
+    'Source: "struct" › Formats\n'
+    "Removes the pack format from the registry.\n"
+    "Formats are looked up by their name.\n"
+)
+
+
+def test_a_shared_word_far_in_meaning_is_not_an_answer(monkeypatch):
+    results = ex.parse_results(PACKING)
+    question = "what should I pack for hiking"  # shares "pack" with the first sentence, nothing else
+    far = ex.MIN_WORDS_MEANING / 2
+    monkeypatch.setattr(ex, "_similarities", lambda q, texts: [far for _ in texts])
+    assert ex.select(question, results) == []  # "nothing found", not a quote about struct formats
+    near = {"Formats: Removes the pack format from the registry.": ex.MIN_WORDS_MEANING}
+    monkeypatch.setattr(ex, "_similarities", lambda q, texts: [near.get(t, far) for t in texts])
+    assert [q.sentence for q in ex.select(question, results)] == ["Removes the pack format from the registry."]
+
+
+ASYNC_FOR = (
+    "[kkkkkkkkkkkkkkkk] (rank 1 of 1)\n"
+    'Source: "Coroutines" › The async for statement\n'
+    "An asynchronous iterable provides a method that returns an asynchronous iterator.\n"
+    "The async for statement allows convenient iteration over asynchronous iterables.\n"
+)
+
+
+def test_a_sentence_closer_in_meaning_is_quoted_though_it_shares_fewer_words(monkeypatch):
+    results = ex.parse_results(ASYNC_FOR)
+    sentences = ex.sentences(results[0].text)
+    similarity = dict(zip((f"The async for statement: {s}" for s in sentences), (0.59, 0.72)))
+    monkeypatch.setattr(ex, "_similarities", lambda q, texts: [similarity[t] for t in texts])
+    quoted = [q.sentence for q in ex.select("how do I loop over an asynchronous iterator", results)]
+    assert quoted == sentences  # the one naming the question's words, and the one that answers it
