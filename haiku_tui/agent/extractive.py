@@ -1,7 +1,8 @@
 """``extractive``: the offline default model. No network, no weights, retrieval only.
 
 A Pydantic AI ``FunctionModel`` that plays the part of a careful model with the RAG tools: it
-loads the capability when it is deferred, searches for the question, cites the chunks it
+loads the capability when it is deferred, searches for the question (a short follow-up that points back,
+"and how long should I steep it?", together with the question before it), cites the chunks it
 quotes and answers with the best-matching sentences, each followed by its ``[n]`` marker.
 Greetings get a short reply without tools; a citation-policy redirect is answered by citing
 and repeating the previous answer verbatim.
@@ -175,7 +176,7 @@ def _document(result: Result) -> str:
     return result.source.split("›")[0].strip()
 
 
-def select(question: str, results: list[Result], limit: int | None = None) -> list[Quote]:
+def select(question: str, results: list[Result], limit: int | None = None, context: str = "") -> list[Quote]:
     """The 1–``limit`` sentences that best answer ``question``, in reading order.
 
     Each sentence is scored by the question terms it contains (stemmed, weighted like IDF over the
@@ -186,6 +187,7 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
     from it in meaning (a shared word alone is not an answer). Besides the best sentences overall, the
     best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted; sentences that
     continue a quoted one (or that a quoted continuation points back to) fill the room left.
+    ``context``: the question a follow-up leans on; its terms count ``CONTEXT_WEIGHT`` of their weight.
     """
     limit = MAX_SENTENCES if limit is None else limit
     q_terms = list(dict.fromkeys(terms(question))) or list(dict.fromkeys(stem(w) for w in words(question)))
@@ -195,6 +197,10 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
     n = len(results)
     idf = {t: math.log(1 + (n + 1) / (sum(t in ct for ct in chunk_terms) + 0.5)) for t in q_terms}
     total = sum(idf.values())
+    for term in dict.fromkeys(terms(context)):
+        if term not in idf:  # the question a follow-up leans on: its words count, less than the question's own
+            idf[term] = CONTEXT_WEIGHT * math.log(1 + (n + 1) / (sum(term in ct for ct in chunk_terms) + 0.5))
+            q_terms.append(term)
     found: list[tuple[Result, int, str, frozenset[str]]] = []
     seen: set[str] = set()
     for result in results:
@@ -261,6 +267,9 @@ def select(question: str, results: list[Result], limit: int | None = None) -> li
     return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
 
 
+CONTEXT_WEIGHT = 0.5
+
+
 ANSWER_CUE = 0.4  # a sentence in the form that answers the kind of question counts this much more
 _HOW = re.compile(r"^\s*(how (do|can|should|would) (i|you|we)|how to)\b", re.I)
 _AMOUNT = re.compile(r"^\s*(how (many|much|long|often|big|large|old)|when|what (time|year|size))\b", re.I)
@@ -301,6 +310,28 @@ def continued(quote: Quote, by_place: dict[tuple[str, int], str]) -> list[Quote]
     return out
 
 
+_POINTS_BACK = frozenset("it its that this these those they them their there same".split())
+_FOLLOW_UP_OPENING = re.compile(r"^\s*(and|also|what about|how about|then|so)\b", re.I)
+FOLLOW_UP_TERMS = 3
+"""A question with at most this many terms of its own that points back ("it", "and …") is a follow-up."""
+
+
+def is_follow_up(question: str) -> bool:
+    """Whether ``question`` leans on the one before it: few words of its own and one that points back."""
+    if len(set(terms(question))) > FOLLOW_UP_TERMS:
+        return False
+    return bool(_FOLLOW_UP_OPENING.match(question)) or any(normal_word(w) in _POINTS_BACK for w in words(question))
+
+
+def search_query(question: str, previous: str) -> str:
+    """What to search for: the question, and for a follow-up also the question it follows (as a careful model
+    would resolve "it" before searching)."""
+    query = " ".join(question.split())
+    if previous and is_follow_up(question):
+        query = f"{query} {' '.join(previous.split())}"
+    return query
+
+
 def continues(sentence: str) -> bool:
     """Whether ``sentence`` opens with a word that points back at the sentence before it."""
     first = words(sentence[:40])
@@ -308,9 +339,9 @@ def continues(sentence: str) -> bool:
 
 
 @functools.lru_cache(maxsize=2)  # the question being answered (its cite step, then its answer)
-def _select(question: str, results: tuple[Result, ...]) -> list[Quote]:
+def _select(question: str, results: tuple[Result, ...], context: str = "") -> list[Quote]:
     """:func:`select` once per question and results: choosing what to cite and answering use the same quotes."""
-    return select(question, list(results))
+    return select(question, list(results), context=context)
 
 
 _REGISTERED = re.compile(r"\[(\d+)\] = ([0-9A-Za-z_-]+)")
@@ -370,6 +401,8 @@ class Turn:
     question: str
     events: list[Event]
     responses: int
+    previous: str = ""
+    """The question asked before this one in the conversation the model was given ("" when none)."""
 
     def calls(self, tool: str) -> list[Event]:
         return [e for e in self.events if e.kind == "call" and e.tool == tool]
@@ -385,13 +418,15 @@ class Turn:
 def read_turn(messages: list[ModelMessage]) -> Turn:
     """Find the latest question the user asked and collect what followed it."""
     start = None
-    question = ""
+    question = previous = ""
     for i in range(len(messages) - 1, -1, -1):
         message = messages[i]
         if isinstance(message, ModelRequest):
             humans = [p for p in message.parts if _is_human(p)]
-            if humans:
+            if humans and start is None:
                 start, question = i, _content_text(humans[-1].content)
+            elif humans:
+                previous = _content_text(humans[-1].content)
                 break
     events: list[Event] = []
     responses = 0
@@ -421,7 +456,7 @@ def read_turn(messages: list[ModelMessage]) -> Turn:
                     events.append(Event("return", getattr(part, "tool_name", None), content=content))
                 elif REDIRECT_TAG in text:
                     events.append(Event("redirect", content=text))
-    return Turn(question=question, events=events, responses=responses)
+    return Turn(question=question, events=events, responses=responses, previous=previous)
 
 
 # ---- deciding -----------------------------------------------------------------------------
@@ -499,14 +534,14 @@ def decide(messages: list[ModelMessage], tools: Iterable[str]) -> Action:
                 "The knowledge-base tools are not available in this conversation, so I cannot answer "
                 f"from your documents.\n\n{FOOTER}"
             )
-        return Call(SEARCH_TOOL, {"query": " ".join(question.split()), "limit": SEARCH_LIMIT})
+        return Call(SEARCH_TOOL, {"query": search_query(question, turn.previous), "limit": SEARCH_LIMIT})
 
     # 2. Choose the sentences and cite their chunks.
     results: list[Result] = []
     for ret in turn.returns(SEARCH_TOOL):
         known = {r.chunk_id for r in results}
         results.extend(r for r in parse_results(ret.content) if r.chunk_id not in known)
-    quotes = _select(question, tuple(results))
+    quotes = _select(question, tuple(results), turn.previous if is_follow_up(question) else "")
     cite_returns = turn.returns(CITE_TOOL)
     if not cite_returns:
         if CITE_TOOL not in available:

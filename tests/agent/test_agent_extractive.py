@@ -171,3 +171,36 @@ async def test_model_is_labelled_and_named(small_kb):
     assert agent.model.model_name == "extractive"
     result = await agent.run("hi", deps=Deps(state={}))
     assert result.all_messages()[-1].model_name == "extractive"
+
+
+@pytest.mark.parametrize(
+    ("first", "follow_up", "expected", "not_expected"),
+    [
+        ("How hot should the water be for green tea?", "and how long should I steep it?",
+         "Steep green tea for two to three minutes", "black tea"),
+        ("How do I look after a bicycle chain?", "how often should I do that?",
+         "Oil the bicycle chain every 300 kilometres", "nothing on this"),
+    ],
+)
+async def test_a_follow_up_that_points_back_searches_and_answers_with_the_question_it_follows(
+    small_kb, first, follow_up, expected, not_expected
+):
+    """"it" / "that" in a short question resolve to the question before it, as a careful model would resolve
+    them before searching: the search carries both, and the earlier question's words count in choosing."""
+    agent = build_agent(AgentConfig(), kb=small_kb)
+    deps = Deps(state={})
+    r1 = await agent.run(first, deps=deps)
+    r2 = await agent.run(follow_up, deps=deps, message_history=r1.all_messages())
+    query = next(p.args_as_dict()["query"] for m in r2.new_messages() if isinstance(m, ModelResponse)
+                 for p in m.parts if isinstance(p, ToolCallPart) and p.tool_name == "rag_search")
+    assert query == f"{follow_up} {first}"
+    assert expected in r2.output and not_expected not in r2.output
+
+
+def test_only_short_questions_that_point_back_are_follow_ups():
+    from haiku_tui.agent.extractive import is_follow_up, search_query
+
+    assert is_follow_up("and how long should I steep it?") and is_follow_up("What about the brakes?")
+    assert not is_follow_up("How long should I steep green tea?")  # nothing points back
+    assert not is_follow_up("Is it true that brake pads wear faster in wet weather on long descents?")  # its own topic
+    assert search_query("Do  solar panels work in winter?", "How do I feed a starter?") == "Do solar panels work in winter?"
