@@ -72,7 +72,6 @@ async def test_w_without_an_answer_says_what_to_do(small_kb, tmp_path):
 async def test_w_shows_what_a_windowed_run_sent(small_kb, tmp_path):
     """With a history window of one question, Q3's requests carry only Q2 and Q3 (Q1's citation in the capsule);
     the inspector rebuilds exactly those requests, not the whole history."""
-    from haiku_tui.tui.screens.wire import WireScreen
 
     store = SessionStore(tmp_path / "sessions.db")
     script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
@@ -89,24 +88,32 @@ async def test_w_shows_what_a_windowed_run_sent(small_kb, tmp_path):
         received, session_id = script.sent[first:], app.session.id
     assert all(SOLAR not in str(getattr(part, "content", "")) for m in received[0][:1] for part in m.parts)
 
+    await _reopen_and_compare(small_kb, store, session_id, received, number=3, history_window=1)
+
+
+async def _reopen_and_compare(small_kb, store, session_id, received, *, number, **settings) -> str:
+    """Reopen the session with the workbench ``settings``, press w on its newest answer: the inspector's requests
+    are the ``received`` ones part by part; returns what its request headers say."""
+    from haiku_tui.tui.screens.wire import WireScreen
+
     again = make_app(small_kb, store=store, session_id=session_id)
-    again.workbench.history_window = 1
+    for name, value in settings.items():
+        setattr(again.workbench, name, value)
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
         again.main.turn_log.focus_selected()
         await pilot.press("w")
         await settle(pilot)
         screen = again.screen
-        assert isinstance(screen, WireScreen) and screen.number == 3
-        assert len(screen.requests) == len(received)
-        for request, sent in zip(screen.requests, received):
+        assert isinstance(screen, WireScreen) and screen.number == number
+        for request, sent in zip(screen.requests, received, strict=True):
             assert _dump(request.messages) == _dump(sent)
+        return "\n".join(str(w.render()) for w in screen.query(".wire-request").results(Static))
 
 
 async def test_w_shows_a_bounded_capsule_as_sent_and_says_what_it_left_out(small_kb, tmp_path):
     """With ``retained_chars`` too small for any chunk, Q2's requests name Q1's cited chunk by a receipt line only;
     the inspector (same bound) rebuilds them exactly and its capsule line says what was not shown in full."""
-    from haiku_tui.tui.screens.wire import WireScreen
 
     store = SessionStore(tmp_path / "sessions.db")
     script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
@@ -122,16 +129,5 @@ async def test_w_shows_a_bounded_capsule_as_sent_and_says_what_it_left_out(small
     capsule = next(str(p.content) for m in received[0] for p in m.parts if "not shown in full" in str(getattr(p, "content", "")))
     assert f"[{cited['chunk_id']}] Source: " in capsule and cited["text"] not in capsule
 
-    again = make_app(small_kb, store=store, session_id=session_id)
-    again.workbench.retained_chars = 1
-    async with again.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        again.main.turn_log.focus_selected()
-        await pilot.press("w")
-        await settle(pilot)
-        screen = again.screen
-        assert isinstance(screen, WireScreen) and screen.number == 2
-        for request, sent in zip(screen.requests, received, strict=True):
-            assert _dump(request.messages) == _dump(sent)
-        shown = "\n".join(str(w.render()) for w in screen.query(".wire-request").results(Static))
-        assert "0 cited chunk(s) in full; 1 earlier cited chunk(s) not shown in full" in shown
+    shown = await _reopen_and_compare(small_kb, store, session_id, received, number=2, retained_chars=1)
+    assert "0 cited chunk(s) in full; 1 earlier cited chunk(s) not shown in full" in shown
