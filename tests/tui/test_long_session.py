@@ -3,11 +3,12 @@ old questions can be reached from the other panes, and a cancelled turn never va
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
 import pytest
-from tests.tui.conftest import SIZE, make_app, settle, stalling_model, wait_for
+from tests.tui.conftest import SIZE, make_app, searching_model, settle, stalling_model, wait_for
 
 QUESTIONS = 200
 
@@ -215,3 +216,28 @@ async def test_cancelled_turn_stays_when_the_window_slides(small_kb, long_db):
             await pilot.press("down")
         assert log.turns[-1].prompt == "a question that stalls" and log.turns[-1].state == "cancelled"
         assert log.turns[-2].number == QUESTIONS
+
+
+async def test_an_answer_committed_while_the_window_is_at_home_is_shown_by_end(small_kb, long_db):
+    """The answer finishes while Home shows the first turns: it is not drawn among them, and End shows it last,
+    answered and selected."""
+    release = asyncio.Event()
+    app = open_long(small_kb, long_db, model=searching_model(release))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        log = app.main.turn_log
+        app.main.prompt.text = "a question answered while away"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: log.turns[-1].rows)  # it is searching
+        log.focus_selected()
+        await pilot.press("home")
+        assert log.selected_turn.number == 1
+        release.set()
+        await settle(pilot)
+        assert app.workbench.view.questions[-1].prompt == "a question answered while away"
+        assert "a question answered while away" not in [t.prompt for t in log.turns]
+        assert log.selected_turn.number == 1 and log.turns[0].number == 1
+        await pilot.press("end")
+        turn = log.turns[-1]
+        assert turn.prompt == "a question answered while away" and turn.number == QUESTIONS + 1
+        assert log.selected_turn is turn and "done" in turn.answer.source and log.turns[-2].number == QUESTIONS
