@@ -3,11 +3,12 @@ old questions can be reached from the other panes, and a cancelled turn never va
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
 import pytest
-from tests.tui.conftest import SIZE, make_app, settle, stalling_model, wait_for
+from tests.tui.conftest import SIZE, make_app, searching_model, settle, stalling_model, wait_for
 
 QUESTIONS = 200
 
@@ -74,15 +75,15 @@ async def test_the_reserve_beyond_the_window_is_mounted_and_laid_out_when_idle(s
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         log = app.main.turn_log
-        opening, reserve, ahead = conversation.OPENING, conversation.RESERVE, conversation.AHEAD
+        opening, reserve, ahead, pin = conversation.OPENING, conversation.RESERVE, conversation.AHEAD, conversation.PIN
 
         def mounted() -> list[QuestionTurn]:
             return list(log.query_children(QuestionTurn))
 
-        await wait_for(pilot, lambda: len(mounted()) == opening + reserve)
-        hidden = [t for t in mounted() if not t.display]
+        await wait_for(pilot, lambda: len(mounted()) == pin + opening + reserve)
         first_shown = QUESTIONS - opening + 1
-        assert [t.number for t in hidden] == list(range(first_shown - reserve, first_shown))
+        assert [t.number for t in mounted() if not t.display] == [*range(1, pin + 1), *range(first_shown - reserve, first_shown)]
+        hidden = [t for t in mounted() if not t.display][pin:]  # the reserve above the window (then the first turns)
         assert [t.number for t in log.turns] == list(range(first_shown, QUESTIONS + 1))
         log.focus_selected()
         keys_showing = []
@@ -107,9 +108,58 @@ async def test_the_reserve_beyond_the_window_is_mounted_and_laid_out_when_idle(s
         await pilot.pause(0.3)
         assert log.selected_turn.number == first_shown - 1 - 60 - 2 * reserve + ahead and log.selected_turn.has_answer
         numbers = [t.number for t in mounted()]
+        assert numbers[:pin] == list(range(1, pin + 1)) and numbers[-pin:] == list(range(QUESTIONS - pin + 1, QUESTIONS + 1))
+        numbers = numbers[pin:-pin]  # the window and its reserve: in order, no gap
         assert len(log.turns) <= conversation.WINDOW and len(numbers) <= conversation.WINDOW + 2 * reserve
-        assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # in order, no gap
+        assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
         assert [t.number for t in log.turns] == list(range(log.turns[0].number, log.turns[-1].number + 1))
+
+
+async def test_home_and_end_show_the_session_s_first_and_last_turns_mounted_when_idle(small_kb, long_db):
+    """Once idle, the session's first and last turns are mounted (hidden): Home and End show them instead of
+    building them — the first question at the top, selected; the newest answer at the bottom, selected — and
+    the screen stays put while the idle steps then lay out the turns around them."""
+    from haiku_tui.tui.main import turn_log as conversation
+    from haiku_tui.tui.main.turn import QuestionTurn
+
+    app = open_long(small_kb, long_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        log = app.main.turn_log
+        pin, jump = conversation.PIN, conversation.JUMP
+        bound = conversation.WINDOW + 2 * conversation.RESERVE + 2 * pin
+
+        def numbers() -> list[int]:
+            return [t.number for t in log.query_children(QuestionTurn)]
+
+        def pinned() -> bool:  # the first and the last turns are mounted
+            mounted = numbers()
+            return mounted[:pin] == list(range(1, pin + 1)) and mounted[-pin:] == list(range(QUESTIONS - pin + 1, QUESTIONS + 1))
+
+        log.focus_selected()
+        for _ in range(conversation.OPENING + 4):  # from somewhere in the window, past its opening top
+            await pilot.press("up")
+        for key in ("home", "end", "home", "end"):
+            await wait_for(pilot, pinned)
+            mounted = list(log.query_children(QuestionTurn))
+            await pilot.press(key)
+            await pilot.pause()
+            if key == "home":  # shown, not built
+                assert log.turns[:jump] == mounted[:jump]
+            else:
+                assert log.turns[-jump:] == mounted[-jump:]
+            turn = log.selected_turn
+            top, bottom = log.content_region.y, log.content_region.bottom
+            if key == "home":
+                assert turn is log.turns[0] and turn.number == 1 and turn.selected
+                assert log.scroll_y == 0 and turn.region.y == top and log.turns[-1].region.bottom >= bottom  # a full screen
+            else:
+                assert turn is log.turns[-1] and turn.number == QUESTIONS and turn.selected
+                assert log.scroll_y == log.max_scroll_y > 0 and top < turn.region.y and bottom - 1 <= turn.region.bottom <= bottom
+            where = turn.region
+            await pilot.pause(0.6)  # the idle steps lay out the turns beyond the selection, off screen
+            await settle(pilot)
+            assert log.selected_turn is turn and turn.region == where and len(numbers()) <= bound
 
 
 async def test_old_question_is_reached_from_the_policy_log_and_reviewed(small_kb, long_db):
@@ -157,7 +207,7 @@ async def test_cancelled_turn_stays_when_the_window_slides(small_kb, long_db):
         await pilot.press("home")
         assert "a question that stalls" not in [t.prompt for t in log.turns] and log.selected_turn.number == 1
         await pilot.press("end")
-        cancelled = log.turns[-1]  # drawn again in its place
+        assert log.turns[-1] is cancelled  # shown again in its place (it stayed mounted, hidden)
         assert cancelled.prompt == "a question that stalls" and cancelled.state == "cancelled"
         assert log.turns[-2].number == QUESTIONS and log.selected_turn is cancelled
         for _ in range(30):  # sliding up past it and back keeps it after the last committed turn
@@ -166,3 +216,28 @@ async def test_cancelled_turn_stays_when_the_window_slides(small_kb, long_db):
             await pilot.press("down")
         assert log.turns[-1].prompt == "a question that stalls" and log.turns[-1].state == "cancelled"
         assert log.turns[-2].number == QUESTIONS
+
+
+async def test_an_answer_committed_while_the_window_is_at_home_is_shown_by_end(small_kb, long_db):
+    """The answer finishes while Home shows the first turns: it is not drawn among them, and End shows it last,
+    answered and selected."""
+    release = asyncio.Event()
+    app = open_long(small_kb, long_db, model=searching_model(release))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        log = app.main.turn_log
+        app.main.prompt.text = "a question answered while away"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: log.turns[-1].rows)  # it is searching
+        log.focus_selected()
+        await pilot.press("home")
+        assert log.selected_turn.number == 1
+        release.set()
+        await settle(pilot)
+        assert app.workbench.view.questions[-1].prompt == "a question answered while away"
+        assert "a question answered while away" not in [t.prompt for t in log.turns]
+        assert log.selected_turn.number == 1 and log.turns[0].number == 1
+        await pilot.press("end")
+        turn = log.turns[-1]
+        assert turn.prompt == "a question answered while away" and turn.number == QUESTIONS + 1
+        assert log.selected_turn is turn and "done" in turn.answer.source and log.turns[-2].number == QUESTIONS

@@ -602,6 +602,11 @@ async def test_a_cancelled_turn_and_old_questions_survive_the_window(small_kb, m
         app.main.action_review()
         await settle(pilot)
         assert isinstance(app.screen, ReviewScreen) and app.screen.question_number == 1
+        await pilot.press("s")  # marked while its turn is mounted beyond the window (the session's first)
+        await pilot.press("escape")
+        await settle(pilot)
+        await log.action_select_first()
+        assert log.turns[0].question == first and "[1]✓" in log.turns[0].query_one(".turn-footer").render().plain
 
 
 # ---- command line ------------------------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ class ConversationPane(Vertical):
 
     async def add_turn(self, prompt: str, *, question: int | None = None, scroll: bool = True) -> QuestionTurn:
         log = self.log
-        welcome = log.query("#welcome")
+        welcome = log.query_children("#welcome")  # not a walk of every mounted turn
         if welcome:
             await welcome.remove()
         await log.to_end()

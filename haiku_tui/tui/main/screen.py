@@ -373,7 +373,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         """Record a review mark, redraw its turn and the evidence, and save the session in a worker."""
         self.workbench.set_review(question, chunk_id, mark)
         self.turn_log.set_views(self.workbench.view)  # turns mounted later draw the new mark
-        turn = self.turn_log.turn_for(question)
+        turn = self.turn_log.turn_for(question, hidden=True)  # a hidden one is shown again as it is
         if turn is not None:
             turn.show_reviews(self.workbench.view.reviews.get(question, {}))
         self.evidence.show_views(self.views, self.workbench.view.reviews)

@@ -6,9 +6,11 @@ steps also lay out (show) reserve turns one at a time until :data:`AHEAD` shown 
 selection on each side, keeping what is on screen where it was in the same frame (:meth:`TurnLog.arrange`),
 so a key that moves the selection is a scroll, not a layout of Markdown. A key that outruns them shows
 the turns it needs from the reserve itself and hides as many at the other end; the idle steps refill the
-reserve and unmount what lies beyond it, so a key costs the same at 3 questions or 1000. A cancelled or failed turn is not in the committed view; it is drawn after the
-committed turn before it, and when it slides out of the window it is kept as a :class:`Ghost` and
-drawn again when its place comes back.
+reserve and unmount what lies beyond it, so a key costs the same at 3 questions or 1000. The session's
+first and last :data:`PIN` turns stay mounted too: Home and End (:meth:`TurnLog.jump`) show them and hide
+the old window, which the idle steps then unmount. A cancelled or failed turn is not in the committed
+view; it is drawn after the committed turn before it, and when it is unmounted it is kept as a
+:class:`Ghost` and drawn again when its place comes back.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ WINDOW = 40
 OPENING = 8
 """Turns mounted when a session opens (its newest)."""
 JUMP = 4
-"""Turns mounted when the window jumps (Home, End, a question far away); more mount as the selection moves."""
+"""Turns shown when the window jumps (Home, End, a question far away); more show as the selection moves."""
 STEP = 8
 """Turns shown at a time when a scroll passes the window's top (a key shows just the turns it moves over)."""
 PAGE = 5
@@ -50,6 +52,9 @@ IDLE = 0.05
 AHEAD = 6
 """Shown turns the idle steps keep beyond the selection on each side (from the reserve): ↑, ↓ and
 PageUp/PageDown (:data:`PAGE`) then only scroll."""
+PIN = AHEAD + 1 + RESERVE
+"""The session's first and last turns kept mounted once idle: all a window at either end holds then (the
+selection, :data:`AHEAD` beyond it, the reserve). Home and End only show turns, and leave none to mount."""
 
 
 class TurnLog(VerticalScroll):
@@ -73,7 +78,6 @@ class TurnLog(VerticalScroll):
         self._index: dict[int, int] = {}
         self._ghosts: list[Ghost] = []
         self._start = self._end = 0  # the window: committed turns shown
-        self._first = self._last = 0  # committed turns mounted: the window and its reserve
         self._preparing = False
         self._anchor: tuple[QuestionTurn, int] | None = None  # a turn to keep in place on screen, its y before
         self._arranged: Any = None  # the last arrangement of the turns
@@ -88,20 +92,20 @@ class TurnLog(VerticalScroll):
         self._index = {q.question: i for i, q in enumerate(self._views)}
         if rebase:
             self._start, self._end = self._start + shift, self._end + shift
-            self._first, self._last = self._first + shift, self._last + shift
             for ghost in self._ghosts:
                 ghost.key += shift
-            self._prepare_later()
         elif at_end:
-            self._end = self._last = len(self._views)
-        else:  # committed while the window was elsewhere: it mounts again when the window reaches it
-            children = self.query_children(QuestionTurn)
-            outside = [t for t in children if not self._first <= self._index.get(t.question, self._first) < self._last]  # type: ignore[arg-type]
-            if outside:
-                self.remove_children(outside)
+            self._end = len(self._views)
+        else:  # committed while the window was elsewhere: hidden until the window reaches it
+            selected = self.selected_turn if 0 <= self.selected_index < len(self.turns) else None
+            self._sync_display()
+            self._keep_selected(selected)
+        self._prepare_later()
 
     def keep_uncommitted(self, turn: QuestionTurn) -> None:
-        """``turn`` was cancelled or failed: it stays after the newest committed turn, in or out of the window."""
+        """``turn`` was cancelled or failed: it stays after the newest committed turn, in or out of the window.
+        Its question id goes (the next committed question takes it: the turn is not that question's)."""
+        turn.question = None
         self._ghosts.append(turn.ghost(len(self._views)))
 
     @property
@@ -113,7 +117,12 @@ class TurnLog(VerticalScroll):
     @property
     def turns(self) -> list[QuestionTurn]:
         """The turns in the window (shown); the reserve beyond its edges is mounted but hidden."""
-        return [turn for turn in self.query_children(QuestionTurn) if turn.display]
+        return [turn for turn in self.mounted_turns if turn.display]
+
+    @property
+    def mounted_turns(self) -> list[QuestionTurn]:
+        """Every mounted turn, in the window and beyond it (a scan of the children: a query costs 100× more)."""
+        return [child for child in self.children if isinstance(child, QuestionTurn)]
 
     def arrange(self, size: Any, optimal: bool = False) -> Any:
         """Arrange the turns; after an idle step showed or hid turns above the screen, the scroll offset moves
@@ -159,8 +168,7 @@ class TurnLog(VerticalScroll):
         self.set_views(view)
         count = len(self._views)
         self._start, self._end = max(0, count - OPENING), count
-        self._first, self._last = self._start, self._end
-        await self._mount_range(self._start, self._end)
+        await self._mount(range(self._start, self._end), hidden=False)
         if self.turns:
             self.selected_index = len(self.turns) - 1
         self.scroll_end(animate=False)
@@ -169,30 +177,61 @@ class TurnLog(VerticalScroll):
     def _ghosts_at(self, key: int) -> list[Ghost]:
         return [ghost for ghost in self._ghosts if ghost.key == key and ghost.turn is None]
 
-    async def _mount_range(self, start: int, end: int, *, before: QuestionTurn | None = None, hidden: bool = False) -> int:
-        """Mount committed turns ``start``…``end - 1``, each followed by its ghosts; returns how many turns.
+    def _mounted(self) -> dict[int, QuestionTurn]:
+        """The mounted committed turns (shown or hidden) by their index in the committed view."""
+        index = self._index
+        return {i: turn for turn in self.mounted_turns if (i := index.get(turn.question)) is not None}  # type: ignore[arg-type]
+
+    def _kept(self, place: int) -> bool:
+        """Whether committed turn ``place`` (-1: before the first) stays mounted: it is in the window or its
+        reserve, or one of the :data:`PIN` first or last turns of the session (what Home and End show)."""
+        place = max(place, 0)
+        return self._start - RESERVE <= place < self._end + RESERVE or place < PIN or place >= len(self._views) - PIN
+
+    def _places(self) -> list[tuple[QuestionTurn, int | None]]:
+        """The mounted turns in order, each with the committed turn it is (or follows, for a ghost: -1 before
+        the first); None: the turn being answered."""
+        ghost_keys = {ghost.turn: ghost.key for ghost in self._ghosts if ghost.turn is not None}
+        places = []
+        for turn in self.mounted_turns:
+            index = self._index.get(turn.question)  # type: ignore[arg-type]
+            key = ghost_keys.get(turn)
+            places.append((turn, index if index is not None else None if key is None else key - 1))
+        return places
+
+    async def _mount(self, indices: range | list[int], *, hidden: bool = True) -> int:
+        """Mount the committed turns ``indices`` (ascending, none mounted yet), each followed by its ghosts,
+        each run of consecutive ones in its place among the mounted turns; returns how many turns.
         ``hidden``: mounted as reserve beyond the window's edge (no layout change, nothing drawn)."""
-        welcome = self.query("#welcome")
-        if welcome and start < end:
+        if indices and (welcome := self.query_children("#welcome")):
             await welcome.remove()
-        ghosts = self._ghosts_at(0) if start == 0 else []
-        turns = [QuestionTurn.from_ghost(g) for g in ghosts]
-        for i in range(start, end):
-            question = self._views[i]
-            turns.append(QuestionTurn(question.prompt, number=question.number, question=question.question))
-            for ghost in self._ghosts_at(i + 1):
-                ghosts.append(ghost)
-                turns.append(QuestionTurn.from_ghost(ghost))
-        if not turns:
-            return 0
+        runs: list[list[int]] = []
+        for i in indices:
+            if runs and runs[-1][-1] == i - 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        batches: list[tuple[list[QuestionTurn], QuestionTurn | None]] = []  # all built before the first await
+        for run in runs:
+            batch = [QuestionTurn.from_ghost(g) for g in (self._ghosts_at(0) if run[0] == 0 else [])]
+            for i in run:
+                question = self._views[i]
+                batch.append(QuestionTurn(question.prompt, number=question.number, question=question.question))
+                batch += [QuestionTurn.from_ghost(g) for g in self._ghosts_at(i + 1)]
+            following = next((t for t, place in self._places() if place is None or place >= run[-1]), None)
+            batches.append((batch, following))
+        turns = [turn for batch, _ in batches for turn in batch]
         for turn in turns:
             turn.display = not hidden
-        await self.mount_all(turns, before=before)
+        for batch, following in batches:
+            await self.mount_all(batch, before=following)
+        if not turns:
+            return 0
         view = self._view
         assert view is not None
-        by_turn = {g.turn: g for g in ghosts}
+        by_turn = {g.turn: g for g in self._ghosts if g.turn in turns}
         for turn in turns:
-            if not turn.is_attached:  # removed meanwhile (another session, a commit elsewhere)
+            if not turn.is_attached:  # removed meanwhile (another session)
                 continue
             if turn in by_turn:
                 await turn.redraw_ghost(by_turn[turn])
@@ -201,21 +240,16 @@ class TurnLog(VerticalScroll):
                 await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}), steps=True)
         return len(turns)
 
-    def _place(self, turn: QuestionTurn, ghost_keys: dict[QuestionTurn | None, int]) -> int | None:
-        """The committed turn ``turn`` is (or follows, for a ghost: -1 before the first); None: the running turn."""
-        index = self._index.get(turn.question)  # type: ignore[arg-type]
-        if index is not None:
-            return index
-        key = ghost_keys.get(turn)
-        return None if key is None else key - 1
+    def _missing(self, indices: range | list[int], limit: int | None = None) -> list[int]:
+        """Of ``indices``, the committed turns not mounted (at most ``limit``), ascending."""
+        mounted = self._mounted()
+        return sorted([i for i in dict.fromkeys(indices) if i not in mounted][:limit])
 
     def _sync_display(self) -> int:
         """Show the turns inside the window, hide the reserve; returns how many turns were shown above the
         first one shown before (the selection's index moves by that much)."""
-        ghost_keys = {ghost.turn: ghost.key for ghost in self._ghosts if ghost.turn is not None}
         added, above = 0, True
-        for turn in self.query_children(QuestionTurn):
-            place = self._place(turn, ghost_keys)
+        for turn, place in self._places():
             shown = place is None or self._start <= place < self._end or (place == -1 and self._start == 0)
             if turn.display and shown:
                 above = False
@@ -268,10 +302,7 @@ class TurnLog(VerticalScroll):
         self._prepare_later()  # the reserve follows the window
         if step < 0 and self._start > 0:
             start = max(0, self._start + step)
-            if start < self._first:
-                end, self._first = self._first, start
-                children = list(self.query_children(QuestionTurn))
-                await self._mount_range(start, end, before=children[0] if children else None, hidden=True)
+            await self._mount(self._missing(range(start, self._start)))
             self._start = start
             added = self._sync_display()
             self.set_reactive(TurnLog.selected_index, self.selected_index + added)
@@ -280,9 +311,7 @@ class TurnLog(VerticalScroll):
         if step > 0 and self._end < len(self._views):
             end = min(len(self._views), self._end + step)
             before = len(self.turns)
-            if end > self._last:
-                start, self._last = self._last, end
-                await self._mount_range(start, end, before=self._answering(), hidden=True)
+            await self._mount(self._missing(range(self._end, end)))
             self._end = end
             self._sync_display()
             added = len(self.turns) - before
@@ -290,19 +319,17 @@ class TurnLog(VerticalScroll):
             return added
         return 0
 
-    def _answering(self) -> QuestionTurn | None:
-        """The turn being answered (not committed yet): it stays last."""
-        return next((t for t in self.query_children(QuestionTurn) if t.state == "running" and t.question not in self._index), None)
-
     def _prepare_later(self) -> None:
-        """After the next frame, mount the reserve (or unmount turns far beyond it) a few turns at a time."""
+        """After the next frame, mount the reserve and the session's ends (or unmount turns far beyond them) a
+        few turns at a time."""
         if not self._preparing:
             self._preparing = True
             self.set_timer(IDLE, self._prepare)
 
     async def _prepare(self) -> None:
-        """One idle step: the reserve above, then below, grows by :data:`PREPARE` turns, or the turns beyond
-        :data:`RESERVE` are unmounted; another step follows while there is work left."""
+        """One idle step: one reserve turn is laid out, or the turns no longer kept are unmounted, or up to
+        :data:`PREPARE` missing turns are mounted (the reserve above, below, then the session's first and last
+        :data:`PIN`); another step follows while there is work left."""
         self._preparing = False
         if not self.is_attached or self._view is None:
             return
@@ -311,24 +338,15 @@ class TurnLog(VerticalScroll):
 
     async def _prepare_step(self) -> None:
         count = len(self._views)
-        first, last = max(0, self._start - RESERVE), min(count, self._end + RESERVE)
+        above = range(self._start - 1, max(0, self._start - RESERVE) - 1, -1)
+        below = range(self._end, min(count, self._end + RESERVE))
+        ends = [*range(min(PIN, count)), *range(max(0, count - PIN), count)]
         if self._lay_out_ahead():  # one turn's layout per step, before any mounting
             pass
-        elif self._first < first or self._last > last:
-            ghost_keys = {ghost.turn: ghost.key for ghost in self._ghosts if ghost.turn is not None}
-            doomed = [
-                t for t in self.query_children(QuestionTurn)
-                if (place := self._place(t, ghost_keys)) is not None and not first <= place < last and not (place == -1 and first == 0)
-            ]
+        elif doomed := [turn for turn, place in self._places() if place is not None and not self._kept(place)]:
             await self._unmount(doomed)
-            self._first, self._last = max(self._first, first), min(self._last, last)
-        elif self._first > first:  # each range is claimed before the awaits (set_views keeps what is mounted)
-            end, self._first = self._first, max(first, self._first - PREPARE)
-            children = list(self.query_children(QuestionTurn))
-            await self._mount_range(self._first, end, before=children[0] if children else None, hidden=True)
-        elif self._last < last:
-            start, self._last = self._last, min(last, self._last + PREPARE)
-            await self._mount_range(start, self._last, before=self._answering(), hidden=True)
+        elif missing := self._missing([*above, *below, *ends], PREPARE):
+            await self._mount(missing)
         else:
             return
         self._prepare_later()
@@ -340,9 +358,10 @@ class TurnLog(VerticalScroll):
         turns = self.turns
         if not 0 <= self.selected_index < len(turns):
             return False
-        if self.selected_index < AHEAD and self._first < self._start:
+        mounted = self._mounted()
+        if self.selected_index < AHEAD and self._start - 1 in mounted:
             self._start -= 1
-        elif len(turns) - 1 - self.selected_index < AHEAD and self._end < self._last:
+        elif len(turns) - 1 - self.selected_index < AHEAD and self._end in mounted:
             self._end += 1
         else:
             return False
@@ -354,8 +373,9 @@ class TurnLog(VerticalScroll):
         return True
 
     async def jump(self, start: int, *, select: int | None = None) -> None:
-        """Mount the window starting at committed turn ``start`` instead of the current one; ``select``: the
-        turn of the new window to select (-1: its last) in the frame that shows it."""
+        """Show the window starting at committed turn ``start`` instead of the current one (mounting what of it
+        is not mounted; the session's first and last turns are, once idle); ``select``: the turn of the new
+        window to select (-1: its last) in the frame that shows it."""
         async with self._lock:
             await self._jump(start, select)
 
@@ -365,25 +385,17 @@ class TurnLog(VerticalScroll):
         end = min(count, start + JUMP)
         if (start, end) == (self._start, self._end):
             return
-        running = self._answering()
-        old = [t for t in self.query_children(QuestionTurn) if t is not running]
-        for ghost in self._ghosts:  # drawn again in the new window if it holds their place
-            if ghost.turn in old:
-                ghost.turn = None
-        self.set_reactive(TurnLog.selected_index, -1)
-        self._start, self._end = self._first, self._last = start, end
-        await self._mount_range(start, end, before=running, hidden=True)
+        await self._mount(self._missing(range(start, end)))
+        self.selected_index = -1  # the old selection loses its mark (its turn stays mounted, hidden)
+        self._start, self._end = start, end
         self._sync_display()  # the new window replaces the old one in one frame (no empty log drawn between)
-        for turn in old:
-            turn.display = False
         if start == 0:  # Home: the top is known before the layout (a later scroll would draw a second frame)
             self.scroll_home(animate=False, immediate=True)
         elif end == count:  # End: the bottom, set when the new window is arranged
             self._to_end = True
         if select is not None and self.turns:
             self.selected_index = select % len(self.turns)
-        await self.remove_children(old)
-        self._prepare_later()
+        self._prepare_later()  # the idle steps unmount the old window beyond what is kept
 
     async def to_end(self, *, select: int | None = None) -> None:
         """Bring the window back to the newest turns (before a new question is added)."""
@@ -397,9 +409,10 @@ class TurnLog(VerticalScroll):
             await self.jump(index - JUMP // 2)
         return self.turn_for(question)
 
-    def turn_for(self, question: int) -> QuestionTurn | None:
-        """The turn of ``question`` in the window (None when it is out of it)."""
-        return next((turn for turn in self.turns if turn.question == question), None)
+    def turn_for(self, question: int, *, hidden: bool = False) -> QuestionTurn | None:
+        """The turn of ``question`` in the window (None when it is out of it); ``hidden``: or mounted beyond it."""
+        turns = self.mounted_turns if hidden else self.turns
+        return next((turn for turn in turns if turn.question == question), None)
 
     def _on_scroll_up(self, event: events.ScrollUp) -> None:
         if self.scroll_y <= 0 and self._start > 0:
