@@ -73,10 +73,7 @@ async def test_w_shows_what_a_windowed_run_sent(small_kb, tmp_path):
     """With a history window of one question, Q3's requests carry only Q2 and Q3 (Q1's citation in the capsule);
     the inspector rebuilds exactly those requests, not the whole history."""
 
-    store = SessionStore(tmp_path / "sessions.db")
-    script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
-    app = make_app(small_kb, model=script.model, store=store)
-    app.workbench.history_window = 1
+    store, script, app = _scripted_app(small_kb, tmp_path, history_window=1)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, SOLAR)
         script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
@@ -89,6 +86,17 @@ async def test_w_shows_what_a_windowed_run_sent(small_kb, tmp_path):
     assert all(SOLAR not in str(getattr(part, "content", "")) for m in received[0][:1] for part in m.parts)
 
     await _reopen_and_compare(small_kb, store, session_id, received, number=3, history_window=1)
+
+
+def _scripted_app(small_kb, tmp_path, **settings):
+    """A store, a script whose first question cites the solar chunk, and an app over both with the workbench
+    ``settings``."""
+    store = SessionStore(tmp_path / "sessions.db")
+    script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
+    app = make_app(small_kb, model=script.model, store=store)
+    for name, value in settings.items():
+        setattr(app.workbench, name, value)
+    return store, script, app
 
 
 async def _reopen_and_compare(small_kb, store, session_id, received, *, number, **settings) -> str:
@@ -115,10 +123,7 @@ async def test_w_shows_a_bounded_capsule_as_sent_and_says_what_it_left_out(small
     """With ``retained_chars`` too small for any chunk, Q2's requests name Q1's cited chunk by a receipt line only;
     the inspector (same bound) rebuilds them exactly and its capsule line says what was not shown in full."""
 
-    store = SessionStore(tmp_path / "sessions.db")
-    script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
-    app = make_app(small_kb, model=script.model, store=store)
-    app.workbench.retained_chars = 1
+    store, script, app = _scripted_app(small_kb, tmp_path, retained_chars=1)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, SOLAR)
         first = len(script.sent)
