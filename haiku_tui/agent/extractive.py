@@ -187,9 +187,12 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
     from it in meaning (a shared word alone is not an answer). Besides the best sentences overall, the
     best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted; sentences that
     continue a quoted one (or that a quoted continuation points back to) fill the room left.
-    ``context``: the question a follow-up leans on; its terms count ``CONTEXT_WEIGHT`` of their weight.
+    ``context``: the question a follow-up leans on; its terms count ``CONTEXT_WEIGHT`` of their weight (all of
+    it when the follow-up has no terms of its own).
     """
     limit = MAX_SENTENCES if limit is None else limit
+    if context and not terms(question):  # "and what is it about?": the question it follows says what about
+        question, context = f"{question} {context}", ""
     q_terms = list(dict.fromkeys(terms(question))) or list(dict.fromkeys(stem(w) for w in words(question)))
     if not q_terms or not results:
         return []

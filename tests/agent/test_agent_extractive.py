@@ -180,6 +180,7 @@ async def test_model_is_labelled_and_named(small_kb):
          "Steep green tea for two to three minutes", "black tea"),
         ("How do I look after a bicycle chain?", "how often should I do that?",
          "Oil the bicycle chain every 300 kilometres", "nothing on this"),
+        ("How do I store tea leaves?", "and why is that?", "Store tea leaves in an airtight tin", "nothing on this"),
     ],
 )
 async def test_a_follow_up_that_points_back_searches_and_answers_with_the_question_it_follows(
