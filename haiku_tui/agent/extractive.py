@@ -270,9 +270,6 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
     return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
 
 
-CONTEXT_WEIGHT = 0.5
-
-
 ANSWER_CUE = 0.4  # a sentence in the form that answers the kind of question counts this much more
 _HOW = re.compile(r"^\s*(how (do|can|should|would) (i|you|we)|how to)\b", re.I)
 _AMOUNT = re.compile(r"^\s*(how (many|much|long|often|big|large|old)|when|what (time|year|size))\b", re.I)
@@ -317,6 +314,8 @@ _POINTS_BACK = frozenset("it its that this these those they them their there sam
 _FOLLOW_UP_OPENING = re.compile(r"^\s*(and|also|what about|how about|then|so)\b", re.I)
 FOLLOW_UP_TERMS = 3
 """A question with at most this many terms of its own that points back ("it", "and …") is a follow-up."""
+CONTEXT_WEIGHT = 0.5
+"""What the words of the question a follow-up leans on count in choosing its sentences, against its own."""
 
 
 def is_follow_up(question: str) -> bool:
@@ -326,13 +325,15 @@ def is_follow_up(question: str) -> bool:
     return bool(_FOLLOW_UP_OPENING.match(question)) or any(normal_word(w) in _POINTS_BACK for w in words(question))
 
 
+def leaned_on(question: str, previous: str) -> str:
+    """The question before ``question`` when ``question`` is a follow-up that leans on it, else ``""``."""
+    return previous if previous and is_follow_up(question) else ""
+
+
 def search_query(question: str, previous: str) -> str:
     """What to search for: the question, and for a follow-up also the question it follows (as a careful model
     would resolve "it" before searching)."""
-    query = " ".join(question.split())
-    if previous and is_follow_up(question):
-        query = f"{query} {' '.join(previous.split())}"
-    return query
+    return " ".join(f"{question} {leaned_on(question, previous)}".split())
 
 
 def continues(sentence: str) -> bool:
@@ -544,7 +545,7 @@ def decide(messages: list[ModelMessage], tools: Iterable[str]) -> Action:
     for ret in turn.returns(SEARCH_TOOL):
         known = {r.chunk_id for r in results}
         results.extend(r for r in parse_results(ret.content) if r.chunk_id not in known)
-    quotes = _select(question, tuple(results), turn.previous if is_follow_up(question) else "")
+    quotes = _select(question, tuple(results), leaned_on(question, turn.previous))
     cite_returns = turn.returns(CITE_TOOL)
     if not cite_returns:
         if CITE_TOOL not in available:

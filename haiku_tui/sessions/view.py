@@ -85,15 +85,15 @@ def conversation_view(
     reviews, notice = session.review_marks()
     tokens = session_tokens(messages) if messages else None
     size = _size(session, questions, window, retained)
-    kept = _kept(state, compaction, retained)
+    kept = _kept(state, [v.question for v in questions], compaction, retained)
     view = ConversationView(questions, citations_by_number(state), reviews, size, tokens, session.message_count, kept)
     return view, notice
 
 
-def _kept(state: dict[str, Any], compaction: bool, retained: int) -> frozenset[str]:
-    from haiku_tui.capabilities.views import kept_in_full, question_ids
+def _kept(state: dict[str, Any], ids: list[int], compaction: bool, retained: int) -> frozenset[str]:
+    """What the latest question (of ``ids``) carries in full of the chunks cited before it."""
+    from haiku_tui.capabilities.views import kept_in_full
 
-    ids = question_ids(state)
     return kept_in_full(state, ids[-1], retained) if compaction and ids else frozenset()
 
 
@@ -117,7 +117,7 @@ def commit_view(
     citations = citations_by_number(state)
     numbers = {n for n, entry in citations.items() if view.citations.get(n) is not entry}  # new or replaced
     chunks = {citations[n]["chunk_id"] for n in numbers}
-    kept = _kept(state, compaction, retained)
+    kept = _kept(state, ids, compaction, retained)
     chunks |= kept ^ view.kept  # chunks whose items turn "retained" (cited before the newest) or, past the bound, receipts
     rebuild = set(ids[len(old) - 1 :])
     if numbers or chunks:
