@@ -114,12 +114,12 @@ def evaluate(
                         cited = any(Path(c["path"]).stem in q.docs for c in data["citations"])
                         quoted = norm(q.phrase) in norm(data["answer"])
                     rows.append((q, rank, cited, quoted))
-                for question in OFF_TOPIC if off_topic else []:
-                    if ask(db, embedder, question)["citations"]:
-                        answered.append(f"{corpus}: {question}")
                     if show_misses and (rank is None or rank > 5 or (with_ask and not quoted)):
                         answer = norm(data["answer"])[:300] if with_ask else ""
                         print(f"MISS [{q.corpus}] {q.question!r} rank={rank} cited={cited} quoted={quoted}\n   top={stems[:5]}\n   {answer}")
+                for question in OFF_TOPIC if off_topic else []:
+                    if ask(db, embedder, question)["citations"]:
+                        answered.append(f"{corpus}: {question}")
     out = {}
     for name in ["all", *sorted({q.corpus for q in questions})]:
         sel = [r for r in rows if name == "all" or r[0].corpus == name]
