@@ -1,17 +1,20 @@
 """Search latency by corpus size (default: hybrid with the built-in embedder; --embedder none for full text).
 
-    python bench/bench_search.py [--copies 0 19 190] [--reps 5] [--embedder auto] [--cold]
+    python bench/bench_search.py [--copies 0 19 190] [--reps 5] [--embedder auto] [--cold] [--keep DIR]
 
 For each size: build the knowledge base from the pydoc corpus plus replicas, then run every
 question of ``bench/questions.py`` ``--reps`` times (warm) and print p50/p95/max in ms, plus
 the latency of a filtered search and of a search restricted to one document by filter.
 ``--cold`` empties the ranking's per-chunk caches (sentence terms, 5-word runs) before every search,
-as for a question whose chunks no earlier search has read.
+as for a question whose chunks no earlier search has read. ``--keep DIR`` builds each size's knowledge
+base under DIR and keeps it; a later run with the same ``--keep`` measures it without building again
+(build at any time, measure when the box is quiet).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -77,17 +80,24 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--embedder", default="auto")
     parser.add_argument("--cold", action="store_true", help="empty the per-chunk ranking caches before every search")
+    parser.add_argument("--keep", type=Path, help="build under this folder and keep it; measure what is already there")
     args = parser.parse_args()
     queries = [q for q, _ in DEV + HELD_OUT]
     rows = []
     for copies in args.copies:
-        with tempfile.TemporaryDirectory() as tmp:
+        with contextlib.ExitStack() as stack:
+            tmp = args.keep / f"copies-{copies}" if args.keep else Path(stack.enter_context(tempfile.TemporaryDirectory()))
             corpus = Path(tmp) / "corpus"
-            write_corpus(corpus, copies)
+            built = (Path(tmp) / "kb.lancedb").exists()
+            if not built:
+                write_corpus(corpus, copies)
             kb = KnowledgeBase.open(Path(tmp) / "kb.lancedb", embedder=args.embedder)
             t0 = time.perf_counter()
             report = kb.add([corpus])
             ingest = time.perf_counter() - t0
+            if args.keep and not built:
+                print(f"built {tmp}: chunks={report.chunks} ingest={ingest:.1f}s", flush=True)
+                continue
             for q in queries[:3]:
                 kb.search(q)  # warm up
             plain = timed(lambda q: kb.search(q, limit=5), args.reps, queries, args.cold)
@@ -102,7 +112,7 @@ def main() -> None:
             kb.add([corpus / "pydoc" / "with.md"])
             rows.append(
                 (
-                    report.chunks,
+                    kb._table("chunks").count_rows(),
                     len(report.added),
                     ingest,
                     statistics.median(plain),
@@ -113,7 +123,7 @@ def main() -> None:
                 )
             )
             print(
-                f"chunks={report.chunks} docs={len(report.added)} ingest={ingest:.1f}s "
+                f"chunks={rows[-1][0]} docs={len(report.added)} ingest={ingest:.1f}s "
                 f"fts p50={rows[-1][3]:.1f}ms p95={rows[-1][4]:.1f}ms filtered p50={rows[-1][5]:.1f}ms "
                 f"one-doc filter p50={rows[-1][6]:.1f}ms re-add(all unchanged)={rows[-1][7]:.1f}s",
                 flush=True,
