@@ -3,8 +3,11 @@
 Each question names the document that answers it (file stem; any of several counts) and a phrase
 of the sentence that answers it (matched case- and whitespace-insensitively). ``split`` is
 ``"dev"`` and ``"dev2"`` (used while tuning), ``"test"`` (reported only, never tuned on), ``"fresh"``
-(a second held-out set written on 2026-12-01 before that session tuned anything) or ``"fresh2"``
-(a third, written later that day before the next session tuned anything). All of them were
+(a second held-out set written on 2026-12-01 before that session tuned anything), ``"fresh2"``
+(a third, written later that day before the next session tuned anything) or ``"dev3"`` (60
+questions written that afternoon by helper H4 for issue 11, from reading the documents only, before
+anything was searched, asked or measured with them, while other helpers changed the ranking and the
+extractive model; in no group yet, the lead decides whether it joins tuning). All of them were
 written before any tuning, from reading the documents, in words a user would use rather than
 the document's own where that is natural.
 
@@ -237,6 +240,69 @@ QUESTIONS: list[Question] = [
     _q("dev2", "guide", "can I point it at ollama running on my own machine", "07-models", "This works with llama.cpp, vLLM, LM Studio"),
     _q("dev2", "guide", "how do I keep the app's files in another folder", "01-getting-started", "The environment variable `HAIKU_TUI_DATA_DIR` moves that directory."),
     _q("dev2", "guide", "does running the demo a second time ingest everything again", "01-getting-started", "Running the demo again is fast, because unchanged files are skipped."),
+    # ---------------------------------------------------------------- dev3 (2026-12-01 afternoon, helper H4)
+    # Written from reading the documents only, before anything was searched, asked or measured with
+    # them, to check issue-11 ranking and extractive changes on questions none of their authors saw.
+    _q("dev3", "pydoc", "what happens after I catch an error, can python go back and retry the line that failed", "exceptions execmodel", "it cannot repair the cause of the error and retry"),
+    _q("dev3", "pydoc", "can my code depend on the exact wording of an error message", "exceptions execmodel", "Exception messages are not part of the Python API"),
+    _q("dev3", "pydoc", "is -5 one number or a minus applied to 5", "numbers", "numeric literals do not include a sign"),
+    _q("dev3", "pydoc", "how do I find out which classes inherit directly from mine", "specialattrs", "Each class keeps a list of weak references to its immediate"),
+    _q("dev3", "pydoc", "why can't I store extra data on a method I got from an object", "typesmethods", "setting method attributes on bound methods is disallowed"),
+    _q("dev3", "pydoc", "which runs first, __getattr__ or __getattribute__", "attribute-references attribute-access specialnames", "method is called first and either returns a value"),
+    _q("dev3", "pydoc", "can I run what compile() gives me with exec", "bltin-code-objects", "A code object can be executed or evaluated by passing it"),
+    _q("dev3", "pydoc", "why can't a method see a variable set in the class body unless I use self", "execmodel naming", "it does not extend to the code blocks of methods"),
+    _q("dev3", "pydoc", "will python shut my open file as soon as nothing points to it", "objects", "you should always close files explicitly"),
+    _q("dev3", "pydoc", "after a = 1 and b = 1, are a and b the very same thing in memory", "objects", "may or may not refer to the same object"),
+    _q("dev3", "pydoc", "what does **kwargs receive", "calls function compound", "that formal parameter receives a dictionary containing the excess keyword"),
+    _q("dev3", "pydoc", "how does x[-1] give me the last element", "subscriptions", "interprets negative indices by adding the length of the sequence"),
+    _q("dev3", "pydoc", "is there a char type for a single letter", "subscriptions", "A character is not a separate data type"),
+    _q("dev3", "pydoc", "why does my_list.reverse() give back None", "typesseq typesseq-mutable", "it does not return the reversed sequence"),
+    _q("dev3", "pydoc", "if both the try block and finally return something, which value comes out", "try compound", "will always be the last one executed"),
+    _q("dev3", "pydoc", "why is the caught error gone after the except block ends", "try compound", "the exception must be assigned to a different name"),
+    _q("dev3", "pydoc", "with two @ lines above a def, which one wraps the other", "function compound", "Multiple decorators are applied in nested fashion"),
+    _q("dev3", "pydoc", "how do I make callers pass an argument by name only", "function compound", "are keyword-only parameters and may only be passed by keyword"),
+    _q("dev3", "pydoc", "why does my empty list default keep growing between calls", "function compound calls", "the default parameter value is in effect modified"),
+    _q("dev3", "pydoc", "why did lstrip remove more letters than the prefix I gave it", "string-methods", "all combinations of its values are stripped"),
+    _q("dev3", "pydoc", "how do I cut a string in two at the first dash", "string-methods", "Split the string at the first occurrence of *sep*"),
+    _q("dev3", "pydoc", "how do I compare words ignoring capitals, even German ß", "string-methods", "Casefolded strings may be used for caseless matching"),
+    _q("dev3", "pydoc", "how do I print 1234567 as 1,234,567", "formatstrings", "signals the use of a comma for a thousands separator"),
+    _q("dev3", "pydoc", "why is x == x false when x is nan", "comparisons", "not-a-number values are not equal to themselves"),
+    _q("dev3", "pydoc", "should I check for None with == or with is", "comparisons", "comparisons for singletons should always be done with"),
+    _q("dev3", "guide", "if I stop an answer halfway, do I have to type my question again", "02-asking-questions", "goes back into the question box, so you can send it again"),
+    _q("dev3", "guide", "how do I get back a question I asked a few minutes ago", "02-asking-questions 08-keyboard", "to recall an earlier question"),
+    _q("dev3", "guide", "is it allowed for the model to say it used none of my documents", "04-citation-policy", "Citing an empty list is a valid declaration"),
+    _q("dev3", "guide", "what if the model ignores the request to name its sources", "04-citation-policy", "If the answer still ends undeclared after the redirect"),
+    _q("dev3", "guide", "how many earlier questions go along with each new one", "03-evidence-and-compaction", "Each question is sent with the messages of the 20 questions before it"),
+    _q("dev3", "guide", "how do I send the whole chat history to the model every time", "03-evidence-and-compaction", "or `history_window = 0` to send them all"),
+    _q("dev3", "guide", "can I look at the raw request that went to the llm", "03-evidence-and-compaction", "The wire inspector (w) shows each request exactly as it was sent"),
+    _q("dev3", "guide", "can I jump from a quote to the file in my editor", "08-keyboard", "opens the highlighted chunk's source file at its place"),
+    _q("dev3", "guide", "if I set HAIKU_RAG_DB and also pass --db, which one is used", "06-knowledge-base", "Without `--db`, haiku-tui uses the `HAIKU_RAG_DB` environment variable"),
+    _q("dev3", "guide", "why are answers still quoting a file I removed from my folder", "06-knowledge-base", "only adds: a file you delete or move stays in the knowledge base"),
+    _q("dev3", "guide", "can I see what a folder update would do before it happens", "06-knowledge-base", "`haiku-tui sync --dry-run PATH` to list what would be added"),
+    _q("dev3", "guide", "my huge file was not imported, how big can files be", "06-knowledge-base", "Files larger than 20 MB are skipped unless you raise the limit"),
+    _q("dev3", "guide", "does adding the same folder twice create duplicates", "06-knowledge-base", "Adding a file again is a no-op when its content has not changed"),
+    _q("dev3", "guide", "what happens if the chat was changed on another machine since I opened it", "05-sessions", "refuses to overwrite the newer version and asks you to reopen it"),
+    _q("dev3", "guide", "which model answers when I pick up an old conversation", "05-sessions", "A reopened session answers with the model it was saved with"),
+    _q("dev3", "stdlib", "if two values tie for most frequent, which one does mode give", "statistics", "If there are multiple modes with same frequency, return the first one"),
+    _q("dev3", "stdlib", "how do I get the top 3 biggest numbers from a list", "heapq", "Find the n largest elements in a dataset"),
+    _q("dev3", "stdlib", "how do I combine several already sorted lists into one sorted stream", "heapq", "Merge multiple sorted inputs into a single sorted output"),
+    _q("dev3", "stdlib", "how do I find out how long a month is in some year", "calendar", "and number of days (28-31) for"),
+    _q("dev3", "stdlib", "what day of the week was 4 july 1976", "calendar", "Return weekday (0-6 ~ Mon-Sun) for year"),
+    _q("dev3", "stdlib", "how do I check a password token so attackers cannot learn it from response times", "secrets", "designed to prevent timing analysis"),
+    _q("dev3", "stdlib", "how do I split my data into quarters", "statistics", "Set *n* to 4 for quartiles (the default)"),
+    _q("dev3", "stdlib", "how do I show what changed between two versions of a file like git does", "difflib", "generate the delta as a unified diff"),
+    _q("dev3", "stdlib", "what happens if I take the geometric mean of numbers that include zero", "statistics", "if it contains a zero, or if it contains a negative value"),
+    _q("dev3", "stdlib", "can I just get a temporary file name now and create the file later", "tempfile", "THIS FUNCTION IS UNSAFE AND SHOULD NOT BE USED"),
+    _q("dev3", "readmes2", "how do I restart my script automatically every time I save", "watchfiles", "also comes with a CLI for running and reloading code"),
+    _q("dev3", "readmes2", "will I need a compiler to pip install the file watcher", "watchfiles", "Binaries are available for most architectures on Linux, MacOS and Windows"),
+    _q("dev3", "readmes2", "what do I need installed before I can use the css selector library", "soupsieve", "You must have Beautiful Soup already installed"),
+    _q("dev3", "readmes2", "can I teach the markdown parser my own syntax", "markdown-it-py", "you can add new rules and even replace existing ones"),
+    _q("dev3", "readmes2", "is there a config folder shared by all users of the machine", "platformdirs", "(system-wide, read-only) variants where applicable"),
+    _q("dev3", "readmes2", "why is the name I pip install not the name I import for the date library", "python-dateutil", "note that the package name is different from the importable name"),
+    _q("dev3", "readmes2", "can it work out repeating events like every second tuesday", "python-dateutil", "Computing of dates based on very flexible recurrence rules"),
+    _q("dev3", "readmes2", "can I combine several pdf files into one", "pypdf", "pypdf can do a lot more, e.g. splitting, merging"),
+    _q("dev3", "readmes2", "how many colours will I get in the old windows console", "rich", "classic terminal is limited to 16 colors"),
+    _q("dev3", "readmes2", "can the log line also dump every variable in the current function", "rich", "outputs a table containing the local variables"),
 ]
 
 

@@ -1,13 +1,13 @@
 """Retrieval and extractive-answer quality on ``bench/eval_questions.py``.
 
-    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|dev2|tuning|test|fresh|fresh2|held-out|all] [--no-ask] [--misses] [--check] [--off-topic]
+    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|dev2|dev3|tuning|test|fresh|fresh2|held-out|all] [--no-ask] [--misses] [--check] [--off-topic]
 
 Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings,
 package READMEs) and
 reports, per split: recall@5 and MRR@10 of ``KnowledgeBase.search`` (a hit is a chunk of an
 expected document), and for ``haiku-tui ask --json`` with the default extractive model the share
 of answers citing an expected document and the share quoting the answering phrase.
-``tuning`` = dev + dev2, ``held-out`` = test + fresh + fresh2.
+``tuning`` = dev + dev2, ``held-out`` = test + fresh + fresh2 (``dev3`` is in neither yet).
 ``--misses`` lists the failures (use it on ``dev``/``dev2`` only: ``test``, ``fresh`` and ``fresh2`` are for
 reporting). ``--check`` only confirms that every question's phrase occurs in one of its documents.
 ``--off-topic`` also asks each ``OFF_TOPIC`` question on every corpus built and reports how many got
@@ -139,7 +139,7 @@ def evaluate(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embedder", default="auto", help='"auto" (the default), "none", a model; "" = none on older versions')
-    parser.add_argument("--split", choices=["dev", "dev2", "tuning", "test", "fresh", "fresh2", "held-out", "all"], default="dev")
+    parser.add_argument("--split", choices=["dev", "dev2", "dev3", "tuning", "test", "fresh", "fresh2", "held-out", "all"], default="dev")
     parser.add_argument("--no-ask", action="store_true")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--check", action="store_true")
