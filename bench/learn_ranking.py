@@ -33,20 +33,20 @@ from eval_questions import split  # noqa: E402
 from eval_retrieval import corpus_files  # noqa: E402
 
 import haiku_tui.store.search as S  # noqa: E402
-from haiku_tui.store.embedding import embed_query  # noqa: E402
+from haiku_tui.store.embedding import embed_documents, embed_query  # noqa: E402
 from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
-from haiku_tui.store.sentences import term_set  # noqa: E402
+from haiku_tui.store.sentences import sentences, term_set  # noqa: E402
 
 
 FEATURES = (
     "bm25 1/rank", "bm25 score/best", "vector 1/rank", "cosine-best", "best sentence share",
     "heading share", "log doc chunks", "first chunk", "log doc candidates", "log fused rrf", "copy in larger doc",
-    "better chunks of its doc",
+    "better chunks of its doc", "best sentence cosine",
 )
-CURRENT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0)  # the search's ranking (but its copy rule)
+CURRENT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)  # the search's ranking (but its copy rule)
 
 
-def candidates(chunks, query: str, vector: list[float]) -> tuple[list[dict], np.ndarray]:
+def candidates(chunks, query: str, vector: list[float], embedder) -> tuple[list[dict], np.ndarray]:
     """Every chunk of the search's BM25 and vector pools, best first by its fused score as the search
     computes it, with its features (rows × ``FEATURES``)."""
     version = chunks.version
@@ -55,11 +55,7 @@ def candidates(chunks, query: str, vector: list[float]) -> tuple[list[dict], np.
     q = chunks.search(S.text_query(query, S.HEADINGS_FTS_COLUMN in columns), query_type="fts").select(read + ["_score"])
     text_rows = q.limit(S.CANDIDATES).to_list()
     vector_rows = S.exact_vector_rows(chunks, vector, S.CANDIDATES, version, read) or []
-    rankings = [(text_rows, S.TEXT_WEIGHT), (vector_rows, S.VECTOR_WEIGHT)]
-    pool = S.fuse(rankings)[: S.RERANK]
-    best = S.best_sentence_share(query, pool)
-    by_sentence = [pool[i] for i in sorted(range(len(pool)), key=lambda i: -best[i]) if best[i] > 0]
-    rows = S.fuse([*rankings, (by_sentence, S.SENTENCE_WEIGHT)])
+    _, rows = S.hybrid_rankings(query, text_rows, vector_rows, S.RERANK)
     index = {row["id"]: i for i, row in enumerate(rows)}
     x = np.zeros((len(rows), len(FEATURES)))
     top = max((r.get("_score") or 0.0 for r in text_rows), default=0.0) or 1.0
@@ -89,6 +85,12 @@ def candidates(chunks, query: str, vector: list[float]) -> tuple[list[dict], np.
     for i, row in enumerate(rows):  # the chunks of its document ranked above it by the fused score
         x[i, 11] = seen[row["document_id"]]
         seen[row["document_id"]] += 1
+    q = np.asarray(vector) / np.linalg.norm(vector)
+    for i, row in enumerate(rows):
+        said = sentences(row["text"])
+        if said:
+            m = np.asarray(embed_documents(embedder, said))
+            x[i, 12] = float(np.max(m @ q / np.maximum(np.linalg.norm(m, axis=1), 1e-9)))
     return rows, x
 
 
@@ -107,7 +109,7 @@ def collect(cache: Path) -> None:
                 for q in (q for q in questions if q.corpus == corpus):
                     chunks, where, _ = kb._prepare_search(q.question, None)
                     vector = embed_query(kb.embedder, S.vector_query(q.question))
-                    rows, features = candidates(chunks, q.question, vector)
+                    rows, features = candidates(chunks, q.question, vector, kb.embedder)
                     current = [stem_of[r["document_id"]] for r in S.ranked_rows(chunks, None, q.question, vector, 10)]
                     data.append(
                         {
@@ -185,12 +187,14 @@ def fit_mrr(data: list[dict], l2: float, passes: int = 3) -> np.ndarray:
     return w
 
 
-def fit_pairs(data: list[dict], l2: float, steps: int = 400, lr: float = 0.5) -> np.ndarray:
+def fit_pairs(data: list[dict], l2: float, steps: int = 400, lr: float = 0.5, top: int | None = None) -> np.ndarray:
     """Pairwise logistic ranker: every (expected-document chunk, other chunk) pair of a question, the
     pairs of each question weighted equally; plain gradient descent with L2."""
     diffs, wts = [], []
     for d in data:
         pos, neg = np.flatnonzero(d["relevant"]), np.flatnonzero(~d["relevant"])
+        if top:  # the expected document's best chunk against the other chunks of the search's top
+            pos, neg = pos[:1], neg[neg < top]
         if len(pos) == 0 or len(neg) == 0:
             continue
         x = d["features"]
@@ -212,7 +216,7 @@ def main() -> None:
     parser.add_argument("--collect", action="store_true")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "learn_ranking.pkl")
     parser.add_argument("--l2", type=float, nargs="+", default=[0.0, 0.001, 0.01, 0.1])
-    parser.add_argument("--loss", choices=["softmax", "pairs", "mrr"], default="softmax")
+    parser.add_argument("--loss", choices=["softmax", "pairs", "top-pairs", "mrr"], default="softmax")
     parser.add_argument("--decay", type=float, default=1.0, help="per-document decay applied after the learned score")
     parser.add_argument("--drop", type=int, nargs="*", default=[], help="feature columns left out (zeroed)")
     args = parser.parse_args()
@@ -222,7 +226,7 @@ def main() -> None:
     for d in data:
         d["features"] = d["features"].copy()
         d["features"][:, args.drop] = 0.0
-    fit = {"softmax": fit_softmax, "pairs": fit_pairs, "mrr": fit_mrr}[args.loss]
+    fit = {"softmax": fit_softmax, "pairs": fit_pairs, "top-pairs": lambda data, l2: fit_pairs(data, l2, top=10), "mrr": fit_mrr}[args.loss]
     corpora = sorted({d["corpus"] for d in data})
     print("features:", ", ".join(FEATURES))
     print("current ranking: recall@5=%.3f mrr@10=%.3f" % metrics(data, None, S.DOC_DECAY))
