@@ -1,7 +1,7 @@
 """A learned combination of the search's candidate features, judged by leave-one-corpus-out cross-validation
 on the tuning questions only (dev, dev2). Test and fresh questions are never read here.
 
-    python bench/learn_ranking.py [--collect] [--cache PATH] [--loss softmax|pairs|mrr] [--decay D] [--l2 ...] [--drop J ...]
+    python bench/learn_ranking.py [--collect] [--cache PATH] [--loss softmax|pairs|top-pairs|mrr] [--decay D] [--l2 ...] [--drop J ...]
 
 ``--collect`` (or a missing cache) builds each tuning corpus (hybrid, the built-in embedder, as the
 product does) and pickles, per question, the features of every candidate chunk of the BM25 and vector
@@ -11,7 +11,8 @@ score) and the rank the search gives the expected document. A linear scorer is t
 corpora and scored on the fifth (MRR@10 of the first chunk of an expected document, after the per-document
 decay ``--decay``), for each corpus, against the search's ranking on the same questions:
 ``softmax`` maximises the probability mass on the expected document's chunks, ``pairs`` is a pairwise
-logistic ranker, ``mrr`` a coordinate search on MRR itself from the search's own score. Finally the weights
+logistic ranker, ``top-pairs`` pairs only the expected document's best chunk with the other chunks of the search's top ten,
+``mrr`` is a coordinate search on MRR itself from the search's own score. Finally the weights
 fitted on all tuning questions are printed. numpy only.
 """
 
@@ -107,7 +108,7 @@ def collect(cache: Path) -> None:
                 kb.add(corpus_files(corpus, Path(tmp)))
                 stem_of = {d.id: Path(d.path).stem for d in kb.documents()}
                 for q in (q for q in questions if q.corpus == corpus):
-                    chunks, where, _ = kb._prepare_search(q.question, None)
+                    chunks, _, _ = kb._prepare_search(q.question, None)
                     vector = embed_query(kb.embedder, S.vector_query(q.question))
                     rows, features = candidates(chunks, q.question, vector, kb.embedder)
                     current = [stem_of[r["document_id"]] for r in S.ranked_rows(chunks, None, q.question, vector, 10)]
@@ -168,7 +169,7 @@ def fit_softmax(data: list[dict], l2: float, steps: int = 600, lr: float = 0.5) 
     return w
 
 
-def fit_mrr(data: list[dict], l2: float, passes: int = 3) -> np.ndarray:
+def fit_mrr(data: list[dict], l2: float, passes: int = 3, decay: float = S.DOC_DECAY) -> np.ndarray:
     """MRR itself, by coordinate search from the current weights: each weight in turn tried over a grid
     of steps and the best kept (ties keep the smaller change); ``l2`` is charged per unit of change."""
     w = np.array(CURRENT, dtype=float)
@@ -176,11 +177,11 @@ def fit_mrr(data: list[dict], l2: float, passes: int = 3) -> np.ndarray:
     steps = [-2, -1, -0.5, -0.25, -0.1, 0.1, 0.25, 0.5, 1, 2]
     for _ in range(passes):
         for j in range(len(w)):
-            best, best_w = metrics(data, w, S.DOC_DECAY)[1] - l2 * np.abs(w - base).sum(), w[j]
+            best, best_w = metrics(data, w, decay)[1] - l2 * np.abs(w - base).sum(), w[j]
             for step in steps:
                 trial = w.copy()
                 trial[j] += step
-                value = metrics(data, trial, S.DOC_DECAY)[1] - l2 * np.abs(trial - base).sum()
+                value = metrics(data, trial, decay)[1] - l2 * np.abs(trial - base).sum()
                 if value > best + 1e-9:
                     best, best_w = value, trial[j]
             w[j] = best_w
@@ -217,7 +218,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "learn_ranking.pkl")
     parser.add_argument("--l2", type=float, nargs="+", default=[0.0, 0.001, 0.01, 0.1])
     parser.add_argument("--loss", choices=["softmax", "pairs", "top-pairs", "mrr"], default="softmax")
-    parser.add_argument("--decay", type=float, default=1.0, help="per-document decay applied after the learned score")
+    parser.add_argument("--decay", type=float, default=S.DOC_DECAY, help="per-document decay after the learned score")
     parser.add_argument("--drop", type=int, nargs="*", default=[], help="feature columns left out (zeroed)")
     args = parser.parse_args()
     if args.collect or not args.cache.exists():
@@ -226,11 +227,16 @@ def main() -> None:
     for d in data:
         d["features"] = d["features"].copy()
         d["features"][:, args.drop] = 0.0
-    fit = {"softmax": fit_softmax, "pairs": fit_pairs, "top-pairs": lambda data, l2: fit_pairs(data, l2, top=10), "mrr": fit_mrr}[args.loss]
+    fit = {
+        "softmax": fit_softmax,
+        "pairs": fit_pairs,
+        "top-pairs": lambda data, l2: fit_pairs(data, l2, top=10),
+        "mrr": lambda data, l2: fit_mrr(data, l2, decay=args.decay),
+    }[args.loss]
     corpora = sorted({d["corpus"] for d in data})
     print("features:", ", ".join(FEATURES))
     print("current ranking: recall@5=%.3f mrr@10=%.3f" % metrics(data, None, S.DOC_DECAY))
-    print("current weights: recall@5=%.3f mrr@10=%.3f" % metrics(data, np.array(CURRENT), S.DOC_DECAY))
+    print("current weights: recall@5=%.3f mrr@10=%.3f" % metrics(data, np.array(CURRENT), args.decay))
     for l2 in args.l2:
         cur, new = [], []
         for corpus in corpora:
