@@ -27,6 +27,17 @@ def test_best_sentence_share_rewards_one_sentence_holding_the_question():
     assert search.best_sentence_share("how do I", rows) == [0.0, 0.0, 0.0]  # no content terms
 
 
+def test_hybrid_rankings_add_the_best_sentence_ranking_to_bm25_and_vectors():
+    text = [_row("scattered", "d1", "Green things grow. Tea is a drink. Steeping takes time."), _row("none", "d3", "Solar panels.")]
+    vectors = [_row("together", "d2", "Green tea should steep for three minutes."), _row("scattered", "d1", "")]
+    rankings, fused = search.hybrid_rankings("how long do I steep green tea", text, vectors, fetch=5)
+    assert [weight for _, weight in rankings] == [search.TEXT_WEIGHT, search.VECTOR_WEIGHT, search.SENTENCE_WEIGHT]
+    by_sentence = [row["id"] for row in rankings[2][0]]
+    assert by_sentence == ["together", "scattered"]  # the chunk without any query term is left out
+    assert [row["id"] for row in fused] == ["scattered", "together", "none"]  # two rankings agree on it
+    assert fused == search.fuse(rankings)
+
+
 class _Table:
     """What ``prefer_originals`` reads from a table: its version and each chunk's document."""
 
