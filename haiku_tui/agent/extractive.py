@@ -147,7 +147,8 @@ class Quote:
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
 RANK_DECAY = 0.1  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
-POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n)
+POSITION_DECAY = 0.05  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n); set for chunks of
+# 1200 characters as 0.1, halved for 1600 (a chunk holds more sentences: the same decay cut its later ones more)
 MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
 MIN_WORDS_MEANING = 0.2  # and at or above it, this similarity: sharing a word is not being about the same thing
 MIN_SEMANTIC = 0.3  # bench/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)

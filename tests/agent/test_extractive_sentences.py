@@ -129,3 +129,30 @@ def test_a_sentence_closer_in_meaning_is_quoted_though_it_shares_fewer_words(mon
     monkeypatch.setattr(ex, "_similarities", lambda q, texts: [similarity[t] for t in texts])
     quoted = [q.sentence for q in ex.select("how do I loop over an asynchronous iterator", results)]
     assert quoted == sentences  # the one naming the question's words, and the one that answers it
+
+
+README_ABOUT = (
+    "[jjjjjjjjjjjjjjjj] (rank 1 of 1)\n"
+    'Source: "markdown-it-py" › About\n'
+    "Markdown parser done right.\n"
+    "Follows the CommonMark spec for baseline parsing.\n"
+    "Configurable syntax: you can add new rules and even replace existing ones.\n"
+    "Pluggable: adds syntax extensions to extend the parser.\n"
+    "High speed, see the benchmarking tests.\n"
+    "Safe by default.\n"
+    "Member of the executable book project.\n"
+    "For details on markdown-it itself, see the markdown-it README.\n"
+    "The live demo runs in the browser.\n"
+    "For more details see the documentation site.\n"
+    "Install it with pip install markdown-it-py.\n"
+    "The command-line tool renders files to HTML.\n"
+    "Plugins live in a separate package.\n"
+    "See also: markdown-it-pyrs for an experimental Rust binding, for even more speed!\n"
+)
+
+
+def test_a_sentence_late_in_a_long_chunk_is_quoted_for_the_term_only_it_holds():
+    question = "is there a faster version of this markdown parser written in rust"
+    quotes = [q.sentence for q in ex.select(question, ex.parse_results(README_ABOUT))]
+    assert quotes[0] == "Markdown parser done right."
+    assert "See also: markdown-it-pyrs for an experimental Rust binding, for even more speed!" in quotes
