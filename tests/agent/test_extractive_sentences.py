@@ -156,3 +156,32 @@ def test_a_sentence_late_in_a_long_chunk_is_quoted_for_the_term_only_it_holds():
     quotes = [q.sentence for q in ex.select(question, ex.parse_results(README_ABOUT))]
     assert quotes[0] == "Markdown parser done right."
     assert "See also: markdown-it-pyrs for an experimental Rust binding, for even more speed!" in quotes
+
+
+THREE_SOURCES = (
+    "[llllllllllllllll] (rank 1 of 3)\n"
+    'Source: "Kettles" › Boiling\n'
+    "An electric kettle boils water in about three minutes.\n"
+    "It switches itself off when the water boils.\n"
+    "\n---\n\n"
+    "[mmmmmmmmmmmmmmmm] (rank 2 of 3)\n"
+    'Source: "Cups" › Warming\n'
+    "Warm the cup with hot water before pouring.\n"
+    "\n---\n\n"
+    "[nnnnnnnnnnnnnnnn] (rank 3 of 3)\n"
+    'Source: "Green tea" › Steeping\n'
+    "Steep green tea for two minutes.\n"
+)
+
+
+def test_the_room_left_in_an_answer_quotes_the_next_ranked_document(monkeypatch):
+    results = ex.parse_results(THREE_SOURCES)
+    monkeypatch.setattr(ex, "_similarities", lambda question, texts: [0.5 for _ in texts])
+    question = "how long does the water take to boil"
+    quoted = [q.chunk_id for q in ex.select(question, results)]
+    # the best sentence, the one continuing it, the second document's best, then the third document's in the room left
+    assert quoted == ["llllllllllllllll", "llllllllllllllll", "mmmmmmmmmmmmmmmm", "nnnnnnnnnnnnnnnn"]
+    # no room left: the first two documents' sentences and the continuation come first
+    assert [q.chunk_id for q in ex.select(question, results, limit=3)] == quoted[:3]
+    monkeypatch.setattr(ex, "ROOM_SOURCES", ex.TOP_SOURCES)
+    assert [q.chunk_id for q in ex.select(question, results)] == quoted[:3]
