@@ -28,6 +28,7 @@ from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
 GRIDS = [  # each grid varies its constants around the module's current values
     {"TOP_SOURCES": [0, 1, 2], "MAX_SENTENCES": [3, 4], "RANK_DECAY": [0.25, 0.1], "EXTRA_SAME": [0.75, 0.6]},
     {"SEMANTIC_WEIGHT": [1.0, 2.0, 3.0], "MIN_SEMANTIC": [0.45, 0.35], "POSITION_DECAY": [0.1, 0.0], "LEXICAL_WEIGHT": [1.0, 0.5]},
+    {"POSITION_DECAY": [0.1, 0.075, 0.05, 0.025], "ROOM_SOURCES": [2, 3]},
 ]
 
 

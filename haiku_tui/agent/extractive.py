@@ -147,7 +147,8 @@ class Quote:
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
 RANK_DECAY = 0.1  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
-POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n)
+POSITION_DECAY = 0.05  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n); set for chunks of
+# 1200 characters as 0.1, halved for 1600 (a chunk holds more sentences: the same decay cut its later ones more)
 MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
 MIN_WORDS_MEANING = 0.2  # and at or above it, this similarity: sharing a word is not being about the same thing
 MIN_SEMANTIC = 0.3  # bench/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)
@@ -156,6 +157,7 @@ EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of t
 # weighted terms or is at least as close in meaning,
 EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the others do not
 TOP_SOURCES = 2  # the best sentence of each of the first this-many ranked documents is quoted too
+ROOM_SOURCES = 3  # and, in the room the answer still has at the end, of the documents ranked after them up to this one
 CONTINUATIONS = frozenset("it its this these those they their such otherwise however thus then also".split())
 """A sentence opening with one of these continues the one before it: a quoted sentence brings along
 the next sentence when that one continues it, and the sentence before it when it is itself a continuation."""
@@ -186,7 +188,8 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
     question must be close to it in meaning to be chosen, and one that shares them must not be far
     from it in meaning (a shared word alone is not an answer). Besides the best sentences overall, the
     best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted; sentences that
-    continue a quoted one (or that a quoted continuation points back to) fill the room left.
+    continue a quoted one (or that a quoted continuation points back to) fill the room left, then the best
+    sentence of the documents ranked next, up to the ``ROOM_SOURCES``-th.
     ``context``: the question a follow-up leans on; its terms count ``CONTEXT_WEIGHT`` of their weight (all of
     it when the follow-up has no terms of its own).
     """
@@ -238,15 +241,20 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
     candidates.sort(key=lambda c: (-c[0].score, c[0].rank, c[0].position))
     best, best_terms, (best_lexical, best_semantic) = candidates[0]
     document = {r.chunk_id: _document(r) for r in results}
-    top_documents = list(dict.fromkeys(_document(r) for r in sorted(results, key=lambda r: r.rank)))[:TOP_SOURCES]
+    ranked_documents = list(dict.fromkeys(_document(r) for r in sorted(results, key=lambda r: r.rank)))
     chosen = [best]
     covered = set(best_terms)
-    for wanted in top_documents:
-        if len(chosen) < limit and all(document[q.chunk_id] != wanted for q in chosen):
-            extra = next((c for c in candidates if document[c[0].chunk_id] == wanted), None)
-            if extra is not None:
-                chosen.append(extra[0])
-                covered |= extra[1]
+
+    def quote_sources(wanted: list[str]) -> None:
+        """The best sentence of each ``wanted`` document that has none quoted yet, while there is room."""
+        for doc in wanted:
+            if len(chosen) < limit and all(document[q.chunk_id] != doc for q in chosen):
+                extra = next((c for c in candidates if document[c[0].chunk_id] == doc), None)
+                if extra is not None:
+                    chosen.append(extra[0])
+                    covered.update(extra[1])
+
+    quote_sources(ranked_documents[:TOP_SOURCES])
     for quote, matched, (lexical, semantic) in candidates[1:]:
         if len(chosen) >= limit:
             break
@@ -266,6 +274,7 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
             if len(chosen) < limit and (neighbour.chunk_id, neighbour.position) not in placed:
                 chosen.append(neighbour)
                 placed.add((neighbour.chunk_id, neighbour.position))
+    quote_sources(ranked_documents[TOP_SOURCES:ROOM_SOURCES])  # the room still left: the next documents' best
     order = {r.chunk_id: i for i, r in enumerate(results)}
     return sorted(chosen, key=lambda q: (order.get(q.chunk_id, 0), q.position))
 

@@ -74,6 +74,7 @@ def test_select_also_quotes_the_top_ranked_document(monkeypatch):
     results = ex.parse_results(TWO_DOCUMENTS)
     question = "how long to steep green tea in water at 80 degrees"
     monkeypatch.setattr(ex, "TOP_SOURCES", 0)
+    monkeypatch.setattr(ex, "ROOM_SOURCES", 0)
     assert [q.chunk_id for q in ex.select(question, results)] == ["dddddddddddddddd"]
     monkeypatch.setattr(ex, "TOP_SOURCES", 1)
     assert [q.chunk_id for q in ex.select(question, results)] == ["cccccccccccccccc", "dddddddddddddddd"]

@@ -129,3 +129,59 @@ def test_a_sentence_closer_in_meaning_is_quoted_though_it_shares_fewer_words(mon
     monkeypatch.setattr(ex, "_similarities", lambda q, texts: [similarity[t] for t in texts])
     quoted = [q.sentence for q in ex.select("how do I loop over an asynchronous iterator", results)]
     assert quoted == sentences  # the one naming the question's words, and the one that answers it
+
+
+README_ABOUT = (
+    "[jjjjjjjjjjjjjjjj] (rank 1 of 1)\n"
+    'Source: "markdown-it-py" › About\n'
+    "Markdown parser done right.\n"
+    "Follows the CommonMark spec for baseline parsing.\n"
+    "Configurable syntax: you can add new rules and even replace existing ones.\n"
+    "Pluggable: adds syntax extensions to extend the parser.\n"
+    "High speed, see the benchmarking tests.\n"
+    "Safe by default.\n"
+    "Member of the executable book project.\n"
+    "For details on markdown-it itself, see the markdown-it README.\n"
+    "The live demo runs in the browser.\n"
+    "For more details see the documentation site.\n"
+    "Install it with pip install markdown-it-py.\n"
+    "The command-line tool renders files to HTML.\n"
+    "Plugins live in a separate package.\n"
+    "See also: markdown-it-pyrs for an experimental Rust binding, for even more speed!\n"
+)
+
+
+def test_a_sentence_late_in_a_long_chunk_is_quoted_for_the_term_only_it_holds():
+    question = "is there a faster version of this markdown parser written in rust"
+    quotes = [q.sentence for q in ex.select(question, ex.parse_results(README_ABOUT))]
+    assert quotes[0] == "Markdown parser done right."
+    assert "See also: markdown-it-pyrs for an experimental Rust binding, for even more speed!" in quotes
+
+
+THREE_SOURCES = (
+    "[llllllllllllllll] (rank 1 of 3)\n"
+    'Source: "Kettles" › Boiling\n'
+    "An electric kettle boils water in about three minutes.\n"
+    "It switches itself off when the water boils.\n"
+    "\n---\n\n"
+    "[mmmmmmmmmmmmmmmm] (rank 2 of 3)\n"
+    'Source: "Cups" › Warming\n'
+    "Warm the cup with hot water before pouring.\n"
+    "\n---\n\n"
+    "[nnnnnnnnnnnnnnnn] (rank 3 of 3)\n"
+    'Source: "Green tea" › Steeping\n'
+    "Steep green tea for two minutes.\n"
+)
+
+
+def test_the_room_left_in_an_answer_quotes_the_next_ranked_document(monkeypatch):
+    results = ex.parse_results(THREE_SOURCES)
+    monkeypatch.setattr(ex, "_similarities", lambda question, texts: [0.5 for _ in texts])
+    question = "how long does the water take to boil"
+    quoted = [q.chunk_id for q in ex.select(question, results)]
+    # the best sentence, the one continuing it, the second document's best, then the third document's in the room left
+    assert quoted == ["llllllllllllllll", "llllllllllllllll", "mmmmmmmmmmmmmmmm", "nnnnnnnnnnnnnnnn"]
+    # no room left: the first two documents' sentences and the continuation come first
+    assert [q.chunk_id for q in ex.select(question, results, limit=3)] == quoted[:3]
+    monkeypatch.setattr(ex, "ROOM_SOURCES", ex.TOP_SOURCES)
+    assert [q.chunk_id for q in ex.select(question, results)] == quoted[:3]
