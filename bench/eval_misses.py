@@ -24,6 +24,7 @@ from eval_questions import split  # noqa: E402
 from eval_retrieval import corpus_files, norm  # noqa: E402
 
 import haiku_tui.agent.extractive as X  # noqa: E402
+import haiku_tui.agent.quoting as Q  # noqa: E402
 import haiku_tui.store.search as S  # noqa: E402
 from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result  # noqa: E402
 from haiku_tui.store.embedding import embed_query  # noqa: E402
@@ -63,12 +64,12 @@ def rankings(kb: KnowledgeBase, question: str) -> dict[str, list[dict]]:
 
 def candidate_place(question: str, results: list, phrase: str) -> int | None:
     """Place of the phrase's sentence among all sentences passing the floor, by score (None: below it)."""
-    saved = X.EXTRA_SAME, X.EXTRA_NEW_TERMS, X.CONTINUATIONS
-    X.EXTRA_SAME, X.EXTRA_NEW_TERMS, X.CONTINUATIONS = 0.0, 0.0, frozenset()
+    saved = Q.EXTRA_SAME, Q.EXTRA_NEW_TERMS, Q.CONTINUATIONS
+    Q.EXTRA_SAME, Q.EXTRA_NEW_TERMS, Q.CONTINUATIONS = 0.0, 0.0, frozenset()
     try:
-        ranked = sorted(X.select(question, results, limit=10_000), key=lambda x: -x.score)
+        ranked = sorted(Q.select(question, results, limit=10_000), key=lambda x: -x.score)
     finally:
-        X.EXTRA_SAME, X.EXTRA_NEW_TERMS, X.CONTINUATIONS = saved
+        Q.EXTRA_SAME, Q.EXTRA_NEW_TERMS, Q.CONTINUATIONS = saved
     return next((i for i, x in enumerate(ranked, 1) if norm(phrase) in norm(x.sentence)), None)
 
 
@@ -90,7 +91,7 @@ def main() -> None:
                     home = [c for c in all_chunks if stem_of[c["document_id"]] in q.docs and norm(q.phrase) in norm(c["text"])]
                     hits = kb.search(q.question, limit=X.SEARCH_LIMIT)
                     text = RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits)
-                    quotes = X.select(q.question, X.parse_results(text))
+                    quotes = Q.select(q.question, X.parse_results(text))
                     quoted = norm(q.phrase) in norm(" ".join(x.sentence for x in quotes))
                     if r["final"] == 1 and quoted and not args.all:
                         continue

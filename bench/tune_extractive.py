@@ -3,7 +3,7 @@
     python bench/tune_extractive.py [GRIDS as JSON, e.g. '[{"MIN_SEMANTIC": [0.3, 0.35]}]']
 
 Searches each tuning question once (as the model's ``rag_search`` call does: the question, 10
-results, formatted as the tool formats them), then varies ``haiku_tui.agent.extractive``
+results, formatted as the tool formats them), then varies ``haiku_tui.agent.quoting``
 constants and prints, per variant, the share of answers citing an expected document, the
 share quoting the answering phrase, and how many ``OFF_TOPIC`` questions (asked on every corpus)
 got an answer instead of "nothing found". Test and fresh questions are never read here.
@@ -22,6 +22,7 @@ from eval_questions import OFF_TOPIC, split  # noqa: E402
 from eval_retrieval import corpus_files, grid_settings, norm  # noqa: E402
 
 import haiku_tui.agent.extractive as X  # noqa: E402
+import haiku_tui.agent.quoting as Q  # noqa: E402
 from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result  # noqa: E402
 from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
 
@@ -54,7 +55,7 @@ def score(cases) -> tuple[float, float]:
     """Shares of answers citing an expected document and quoting the answering phrase."""
     cited = quoted = 0
     for q, results, stems in cases:
-        quotes = X.select(q.question, results)
+        quotes = Q.select(q.question, results)
         cited += any(stems[x.chunk_id] in q.docs for x in quotes)
         quoted += norm(q.phrase) in norm(" ".join(x.sentence for x in quotes))
     return cited / len(cases), quoted / len(cases)
@@ -63,8 +64,8 @@ def score(cases) -> tuple[float, float]:
 def main() -> None:
     cases, off = searched(split("dev") + split("dev2"))
     print(f"{'variant':70s} cites  quotes  off-topic answered (of {len(off)})")
-    for label in grid_settings(X, json.loads(sys.argv[1]) if len(sys.argv) > 1 else GRIDS):
-        answered = sum(bool(X.select(question, results)) for question, results in off)
+    for label in grid_settings(Q, json.loads(sys.argv[1]) if len(sys.argv) > 1 else GRIDS):
+        answered = sum(bool(Q.select(question, results)) for question, results in off)
         print(f"{label:70s} {'%.3f  %.3f' % score(cases)}  {answered}")
 
 

@@ -199,7 +199,7 @@ async def test_a_follow_up_that_points_back_searches_and_answers_with_the_questi
 
 
 def test_only_short_questions_that_point_back_are_follow_ups():
-    from haiku_tui.agent.extractive import is_follow_up, search_query
+    from haiku_tui.agent.quoting import is_follow_up, search_query
 
     assert is_follow_up("and how long should I steep it?") and is_follow_up("What about the brakes?")
     assert not is_follow_up("How long should I steep green tea?")  # nothing points back

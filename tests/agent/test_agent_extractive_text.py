@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from haiku_tui.agent import extractive as ex
+from haiku_tui.agent import quoting
+from haiku_tui.store.sentences import sentences, stem
 from haiku_tui.capabilities.policy import REDIRECT
 from haiku_tui.capabilities.rag import RAG_ID
 
@@ -22,11 +24,11 @@ RESULTS = (
 
 
 def test_stem_conflates_simple_forms():
-    assert ex.stem("brewing") == ex.stem("brewed") == ex.stem("brews") == ex.stem("brew")
-    assert ex.stem("batteries") == ex.stem("battery")
-    assert ex.stem("baking") == ex.stem("bake") == ex.stem("baked")
-    assert ex.stem("efficiency") == ex.stem("efficient")
-    assert ex.stem("panels") == ex.stem("panel")
+    assert stem("brewing") == stem("brewed") == stem("brews") == stem("brew")
+    assert stem("batteries") == stem("battery")
+    assert stem("baking") == stem("bake") == stem("baked")
+    assert stem("efficiency") == stem("efficient")
+    assert stem("panels") == stem("panel")
 
 
 def test_chitchat():
@@ -41,22 +43,22 @@ def test_parse_results_and_sentences():
     results = ex.parse_results(RESULTS)
     assert [(r.chunk_id, r.rank) for r in results] == [("aaaaaaaaaaaaaaaa", 1), ("bbbbbbbbbbbbbbbb", 2)]
     assert results[0].source == '"Tea brewing" › Green tea'
-    assert ex.sentences(results[0].text) == [
+    assert sentences(results[0].text) == [
         "Green tea should be brewed with water at about 80 degrees Celsius.",
         "Steep green tea for two to three minutes, or it turns bitter.",
     ]
-    assert ex.sentences(results[1].text)[-1] == "Steep black tea for three to five minutes."
+    assert sentences(results[1].text)[-1] == "Steep black tea for three to five minutes."
     assert ex.parse_results("No results found.") == []
 
 
 def test_select_prefers_overlap_and_rank_and_drops_unrelated():
     results = ex.parse_results(RESULTS)
-    quotes = ex.select("How long should I steep green tea?", results)
+    quotes = quoting.select("How long should I steep green tea?", results)
     assert [q.sentence for q in quotes] == ["Steep green tea for two to three minutes, or it turns bitter."]
-    quotes = ex.select("black tea water temperature", results)
+    quotes = quoting.select("black tea water temperature", results)
     assert quotes[0].chunk_id == "bbbbbbbbbbbbbbbb"
-    assert ex.select("quantum chromodynamics", results) == []
-    assert ex.select("anything", []) == []
+    assert quoting.select("quantum chromodynamics", results) == []
+    assert quoting.select("anything", []) == []
 
 
 TWO_DOCUMENTS = (
@@ -73,19 +75,19 @@ TWO_DOCUMENTS = (
 def test_select_also_quotes_the_top_ranked_document(monkeypatch):
     results = ex.parse_results(TWO_DOCUMENTS)
     question = "how long to steep green tea in water at 80 degrees"
-    monkeypatch.setattr(ex, "TOP_SOURCES", 0)
-    monkeypatch.setattr(ex, "ROOM_SOURCES", 0)
-    assert [q.chunk_id for q in ex.select(question, results)] == ["dddddddddddddddd"]
-    monkeypatch.setattr(ex, "TOP_SOURCES", 1)
-    assert [q.chunk_id for q in ex.select(question, results)] == ["cccccccccccccccc", "dddddddddddddddd"]
-    assert [q.chunk_id for q in ex.select(question, results, limit=1)] == ["dddddddddddddddd"]
+    monkeypatch.setattr(quoting, "TOP_SOURCES", 0)
+    monkeypatch.setattr(quoting, "ROOM_SOURCES", 0)
+    assert [q.chunk_id for q in quoting.select(question, results)] == ["dddddddddddddddd"]
+    monkeypatch.setattr(quoting, "TOP_SOURCES", 1)
+    assert [q.chunk_id for q in quoting.select(question, results)] == ["cccccccccccccccc", "dddddddddddddddd"]
+    assert [q.chunk_id for q in quoting.select(question, results, limit=1)] == ["dddddddddddddddd"]
 
 def test_parse_citations_and_compose():
     numbers = ex.parse_citations(
         "Registered 2 citation(s): [1] = aaaaaaaaaaaaaaaa, [3] = bbbbbbbbbbbbbbbb. Use these [n] markers in your answer."
     )
     assert numbers == {"aaaaaaaaaaaaaaaa": 1, "bbbbbbbbbbbbbbbb": 3}
-    quotes = ex.select("black tea steep minutes green", ex.parse_results(RESULTS))
+    quotes = quoting.select("black tea steep minutes green", ex.parse_results(RESULTS))
     text = ex.compose(quotes, numbers)
     assert text.endswith(ex.FOOTER)
     for q in quotes:

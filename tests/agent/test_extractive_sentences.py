@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from haiku_tui.agent import extractive as ex
+from haiku_tui.agent import quoting
+from haiku_tui.store.sentences import sentences
 
 GRAMMAR = (
     "[eeeeeeeeeeeeeeee] (rank 1 of 1)\n"
@@ -22,25 +24,25 @@ SCRATCH = (
 
 
 def test_grammar_lines_are_never_quoted_and_a_continuation_comes_along():
-    quotes = ex.select("which suite of an if statement with elif runs", ex.parse_results(GRAMMAR))
+    quotes = quoting.select("which suite of an if statement with elif runs", ex.parse_results(GRAMMAR))
     text = " ".join(q.sentence for q in quotes)
     assert "::=" not in text
     assert "It selects exactly one of the suites" in text
 
 
 def test_a_sentence_that_continues_the_quoted_one_is_quoted_with_it():
-    quotes = ex.select("how do I get a scratch directory", ex.parse_results(SCRATCH))
+    quotes = quoting.select("how do I get a scratch directory", ex.parse_results(SCRATCH))
     assert [q.sentence for q in quotes][:2] == [
         "Create and return a temporary directory for scratch files.",
         "This has the same behavior as mkdtemp but can be used as a context manager.",
     ]
     assert all("name attribute" not in q.sentence for q in quotes)  # not a continuation: left out
     # a continuation only fills room the answer has left: the answer stays within its limit
-    assert [q.sentence for q in ex.select("how do I get a scratch directory", ex.parse_results(SCRATCH), limit=1)] == [
+    assert [q.sentence for q in quoting.select("how do I get a scratch directory", ex.parse_results(SCRATCH), limit=1)] == [
         "Create and return a temporary directory for scratch files."
     ]
-    assert ex.continues("It terminates the loop.") and ex.continues("These values are false.")
-    assert not ex.continues("Steep green tea for two minutes.")
+    assert quoting.continues("It terminates the loop.") and quoting.continues("These values are false.")
+    assert not quoting.continues("Steep green tea for two minutes.")
 
 
 INSTRUCTIONS = (
@@ -52,19 +54,19 @@ INSTRUCTIONS = (
 
 
 def test_question_kind_prefers_the_sentence_in_the_answering_form(monkeypatch):
-    assert ex.question_kind("How do I export a session?") == "how"
-    assert ex.question_kind("how long should green tea steep") == "amount"
-    assert ex.question_kind("what is a session") == ""
-    assert ex.answers_kind("how", "Press F5 to export.") and not ex.answers_kind("how", "Exports keep answers.")
-    assert ex.answers_kind("amount", "Steep it for two minutes.") and not ex.answers_kind("amount", "Steep it briefly.")
+    assert quoting.question_kind("How do I export a session?") == "how"
+    assert quoting.question_kind("how long should green tea steep") == "amount"
+    assert quoting.question_kind("what is a session") == ""
+    assert quoting.answers_kind("how", "Press F5 to export.") and not quoting.answers_kind("how", "Exports keep answers.")
+    assert quoting.answers_kind("amount", "Steep it for two minutes.") and not quoting.answers_kind("amount", "Steep it briefly.")
     question = "how do I export a session"
-    monkeypatch.setattr(ex, "MAX_SENTENCES", 1)
-    monkeypatch.setattr(ex, "TOP_SOURCES", 0)
-    assert [q.sentence for q in ex.select(question, ex.parse_results(INSTRUCTIONS))] == [
+    monkeypatch.setattr(quoting, "MAX_SENTENCES", 1)
+    monkeypatch.setattr(quoting, "TOP_SOURCES", 0)
+    assert [q.sentence for q in quoting.select(question, ex.parse_results(INSTRUCTIONS))] == [
         "Press F5 on the sessions screen to export the highlighted one."
     ]
-    monkeypatch.setattr(ex, "ANSWER_CUE", 0.0)
-    assert [q.sentence for q in ex.select(question, ex.parse_results(INSTRUCTIONS))] == [
+    monkeypatch.setattr(quoting, "ANSWER_CUE", 0.0)
+    assert [q.sentence for q in quoting.select(question, ex.parse_results(INSTRUCTIONS))] == [
         "Exporting a session writes a Markdown file of the session."
     ]
 
@@ -82,17 +84,17 @@ TWO_SOURCES = (
 
 def test_a_weaker_sentence_is_quoted_once_the_question_is_answerable(monkeypatch):
     results = ex.parse_results(TWO_SOURCES)
-    between = (ex.MIN_QUOTED + ex.MIN_SEMANTIC) / 2  # enough to be quoted, not to make a question answerable
+    between = (quoting.MIN_QUOTED + quoting.MIN_SEMANTIC) / 2  # enough to be quoted, not to make a question answerable
     similarity = {"Green tea: Steep green tea for two minutes.": 0.5, "Water: Water just off the boil suits most leaves.": between}
-    monkeypatch.setattr(ex, "_similarities", lambda question, texts: [similarity[t] for t in texts])
-    quoted = [q.sentence for q in ex.select("how hot should the kettle be", results)]
+    monkeypatch.setattr(quoting, "_similarities", lambda question, texts: [similarity[t] for t in texts])
+    quoted = [q.sentence for q in quoting.select("how hot should the kettle be", results)]
     assert quoted == ["Steep green tea for two minutes.", "Water just off the boil suits most leaves."]
-    monkeypatch.setattr(ex, "MIN_QUOTED", ex.MIN_SEMANTIC)  # the second source's sentence is below this floor
-    assert [q.sentence for q in ex.select("how hot should the kettle be", results)] == quoted[:1]
+    monkeypatch.setattr(quoting, "MIN_QUOTED", quoting.MIN_SEMANTIC)  # the second source's sentence is below this floor
+    assert [q.sentence for q in quoting.select("how hot should the kettle be", results)] == quoted[:1]
     # no sentence passes the question's floor: nothing is quoted, however close the others are
     monkeypatch.undo()
-    monkeypatch.setattr(ex, "_similarities", lambda question, texts: [between for _ in texts])
-    assert ex.select("how hot should the kettle be", results) == []
+    monkeypatch.setattr(quoting, "_similarities", lambda question, texts: [between for _ in texts])
+    assert quoting.select("how hot should the kettle be", results) == []
 
 
 PACKING = (
@@ -106,12 +108,12 @@ PACKING = (
 def test_a_shared_word_far_in_meaning_is_not_an_answer(monkeypatch):
     results = ex.parse_results(PACKING)
     question = "what should I pack for hiking"  # shares "pack" with the first sentence, nothing else
-    far = ex.MIN_WORDS_MEANING / 2
-    monkeypatch.setattr(ex, "_similarities", lambda q, texts: [far for _ in texts])
-    assert ex.select(question, results) == []  # "nothing found", not a quote about struct formats
-    near = {"Formats: Removes the pack format from the registry.": ex.MIN_WORDS_MEANING}
-    monkeypatch.setattr(ex, "_similarities", lambda q, texts: [near.get(t, far) for t in texts])
-    assert [q.sentence for q in ex.select(question, results)] == ["Removes the pack format from the registry."]
+    far = quoting.MIN_WORDS_MEANING / 2
+    monkeypatch.setattr(quoting, "_similarities", lambda q, texts: [far for _ in texts])
+    assert quoting.select(question, results) == []  # "nothing found", not a quote about struct formats
+    near = {"Formats: Removes the pack format from the registry.": quoting.MIN_WORDS_MEANING}
+    monkeypatch.setattr(quoting, "_similarities", lambda q, texts: [near.get(t, far) for t in texts])
+    assert [q.sentence for q in quoting.select(question, results)] == ["Removes the pack format from the registry."]
 
 
 ASYNC_FOR = (
@@ -124,11 +126,11 @@ ASYNC_FOR = (
 
 def test_a_sentence_closer_in_meaning_is_quoted_though_it_shares_fewer_words(monkeypatch):
     results = ex.parse_results(ASYNC_FOR)
-    sentences = ex.sentences(results[0].text)
-    similarity = dict(zip((f"The async for statement: {s}" for s in sentences), (0.59, 0.72)))
-    monkeypatch.setattr(ex, "_similarities", lambda q, texts: [similarity[t] for t in texts])
-    quoted = [q.sentence for q in ex.select("how do I loop over an asynchronous iterator", results)]
-    assert quoted == sentences  # the one naming the question's words, and the one that answers it
+    split = sentences(results[0].text)
+    similarity = dict(zip((f"The async for statement: {s}" for s in split), (0.59, 0.72)))
+    monkeypatch.setattr(quoting, "_similarities", lambda q, texts: [similarity[t] for t in texts])
+    quoted = [q.sentence for q in quoting.select("how do I loop over an asynchronous iterator", results)]
+    assert quoted == split  # the one naming the question's words, and the one that answers it
 
 
 README_ABOUT = (
@@ -153,7 +155,7 @@ README_ABOUT = (
 
 def test_a_sentence_late_in_a_long_chunk_is_quoted_for_the_term_only_it_holds():
     question = "is there a faster version of this markdown parser written in rust"
-    quotes = [q.sentence for q in ex.select(question, ex.parse_results(README_ABOUT))]
+    quotes = [q.sentence for q in quoting.select(question, ex.parse_results(README_ABOUT))]
     assert quotes[0] == "Markdown parser done right."
     assert "See also: markdown-it-pyrs for an experimental Rust binding, for even more speed!" in quotes
 
@@ -176,12 +178,12 @@ THREE_SOURCES = (
 
 def test_the_room_left_in_an_answer_quotes_the_next_ranked_document(monkeypatch):
     results = ex.parse_results(THREE_SOURCES)
-    monkeypatch.setattr(ex, "_similarities", lambda question, texts: [0.5 for _ in texts])
+    monkeypatch.setattr(quoting, "_similarities", lambda question, texts: [0.5 for _ in texts])
     question = "how long does the water take to boil"
-    quoted = [q.chunk_id for q in ex.select(question, results)]
+    quoted = [q.chunk_id for q in quoting.select(question, results)]
     # the best sentence, the one continuing it, the second document's best, then the third document's in the room left
     assert quoted == ["llllllllllllllll", "llllllllllllllll", "mmmmmmmmmmmmmmmm", "nnnnnnnnnnnnnnnn"]
     # no room left: the first two documents' sentences and the continuation come first
-    assert [q.chunk_id for q in ex.select(question, results, limit=3)] == quoted[:3]
-    monkeypatch.setattr(ex, "ROOM_SOURCES", ex.TOP_SOURCES)
-    assert [q.chunk_id for q in ex.select(question, results)] == quoted[:3]
+    assert [q.chunk_id for q in quoting.select(question, results, limit=3)] == quoted[:3]
+    monkeypatch.setattr(quoting, "ROOM_SOURCES", quoting.TOP_SOURCES)
+    assert [q.chunk_id for q in quoting.select(question, results)] == quoted[:3]
