@@ -68,13 +68,18 @@ def query_terms(query: str) -> str:
 
 
 def vector_text(row: dict) -> str:
-    """The text embedded for a chunk row: its title and heading path plus its text, or the text alone."""
-    return row[FTS_COLUMN] if EMBED_HEADINGS else row["text"]
+    """The text embedded for a chunk row: its title and heading path plus its text (which holds the
+    names of its symbols), or the text and those names."""
+    from .symbols import with_symbol_names
+
+    return row[FTS_COLUMN] if EMBED_HEADINGS else with_symbol_names(row["text"])
 
 
 def vector_query(query: str) -> str:
-    """The text embedded for a query (filler words dropped when ``VECTOR_QUERY_TERMS``)."""
-    return query_terms(query) if VECTOR_QUERY_TERMS else query
+    """The text embedded for a query, with the names of its symbols (filler words dropped when ``VECTOR_QUERY_TERMS``)."""
+    from .symbols import with_symbol_names
+
+    return query_terms(query) if VECTOR_QUERY_TERMS else with_symbol_names(query)
 
 
 def text_query(query: str, has_headings_column: bool, neighbours: Sequence[str] = ()) -> Any:
