@@ -1,8 +1,9 @@
 """The names of punctuation symbols and operators, so that a question naming one ("the caret operator",
 "three dots", "a star import") finds the text where the symbol itself stands.
 
-A symbol counts where it stands as a token of its own: quoted (``"^"``, ``'*'``, a backtick span) or
-between spaces inside a line (``x ^ y``, ``import *``). Symbols glued to words (Markdown emphasis
+A symbol counts where it stands as a token of its own: quoted (``"^"``, ``'*'``, a backtick span),
+between spaces inside a line (``x ^ y``, ``import *``), or as the star or at sign opening a quoted
+name (``"*args"``, ``"**kwargs"``, ``"@property"``). Symbols glued to words (Markdown emphasis
 ``*word*``, ``O(n^2)``, paths and URLs) and table rules are left alone, and so are console prompts
 (``>>>``, ``...``) at the start of a line.
 """
@@ -45,7 +46,12 @@ NAMES: dict[str, str] = {
 
 _SYMBOL = "|".join(re.escape(s) for s in sorted(NAMES, key=len, reverse=True))
 # quoted: "^", '*', `...`; spaced: a symbol between spaces after something else on the line
-_STANDALONE = re.compile(rf"(?<!\w)([\"'`])({_SYMBOL})\1(?!\w)|(?<=\S )({_SYMBOL})(?= |$)", re.MULTILINE)
+_STANDALONE = re.compile(
+    rf"(?<!\w)([\"'`])({_SYMBOL})\1(?!\w)"  # quoted
+    rf"|(?<=\S )({_SYMBOL})(?= |$)"  # spaced
+    r"|(?<![\w\"'`])[\"'`](\*\*|\*|@)(?=[A-Za-z_][\w.]*[\"'`](?!\w))",  # prefixed to a quoted name: "*args", `@property`
+    re.MULTILINE,
+)
 _TABLE_LINE = re.compile(r"^\s*[|+]", re.MULTILINE)
 
 
@@ -53,10 +59,10 @@ def symbol_names(text: str) -> list[str]:
     """The name words of each symbol standing on its own in ``text``, once per occurrence."""
     out: list[str] = []
     for match in _STANDALONE.finditer(text):
-        quoted, spaced = match.group(2), match.group(3)
+        quoted, spaced, prefix = match.group(2, 3, 4)
         if spaced is not None and _on_table_line(text, match.start()):
             continue
-        out.extend(NAMES[quoted or spaced].split())
+        out.extend(NAMES[quoted or spaced or prefix].split())
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from haiku_tui.store.kb import KnowledgeBase
-from haiku_tui.store.search import query_terms
+from haiku_tui.store.search import query_terms, vector_query, vector_text
 from haiku_tui.store.sentences import term_set, terms
 from haiku_tui.store.symbols import symbol_names, with_symbol_names
 from haiku_tui.store.vocabulary import Vocabulary
@@ -18,6 +18,8 @@ def test_standalone_symbols_are_named():
     assert symbol_names("x += 1 adds one") == ["plus", "equals"]
     assert symbol_names("a star (\"'*'\") binds all names") == ["star", "asterisk"]
     assert symbol_names("write `**` for powers") == ["double", "star", "asterisk"]
+    assert symbol_names('if the form "*identifier" is present') == ["star", "asterisk"]
+    assert symbol_names("pass `**kwargs` on; `@property` makes it read-only") == ["double", "star", "asterisk", "at", "sign"]
 
 
 def test_symbols_glued_to_words_tables_and_prompts_are_not_named():
@@ -30,6 +32,7 @@ def test_symbols_glued_to_words_tables_and_prompts_are_not_named():
         'digit ::= "0"..."9"',  # quotes belonging to the neighbouring literals
         "f(arg1, ...)",
         "# Heading",
+        "mail me@example.org",
     ]:
         assert symbol_names(text) == [], text
 
@@ -41,6 +44,8 @@ def test_names_are_terms_of_the_text_and_of_a_question():
     assert query_terms("what does x ^ y do").split()[-1] == "caret"
     assert with_symbol_names("a | b | c") == "a | b | c\npipe vertical bar"  # each name once
     assert with_symbol_names("plain words") == "plain words"
+    assert vector_text({"text": 'The "^" operator'}).endswith("caret")  # the vectors know the name too
+    assert vector_query("what does ^ do").endswith("caret")
 
 
 def _write(root: Path, docs: dict[str, str]) -> Path:
