@@ -45,11 +45,12 @@ NAMES: dict[str, str] = {
 }
 
 _SYMBOL = "|".join(re.escape(s) for s in sorted(NAMES, key=len, reverse=True))
-# quoted: "^", '*', `...`; spaced: a symbol between spaces after something else on the line
-_STANDALONE = re.compile(
-    rf"(?<!\w)([\"'`])({_SYMBOL})\1(?!\w)"  # quoted
-    rf"|(?<=\S )({_SYMBOL})(?= |$)"  # spaced
-    r"|(?<![\w\"'`])[\"'`](\*\*|\*|@)(?=[A-Za-z_][\w.]*[\"'`](?!\w))",  # prefixed to a quoted name: "*args", `@property`
+# Every form starts at a quote or a space, so the regex engine scans for those characters alone;
+# what must come before the match (no word character, something on the line) is checked in Python.
+_FORMS = re.compile(
+    rf"([\"'`])(?:({_SYMBOL})\1(?!\w)"  # quoted: "^", '*', `...`
+    r"|(\*\*|\*|@)(?=[A-Za-z_][\w.]*[\"'`](?!\w)))"  # opening a quoted name: "*args", `@property`
+    rf"| ({_SYMBOL})(?= |$)",  # spaced: x ^ y, import *
     re.MULTILINE,
 )
 _TABLE_LINE = re.compile(r"^\s*[|+]", re.MULTILINE)
@@ -58,11 +59,16 @@ _TABLE_LINE = re.compile(r"^\s*[|+]", re.MULTILINE)
 def symbol_names(text: str) -> list[str]:
     """The name words of each symbol standing on its own in ``text``, once per occurrence."""
     out: list[str] = []
-    for match in _STANDALONE.finditer(text):
-        quoted, spaced, prefix = match.group(2, 3, 4)
-        if spaced is not None and _on_table_line(text, match.start()):
-            continue
-        out.extend(NAMES[quoted or spaced or prefix].split())
+    for match in _FORMS.finditer(text):
+        quoted, prefix, spaced = match.group(2, 3, 4)
+        at = match.start()
+        before = text[at - 1 : at]
+        if spaced is not None:
+            if not before or before.isspace() or _on_table_line(text, at):
+                continue  # the first thing on its line (a prompt, a list marker) or a table rule
+        elif before.isalnum() or before == "_" or (prefix is not None and before in "\"'`"):
+            continue  # the quote closes a word or a literal ("0"..."9")
+        out.extend(NAMES[quoted or prefix or spaced].split())
     return out
 
 
