@@ -20,6 +20,7 @@ from .sentences import STOPWORDS, stem
 NEIGHBOURS = 1  # nearest vocabulary words taken for each missing query word
 MIN_SIMILARITY = 0.6  # cosine similarity a neighbour needs (token vectors; unrelated words sit below 0.45)
 PREFIX = 5  # a vocabulary word sharing this many first letters with the missing word is not taken
+MAX_ROWS = 20_000  # past this many chunks the vocabulary is not read (its vectors would cost seconds)
 MIN_LENGTH = 3  # shorter query words (a letter, "py") are not mapped
 
 _WORD = re.compile(r"[a-z]{3,}")
@@ -74,11 +75,13 @@ _cache: weakref.WeakKeyDictionary[Any, tuple[int, Vocabulary]] = weakref.WeakKey
 
 
 def vocabulary(chunks: Any, column: str, version: int) -> Vocabulary:
-    """The vocabulary of ``column`` of the chunks table, read once per table version."""
+    """The vocabulary of ``column`` of the chunks table, read once per table version (empty past ``MAX_ROWS``)."""
     with _lock:
         cached = _cache.get(chunks)
         if cached is None or cached[0] != version:
-            texts = chunks.search().select([column]).limit(None).to_arrow().column(column).to_pylist()
+            texts = []
+            if chunks.count_rows() <= MAX_ROWS:
+                texts = chunks.search().select([column]).limit(None).to_arrow().column(column).to_pylist()
             cached = (version, Vocabulary([t for t in texts if t]))
             _cache[chunks] = cached
     return cached[1]

@@ -91,3 +91,22 @@ def test_a_missing_word_finds_the_document_in_hybrid_search(tmp_path):
         kb.add([docs])
         for question in ["can I export a chat", "is my chat saved"]:  # without the mapping: settings.md first
             assert Path(kb.search(question, limit=1)[0].path).name == "messages.md"
+
+
+def test_the_vocabulary_follows_the_table_and_stays_away_from_large_ones(tmp_path, monkeypatch):
+    from haiku_tui.store import vocabulary as vocab_module
+
+    docs = _write(tmp_path / "docs", DOCS)
+    with KnowledgeBase.open(str(tmp_path / "kb.lancedb"), embedder="auto") as kb:
+        kb.add([docs])
+        chunks = kb._table("chunks")
+        assert vocab_module.vocabulary(chunks, "fts", chunks.version).missing("my chat") == ["chat"]
+        (docs / "chat.md").write_text("# Chat\n\nA chat is a conversation.\n", encoding="utf-8")
+        kb.add([docs])
+        chunks = kb._table("chunks")
+        assert vocab_module.vocabulary(chunks, "fts", chunks.version).missing("my chat") == []  # a new version: read again
+        monkeypatch.setattr(vocab_module, "MAX_ROWS", 1)
+        (docs / "chat.md").unlink()
+        kb.sync([docs])
+        chunks = kb._table("chunks")
+        assert vocab_module.vocabulary(chunks, "fts", chunks.version).neighbours("is my chat saved") == []
