@@ -24,6 +24,7 @@ from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
 from .search import CHUNK_COLUMNS, SENTENCE_TERMS_COLUMN, ensure_vector_index, vector_text
 from .sentences import encode_sentence_terms
+from .symbols import with_symbol_names
 from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
 
 if TYPE_CHECKING:
@@ -48,8 +49,9 @@ def chunk_id(doc_id: str, content_hash: str, order: int) -> str:
 
 
 def fts_text(title: str, headings: Iterable[str], text: str) -> str:
-    """The main full-text column: title and heading path plus the chunk text."""
-    return f"{headings_text(title, headings)}\n{text}"
+    """The main full-text column: title and heading path plus the chunk text, and the names of its
+    standalone symbols (so "caret" finds ``"^"``)."""
+    return f"{headings_text(title, headings)}\n{with_symbol_names(text)}"
 
 
 def headings_text(title: str, headings: Iterable[str]) -> str:

@@ -16,6 +16,7 @@ import math
 import re
 import threading
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 FTS_COLUMN = "fts"
@@ -57,30 +58,50 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def query_terms(query: str) -> str:
-    """The words of ``query`` that carry meaning (all of them if every word is a filler word)."""
+    """The words of ``query`` that carry meaning (all of them if every word is a filler word), and the
+    names of the symbols it holds ("what does ^ do" looks for "caret" too)."""
+    from .symbols import symbol_names
+
     words = _WORD.findall(query)
     kept = [w for w in words if w.lower() not in QUERY_STOP_WORDS]
-    return " ".join(kept or words)
+    return " ".join((kept or words) + symbol_names(query))
 
 
 def vector_text(row: dict) -> str:
-    """The text embedded for a chunk row: its title and heading path plus its text, or the text alone."""
-    return row[FTS_COLUMN] if EMBED_HEADINGS else row["text"]
+    """The text embedded for a chunk row: its title and heading path plus its text (which holds the
+    names of its symbols), or the text and those names."""
+    from .symbols import with_symbol_names
+
+    return row[FTS_COLUMN] if EMBED_HEADINGS else with_symbol_names(row["text"])
 
 
 def vector_query(query: str) -> str:
-    """The text embedded for a query (filler words dropped when ``VECTOR_QUERY_TERMS``)."""
-    return query_terms(query) if VECTOR_QUERY_TERMS else query
+    """The text embedded for a query, with the names of its symbols (filler words dropped when ``VECTOR_QUERY_TERMS``)."""
+    from .symbols import with_symbol_names
+
+    return query_terms(query) if VECTOR_QUERY_TERMS else with_symbol_names(query)
 
 
-def text_query(query: str, has_headings_column: bool) -> Any:
-    """The full-text query: the chunk column, plus the boosted heading column when the table has it."""
-    from lancedb.query import MatchQuery, MultiMatchQuery
+def text_query(query: str, has_headings_column: bool, neighbours: Sequence[str] = ()) -> Any:
+    """The full-text query: the chunk column, plus the boosted heading column when the table has it,
+    plus the chunk column for ``neighbours`` (the knowledge base's words for query words it lacks)."""
+    from lancedb.query import BooleanQuery, MatchQuery, MultiMatchQuery, Occur
 
     terms = query_terms(query)
     if HEADINGS_BOOST > 0 and has_headings_column:
-        return MultiMatchQuery(terms, [FTS_COLUMN, HEADINGS_FTS_COLUMN], boosts=[1.0, HEADINGS_BOOST])
-    return MatchQuery(terms, FTS_COLUMN)
+        main = MultiMatchQuery(terms, [FTS_COLUMN, HEADINGS_FTS_COLUMN], boosts=[1.0, HEADINGS_BOOST])
+    else:
+        main = MatchQuery(terms, FTS_COLUMN)
+    if not neighbours:
+        return main
+    return BooleanQuery([(Occur.SHOULD, main), (Occur.SHOULD, MatchQuery(" ".join(neighbours), FTS_COLUMN))])
+
+
+def missing_word_neighbours(chunks: Any, query: str, version: int) -> list[str]:
+    """The knowledge base's nearest words for the query's words it does not hold (see ``vocabulary``)."""
+    from .vocabulary import vocabulary
+
+    return vocabulary(chunks, FTS_COLUMN, version).neighbours(query)
 
 
 def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int) -> list[dict]:
@@ -91,7 +112,8 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     """
     version = chunks.version  # read once: each read of the version or the schema is a call into Lance
     columns = table_columns(chunks, version)
-    q = chunks.search(text_query(query, HEADINGS_FTS_COLUMN in columns), query_type="fts")
+    neighbours = missing_word_neighbours(chunks, query, version) if vector is not None else []
+    q = chunks.search(text_query(query, HEADINGS_FTS_COLUMN in columns, neighbours), query_type="fts")
     read = CHUNK_COLUMNS + [SENTENCE_TERMS_COLUMN] * (SENTENCE_TERMS_COLUMN in columns)
     q = q.select(read + ["_score"])
     if where:
@@ -124,7 +146,7 @@ def hybrid_rankings(
     fused = fuse(rankings)
     if SENTENCE_WEIGHT > 0:
         candidates = fused[: max(RERANK, fetch)]
-        best = best_sentence_share(query, candidates)
+        best = best_sentence_share(" ".join([query, *neighbours]), candidates)
         by_sentence = [candidates[i] for i in sorted(range(len(candidates)), key=lambda i: -best[i]) if best[i] > 0]
         rankings.append((by_sentence, SENTENCE_WEIGHT))
         fused = fuse(rankings)

@@ -6,6 +6,8 @@ import functools
 import re
 import string
 
+from .symbols import symbol_names
+
 STOPWORDS = frozenset(
     """
     a about above after again against all also am an and any are as at be because been before being
@@ -121,14 +123,15 @@ def stem(word: str) -> str:
 
 
 def terms(text: str) -> list[str]:
-    """Stemmed content terms of a text, in order, stopwords dropped."""
-    lowered = _WORD.findall(text.lower().replace("’", "'"))
+    """Stemmed content terms of a text, in order, stopwords dropped, then the names of its standalone symbols."""
+    lowered = _WORD.findall(text.lower().replace("’", "'")) + symbol_names(text)
     return [stem(w) for w in (w.replace("'", "") for w in lowered) if w not in STOPWORDS]
 
 
 def term_set(text: str) -> frozenset[str]:
     """The distinct stemmed content terms of a text: ``frozenset(terms(text))``, each word stemmed once."""
     distinct = {w.replace("'", "") for w in _WORD.findall(text.lower().replace("’", "'"))}
+    distinct.update(symbol_names(text))
     return frozenset(map(stem, distinct - STOPWORDS))
 
 
