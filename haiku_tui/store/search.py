@@ -133,7 +133,7 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
             v = v.where(where, prefilter=True)
     vector_rows = exact if exact is not None else v.limit(pool).to_list()
     text_rows = text_future.result()
-    _, fused = hybrid_rankings(query, text_rows, vector_rows, fetch)
+    _, fused = hybrid_rankings(" ".join([query, *neighbours]), text_rows, vector_rows, fetch)
     return diversify(prefer_originals(chunks, fused, version))[:fetch]
 
 
@@ -141,12 +141,13 @@ def hybrid_rankings(
     query: str, text_rows: list[dict], vector_rows: list[dict], fetch: int
 ) -> tuple[list[tuple[list[dict], float]], list[dict]]:
     """The weighted rankings fused by hybrid search (BM25, vectors, and the best ``max(RERANK, fetch)``
-    of their fusion ranked by their best sentence) and their fusion, best first."""
+    of their fusion ranked by their best sentence's share of ``query``'s terms — with the knowledge base's
+    words for query words it lacks) and their fusion, best first."""
     rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]
     fused = fuse(rankings)
     if SENTENCE_WEIGHT > 0:
         candidates = fused[: max(RERANK, fetch)]
-        best = best_sentence_share(" ".join([query, *neighbours]), candidates)
+        best = best_sentence_share(query, candidates)
         by_sentence = [candidates[i] for i in sorted(range(len(candidates)), key=lambda i: -best[i]) if best[i] > 0]
         rankings.append((by_sentence, SENTENCE_WEIGHT))
         fused = fuse(rankings)
