@@ -12,7 +12,7 @@ from tokenizers import Tokenizer, normalizers, pre_tokenizers
 from tokenizers.models import WordPiece
 
 import haiku_tui.store.distilled_embedder as distilled
-from bench.build_distilled import distil, erf, save, special_ids
+from bench.build_distilled import distil, erf, new_words, save, special_ids, vocabulary_ranks
 from haiku_tui.store.embedding import as_embedder, embed_query, embedder_id
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[unused0]", "tea", "green", "brew", "solar", "panel", "##s", "roof", "the"]
@@ -20,7 +20,8 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[unused0]", "tea", "green", "brew"
 
 @pytest.fixture
 def model_dir(tmp_path, monkeypatch):
-    """A tiny model built with the build script's own functions: tea words near each other, solar words apart."""
+    """A tiny model built with the build script's own functions: tea words near each other, solar words apart,
+    and the word "panels" (pieces ``panel ##s``) added to the vocabulary as one token."""
     tokenizer = Tokenizer(WordPiece({t: i for i, t in enumerate(VOCAB)}, unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -30,10 +31,14 @@ def model_dir(tmp_path, monkeypatch):
     tea, sun = rng.normal(size=8), rng.normal(size=8)
     topic = {"tea": tea, "green": tea, "brew": tea, "solar": sun, "panel": sun, "##s": sun, "roof": sun}
     vectors = np.stack([topic.get(t, np.zeros(8)) + 0.2 * rng.normal(size=8) for t in VOCAB]).astype(np.float32)
-    matrix = distil(vectors, 4, "sif", special_ids(tokenizer))
-    assert matrix.shape == (len(VOCAB), 4) and not matrix[special_ids(tokenizer)].any()
+    words, pieces, word_ranks = new_words(tokenizer, ["the", "panels", "Roofs", "tea", "x1"])
+    assert (words, pieces, word_ranks.tolist()) == (["panels"], [[9, 10]], [2.0])  # only what the vocabulary splits
+    vectors = np.vstack([vectors, sun + 0.2 * rng.normal(size=8)]).astype(np.float32)
+    ranks = np.concatenate([vocabulary_ranks(tokenizer), word_ranks])
+    matrix = distil(vectors, 4, 1e-5, ranks, special_ids(tokenizer))
+    assert matrix.shape == (len(VOCAB) + 1, 4) and not matrix[special_ids(tokenizer)].any()
     folder = tmp_path / "model"
-    save(matrix, folder, tokenizer_file, "tiny_test_4")
+    save(matrix, folder, tokenizer_file, "tiny_test_4", words)
     monkeypatch.setenv(distilled.ENV, str(folder))
     return folder
 
@@ -58,7 +63,7 @@ def test_selected_by_name_as_a_pydantic_ai_embedder(model_dir):
     result = asyncio.run(embedder.embed_documents(["green tea", "solar roof"]))
     assert len(result.embeddings) == 2 and len(result.embeddings[0]) == 4
     assert np.allclose(embed_query(embedder, "green tea"), result.embeddings[0], atol=1e-6)  # the direct path agrees
-    assert asyncio.run(embedder.count_tokens("solar panels")) == 3  # solar, panel, ##s
+    assert asyncio.run(embedder.count_tokens("solar panels")) == 2  # "panels" is one token of the distilled vocabulary
 
 
 def test_missing_model_says_how_to_get_one(tmp_path):
