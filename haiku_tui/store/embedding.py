@@ -14,7 +14,6 @@ AUTO = "auto"  # the built-in embedder for a new knowledge base, else whatever t
 NONE_NAMES = frozenset({"none", "off", "fts"})  # full-text search only
 BUILTIN_ID = "wordllama:l2_supercat_256"  # haiku_tui.store.offline_embedder.MODEL_ID (not imported: it loads pydantic_ai)
 BUILTIN_NAMES = frozenset({"wordllama", BUILTIN_ID})
-DISTILLED = "minilm-static"  # haiku_tui.store.distilled_embedder.NAME: MiniLM distilled to static vectors (not the default)
 
 
 def builtin_embedder() -> Any:
@@ -51,12 +50,6 @@ def as_embedder(embedder: Any) -> Any:
             return None
         if name in BUILTIN_NAMES:
             return builtin_embedder()
-        if name == DISTILLED or name.startswith("distilled:"):
-            from pydantic_ai.embeddings import Embedder
-
-            from .distilled_embedder import DistilledEmbeddingModel
-
-            return Embedder(DistilledEmbeddingModel())
     from pydantic_ai.embeddings import Embedder, EmbeddingModel
 
     if isinstance(embedder, Embedder):
@@ -108,18 +101,18 @@ def embed_documents(embedder: Any, texts: Sequence[str]) -> list[list[float]]:
 
 
 def embed_query(embedder: Any, text: str) -> list[float]:
-    model = _static_model(embedder)
-    if model is not None:  # computed here directly: an event loop per query costs more than the embedding
-        return [float(x) for x in model.embed_texts([text])[0]]
+    if _is_builtin(embedder):  # computed here directly: an event loop per query costs more than the embedding
+        from .offline_embedder import embed_texts
+
+        return [float(x) for x in embed_texts([text])[0]]
     return run_sync(aembed_query(embedder, text))
 
 
-def _static_model(embedder: Any) -> Any:
-    """The local static model behind a plain Pydantic AI ``Embedder`` (no wrapper that could change what is
-    embedded), else ``None``."""
+def _is_builtin(embedder: Any) -> bool:
+    """Whether ``embedder`` is the built-in model behind a plain Pydantic AI ``Embedder`` (no wrapper that
+    could change what is embedded)."""
     from pydantic_ai.embeddings import Embedder
 
-    from .offline_embedder import StaticEmbeddingModel
+    from .offline_embedder import WordLlamaEmbeddingModel
 
-    model = getattr(embedder, "model", None)
-    return model if type(embedder) is Embedder and isinstance(model, StaticEmbeddingModel) else None
+    return type(embedder) is Embedder and type(getattr(embedder, "model", None)) is WordLlamaEmbeddingModel

@@ -65,13 +65,9 @@ def _model() -> tuple[Any, Any]:
 
 def embed_texts(texts: Sequence[str]) -> Any:
     """Unit-length mean-pooled vectors for ``texts`` as a float32 array (zeros for a text with no tokens)."""
-    return pool(*_model(), texts)
-
-
-def pool(matrix: Any, tokenizer: Any, texts: Sequence[str]) -> Any:
-    """Each text's token vectors (rows of ``matrix``) summed and L2-normalised, as a float32 array."""
     import numpy as np
 
+    matrix, tokenizer = _model()
     out = np.zeros((len(texts), matrix.shape[1]), dtype=np.float32)
     if not texts:
         return out
@@ -85,21 +81,22 @@ def pool(matrix: Any, tokenizer: Any, texts: Sequence[str]) -> Any:
     return out
 
 
-class StaticEmbeddingModel(EmbeddingModel):
-    """A static token-embedding model computed locally (no server, key or download): a text's vector is
-    :func:`pool` of its tokens' rows. Subclasses say where the ``(matrix, tokenizer)`` pair comes from."""
+class WordLlamaEmbeddingModel(EmbeddingModel):
+    """wordllama ``l2_supercat`` 256-d static embeddings, computed locally (no server, key or download)."""
 
-    def loaded(self) -> tuple[Any, Any]:
-        raise NotImplementedError
+    @property
+    def model_name(self) -> str:
+        return MODEL_NAME
 
-    def embed_texts(self, texts: Sequence[str]) -> Any:
-        return pool(*self.loaded(), texts)
+    @property
+    def system(self) -> str:
+        return SYSTEM
 
     async def embed(
         self, inputs: str | Sequence[str], *, input_type: Any, settings: EmbeddingSettings | None = None
     ) -> EmbeddingResult:
         texts, _ = self.prepare_embed(inputs, settings)
-        vectors = await asyncio.to_thread(self.embed_texts, texts) if len(texts) > 64 else self.embed_texts(texts)
+        vectors = await asyncio.to_thread(embed_texts, texts) if len(texts) > 64 else embed_texts(texts)
         return EmbeddingResult(
             embeddings=vectors.tolist(),
             inputs=texts,
@@ -112,19 +109,4 @@ class StaticEmbeddingModel(EmbeddingModel):
         return None  # static embeddings: any length
 
     async def count_tokens(self, text: str) -> int:
-        return len(self.loaded()[1].encode(text, add_special_tokens=False).ids)
-
-
-class WordLlamaEmbeddingModel(StaticEmbeddingModel):
-    """wordllama ``l2_supercat`` 256-d static embeddings."""
-
-    @property
-    def model_name(self) -> str:
-        return MODEL_NAME
-
-    @property
-    def system(self) -> str:
-        return SYSTEM
-
-    def loaded(self) -> tuple[Any, Any]:
-        return _model()
+        return len(_model()[1].encode(text, add_special_tokens=False).ids)
