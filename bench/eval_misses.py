@@ -1,6 +1,6 @@
 """Why DEV questions miss: each ranking's view of the answering document, and where the answering sentence went.
 
-    python bench/eval_misses.py [--split dev|dev2|tuning] [--all]
+    python bench/eval_misses.py [--split dev|dev2|dev3|tuning] [--all]
 
 For every dev question whose answering document is not ranked first (``--all``: every question),
 prints the rank of that document in the fused result and in each ranking fused into it (BM25,
@@ -8,7 +8,7 @@ vectors, best sentence), the documents and sections that outranked it, and the s
 answering phrase. For every question whose extractive answer does not quote the phrase, prints
 where the phrase is: not in the ten searched chunks, not a sentence of its own (split across
 sentences or filtered), or a sentence scored below the chosen ones (its place among candidates).
-Only tuning questions (dev, dev2) are read.
+Only tuning questions (dev, dev2, dev3) are read.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_questions import split  # noqa: E402
+from eval_questions import split, tuning  # noqa: E402
 from eval_retrieval import corpus_files, norm  # noqa: E402
 
 import haiku_tui.agent.extractive as X  # noqa: E402
@@ -76,9 +76,9 @@ def candidate_place(question: str, results: list, phrase: str) -> int | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--all", action="store_true")
-    parser.add_argument("--split", choices=["dev", "dev2", "tuning"], default="tuning")
+    parser.add_argument("--split", choices=["dev", "dev2", "dev3", "tuning"], default="tuning")
     args = parser.parse_args()
-    questions = [q for name in (["dev", "dev2"] if args.split == "tuning" else [args.split]) for q in split(name)]
+    questions = tuning() if args.split == "tuning" else split(args.split)
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in sorted({q.corpus for q in questions}):
             with KnowledgeBase.open(str(Path(tmp) / f"{corpus}.lancedb"), embedder="auto") as kb:

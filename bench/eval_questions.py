@@ -7,7 +7,8 @@ of the sentence that answers it (matched case- and whitespace-insensitively). ``
 (a third, written later that day before the next session tuned anything) or ``"dev3"`` (60
 questions written that afternoon by helper H4 for issue 11, from reading the documents only, before
 anything was searched, asked or measured with them, while other helpers changed the ranking and the
-extractive model; in no group yet, the lead decides whether it joins tuning). All of them were
+extractive model; it served once as their unseen check — flat: 0.817 / 0.683 / 0.717 / 0.300 before,
+0.817 / 0.691 / 0.717 / 0.300 after — and then joined tuning: ``TUNING``). All of them were
 written before any tuning, from reading the documents, in words a user would use rather than
 the document's own where that is natural.
 
@@ -325,5 +326,14 @@ OFF_TOPIC: list[str] = [
 ]
 
 
+TUNING = ("dev", "dev2", "dev3")
+"""The splits tuning may read (dev3 joined them after it served once as an unseen check, 2026-12-01)."""
+
+
 def split(name: str) -> list[Question]:
     return [q for q in QUESTIONS if q.split == name]
+
+
+def tuning() -> list[Question]:
+    """Every question tuning may read."""
+    return [q for q in QUESTIONS if q.split in TUNING]

@@ -7,8 +7,8 @@ package READMEs) and
 reports, per split: recall@5 and MRR@10 of ``KnowledgeBase.search`` (a hit is a chunk of an
 expected document), and for ``haiku-tui ask --json`` with the default extractive model the share
 of answers citing an expected document and the share quoting the answering phrase.
-``tuning`` = dev + dev2, ``held-out`` = test + fresh + fresh2 (``dev3`` is in neither yet).
-``--misses`` lists the failures (use it on ``dev``/``dev2`` only: ``test``, ``fresh`` and ``fresh2`` are for
+``tuning`` = dev + dev2 + dev3, ``held-out`` = test + fresh + fresh2.
+``--misses`` lists the failures (use it on tuning splits only: ``test``, ``fresh`` and ``fresh2`` are for
 reporting). ``--check`` only confirms that every question's phrase occurs in one of its documents.
 ``--off-topic`` also asks each ``OFF_TOPIC`` question on every corpus built and reports how many got
 an answer with citations instead of "nothing found" (it should be none).
@@ -32,9 +32,9 @@ from corpus import write_corpus  # noqa: E402
 from corpus_readmes import write_corpus as write_readmes  # noqa: E402
 from corpus_readmes import write_corpus2 as write_readmes2  # noqa: E402
 from corpus_stdlib import write_corpus as write_stdlib  # noqa: E402
-from eval_questions import OFF_TOPIC, QUESTIONS, Question  # noqa: E402
+from eval_questions import OFF_TOPIC, QUESTIONS, TUNING, Question  # noqa: E402
 
-GROUPS = {"tuning": {"dev", "dev2"}, "held-out": {"test", "fresh", "fresh2"}}
+GROUPS = {"tuning": set(TUNING), "held-out": {"test", "fresh", "fresh2"}}
 GUIDE = Path(__file__).resolve().parents[1] / "haiku_tui" / "guide"
 
 

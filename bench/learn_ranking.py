@@ -1,5 +1,5 @@
 """A learned combination of the search's candidate features, judged by leave-one-corpus-out cross-validation
-on the tuning questions only (dev, dev2). Test and fresh questions are never read here.
+on the tuning questions only (dev, dev2, dev3). Test and fresh questions are never read here.
 
     python bench/learn_ranking.py [--collect] [--cache PATH] [--loss softmax|pairs|top-pairs|mrr] [--decay D] [--l2 ...] [--drop J ...]
 
@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_questions import split  # noqa: E402
+from eval_questions import tuning  # noqa: E402
 from eval_retrieval import corpus_files  # noqa: E402
 
 import haiku_tui.store.search as S  # noqa: E402
@@ -100,7 +100,7 @@ def first_rank(stems: list[str], docs) -> int | None:
 
 
 def collect(cache: Path) -> None:
-    questions = split("dev") + split("dev2")
+    questions = tuning()
     data = []
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in sorted({q.corpus for q in questions}):

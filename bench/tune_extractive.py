@@ -1,4 +1,4 @@
-"""Sentence-choice experiments for the extractive model on the tuning questions only (dev, dev2).
+"""Sentence-choice experiments for the extractive model on the tuning questions only (dev, dev2, dev3).
 
     python bench/tune_extractive.py [GRIDS as JSON, e.g. '[{"MIN_SEMANTIC": [0.3, 0.35]}]']
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_questions import OFF_TOPIC, split  # noqa: E402
+from eval_questions import OFF_TOPIC, tuning  # noqa: E402
 from eval_retrieval import corpus_files, grid_settings, norm  # noqa: E402
 
 import haiku_tui.agent.extractive as X  # noqa: E402
@@ -62,7 +62,7 @@ def score(cases) -> tuple[float, float]:
 
 
 def main() -> None:
-    cases, off = searched(split("dev") + split("dev2"))
+    cases, off = searched(tuning())
     print(f"{'variant':70s} cites  quotes  off-topic answered (of {len(off)})")
     for label in grid_settings(Q, json.loads(sys.argv[1]) if len(sys.argv) > 1 else GRIDS):
         answered = sum(bool(Q.select(question, results)) for question, results in off)

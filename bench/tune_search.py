@@ -1,4 +1,4 @@
-"""Ranking experiments on the tuning questions only (dev, dev2) (search figures; no answers).
+"""Ranking experiments on the tuning questions only (dev, dev2, dev3) (search figures; no answers).
 
     python bench/tune_search.py [--chunk-size N ...]
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_questions import split  # noqa: E402
+from eval_questions import tuning  # noqa: E402
 from eval_retrieval import corpus_files, grid_settings  # noqa: E402
 
 import haiku_tui.store.search as S  # noqa: E402
@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--chunk-size", type=int, nargs="+", default=[1200])
     parser.add_argument("--grid", type=json.loads, action="append", help='a grid as JSON, e.g. {"RERANK": [15, 30]}')
     args = parser.parse_args()
-    questions = split("dev") + split("dev2")
+    questions = tuning()
     corpora = sorted({q.corpus for q in questions})
     with tempfile.TemporaryDirectory() as tmp:
         files = {c: corpus_files(c, Path(tmp)) for c in corpora}
