@@ -21,6 +21,7 @@ from eval_questions import tuning  # noqa: E402
 from eval_retrieval import corpus_files, grid_settings  # noqa: E402
 
 import haiku_tui.store.search as S  # noqa: E402
+from haiku_tui.store.chunking import DEFAULT_TARGET  # noqa: E402
 from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
 
 GRIDS = [
@@ -29,19 +30,24 @@ GRIDS = [
 ]
 
 
-def score(kbs: dict, questions) -> tuple[float, float]:
-    r5 = mrr = 0.0
+def score(kbs: dict, questions) -> str:
+    """recall@5 / MRR@10 over all the tuning questions, then over dev3 (the ones written last) alone."""
+    ranks = []
     for q in questions:
         stems = [Path(h.path).stem for h in kbs[q.corpus].search(q.question, limit=10)]
-        rank = next((i for i, s in enumerate(stems, 1) if s in q.docs), None)
-        r5 += bool(rank and rank <= 5)
-        mrr += 1 / rank if rank else 0
-    return r5 / len(questions), mrr / len(questions)
+        ranks.append(next((i for i, s in enumerate(stems, 1) if s in q.docs), None))
+    out = []
+    for name, keep in (("all", lambda q: True), ("dev3", lambda q: q.split == "dev3")):
+        kept = [r for q, r in zip(questions, ranks) if keep(q)]
+        r5 = sum(bool(r and r <= 5) for r in kept) / len(kept)
+        mrr = sum(1 / r for r in kept if r) / len(kept)
+        out.append(f"{name} recall@5={r5:.3f} mrr@10={mrr:.3f}")
+    return "  ".join(out)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--chunk-size", type=int, nargs="+", default=[1200])
+    parser.add_argument("--chunk-size", type=int, nargs="+", default=[DEFAULT_TARGET])
     parser.add_argument("--grid", type=json.loads, action="append", help='a grid as JSON, e.g. {"RERANK": [15, 30]}')
     args = parser.parse_args()
     questions = tuning()
@@ -54,7 +60,7 @@ def main() -> None:
                 kbs[c] = KnowledgeBase.open(Path(tmp) / f"{c}-{chunk_size}", embedder="auto")
                 kbs[c].add(files[c], chunk_size=chunk_size)
             for label in grid_settings(S, args.grid or GRIDS):
-                print(f"chunk={chunk_size} {label:60s} recall@5=%.3f mrr@10=%.3f" % score(kbs, questions), flush=True)
+                print(f"chunk={chunk_size} {label:60s} {score(kbs, questions)}", flush=True)
             for kb in kbs.values():
                 kb.close()
 

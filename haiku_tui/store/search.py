@@ -37,6 +37,7 @@ ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF)
 ANN_NPROBES = 100  # IVF partitions searched per query (of ~sqrt(rows): ~1/3 of them at 100k chunks)
 EXACT_MAX_ROWS = 20_000  # up to this many chunks, unfiltered vector search runs over an in-memory copy
 SENTENCE_WEIGHT = 0.5  # weight of the ranking of fused candidates by their best sentence (hybrid search)
+LEXICAL_BY_COVERAGE = True  # BM25 and the best-sentence ranking weighted by the best sentence's share of the question
 RERANK = 15  # fused candidates ranked again by their best sentence and checked for repeated text
 SENTENCE_CACHE = 8192  # chunks whose sentences' terms are kept in memory
 DUPLICATE_SHARE = 0.5  # chunks of two documents sharing this share of their 5-word runs repeat each other,
@@ -142,14 +143,18 @@ def hybrid_rankings(
 ) -> tuple[list[tuple[list[dict], float]], list[dict]]:
     """The weighted rankings fused by hybrid search (BM25, vectors, and the best ``max(RERANK, fetch)``
     of their fusion ranked by their best sentence's share of ``query``'s terms — with the knowledge base's
-    words for query words it lacks) and their fusion, best first."""
+    words for query words it lacks) and their fusion, best first. The two word-matching rankings are
+    weighted by the best such share (``LEXICAL_BY_COVERAGE``)."""
     rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]
     fused = fuse(rankings)
     if SENTENCE_WEIGHT > 0:
         candidates = fused[: max(RERANK, fetch)]
         best = best_sentence_share(query, candidates)
         by_sentence = [candidates[i] for i in sorted(range(len(candidates)), key=lambda i: -best[i]) if best[i] > 0]
-        rankings.append((by_sentence, SENTENCE_WEIGHT))
+        # The two word-matching rankings count in proportion to the share of the question the best sentence
+        # among the candidates holds: when none holds most of it, they order chunks by its commonest words.
+        lexical = max(best, default=0.0) if LEXICAL_BY_COVERAGE else 1.0
+        rankings = [(text_rows, TEXT_WEIGHT * lexical), (vector_rows, VECTOR_WEIGHT), (by_sentence, SENTENCE_WEIGHT * lexical)]
         fused = fuse(rankings)
     return rankings, fused
 

@@ -31,11 +31,30 @@ def test_hybrid_rankings_add_the_best_sentence_ranking_to_bm25_and_vectors():
     text = [_row("scattered", "d1", "Green things grow. Tea is a drink. Steeping takes time."), _row("none", "d3", "Solar panels.")]
     vectors = [_row("together", "d2", "Green tea should steep for three minutes."), _row("scattered", "d1", "")]
     rankings, fused = search.hybrid_rankings("how long do I steep green tea", text, vectors, fetch=5)
-    assert [weight for _, weight in rankings] == [search.TEXT_WEIGHT, search.VECTOR_WEIGHT, search.SENTENCE_WEIGHT]
+    coverage = max(search.best_sentence_share("how long do I steep green tea", fused))
+    assert 0.5 < coverage < 1.0  # no sentence holds "long"
+    weights = [weight for _, weight in rankings]
+    assert weights == [search.TEXT_WEIGHT * coverage, search.VECTOR_WEIGHT, search.SENTENCE_WEIGHT * coverage]
     by_sentence = [row["id"] for row in rankings[2][0]]
     assert by_sentence == ["together", "scattered"]  # the chunk without any query term is left out
     assert [row["id"] for row in fused] == ["scattered", "together", "none"]  # two rankings agree on it
     assert fused == search.fuse(rankings)
+
+
+def test_word_matching_counts_as_much_as_the_question_its_best_sentence_holds(monkeypatch):
+    """A chunk BM25 found only by a common word of the question yields to the nearest vector's chunk."""
+    query = "how long should green tea steep"
+    text = [_row("common", "d1", "Green walls line the hall.")]
+    vectors = [_row("meaning", "d2", "Brew the leaves for three minutes.")]
+    rankings, fused = search.hybrid_rankings(query, text, vectors, fetch=5)
+    assert rankings[0][1] < 0.25 * search.TEXT_WEIGHT  # "green" is the commonest of the four terms
+    assert [row["id"] for row in fused] == ["meaning", "common"]
+    whole = [_row("whole", "d1", "Steep green tea for as long as three minutes.")]
+    rankings, fused = search.hybrid_rankings(query, whole, vectors, fetch=5)
+    assert rankings[0][1] == search.TEXT_WEIGHT and [row["id"] for row in fused] == ["whole", "meaning"]
+    monkeypatch.setattr(search, "LEXICAL_BY_COVERAGE", False)
+    _, fused = search.hybrid_rankings(query, text, vectors, fetch=5)
+    assert [row["id"] for row in fused] == ["common", "meaning"]
 
 
 class _Table:
