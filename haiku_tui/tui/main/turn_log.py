@@ -26,6 +26,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from haiku_tui.tui import heap
 from haiku_tui.tui.main.turn import Ghost, QuestionTurn
 from haiku_tui.tui.main.prompt import PromptArea
 
@@ -329,7 +330,7 @@ class TurnLog(VerticalScroll):
     async def _prepare(self) -> None:
         """One idle step: one reserve turn is laid out, or the turns no longer kept are unmounted, or up to
         :data:`PREPARE` missing turns are mounted (the reserve above, below, then the session's first and last
-        :data:`PIN`); another step follows while there is work left."""
+        :data:`PIN`); another step follows while there is work left, the last settles the heap."""
         self._preparing = False
         if not self.is_attached or self._view is None:
             return
@@ -347,7 +348,9 @@ class TurnLog(VerticalScroll):
             await self._unmount(doomed)
         elif missing := self._missing([*above, *below, *ends], PREPARE):
             await self._mount(missing)
-        else:
+        else:  # nothing left: the heap settles (freezes what the turns hold), unless an answer is on its way
+            if all(turn.state != "running" for turn in self.mounted_turns):
+                heap.settle()
             return
         self._prepare_later()
 
