@@ -171,7 +171,8 @@ def open_app(base: Path, n: int) -> float:
         cmd = f"{python} {ROOT / 'bench' / 'line_log.py'} --mode {mode} --session {ids[str(n)]}"
     tmux("kill-server")
     t0 = time.perf_counter()
-    tmux("new-session", "-d", "-s", "b", "-c", code, "-x", "160", "-y", "48", cmd)  # cwd: that checkout
+    while not tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip():  # a server still exiting refuses it
+        tmux("new-session", "-d", "-s", "b", "-c", code, "-x", "160", "-y", "48", cmd)  # cwd: that checkout
     opened = wait_for(f"Q{n} ❯")
     opened = time.perf_counter() - t0 if opened == opened else opened
     settle()

@@ -255,8 +255,8 @@ async def idle(pilot, log) -> None:
 
 async def test_unmounted_turns_frozen_while_idle_are_collected_once_enough_were_frozen(small_kb, long_db, monkeypatch):
     """Idle steps freeze what the turns hold; a turn unmounted after that is kept by the freeze (a normal
-    collection cannot free it) until a settle finds enough frozen since the last full collection and
-    collects everything."""
+    collection cannot free it) until a settle finds enough frozen since the last full collection: everything
+    is collected once the UI has stayed idle a moment longer."""
     from haiku_tui.tui import heap
     from haiku_tui.tui.main.turn import QuestionTurn
 
@@ -276,10 +276,11 @@ async def test_unmounted_turns_frozen_while_idle_are_collected_once_enough_were_
         gc.collect()
         kept = [ref for ref in refs if (widget := ref()) is not None and not widget.is_attached]
         assert len(kept) >= 20  # unmounted, unreachable, frozen: a collection does not see them
-        monkeypatch.setattr(heap, "GROWTH", 0)
+        monkeypatch.setattr(heap, "GROWTH", heap._frozen)  # the next settle finds a full collection due
         await pilot.press("down")
         await idle(pilot, log)
-        assert [ref for ref in kept if ref() is not None] == []
+        assert all(ref() is not None for ref in kept)  # it waits for the UI to stay idle for QUIET seconds
+        await wait_for(pilot, lambda: all(ref() is None for ref in kept))
         assert log.selected_turn.number == 2
 
 

@@ -68,6 +68,7 @@ class TurnLog(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(can_focus=False, **kwargs)
         self._lock = asyncio.Lock()  # one change of the window at a time: keys and idle steps interleave
+        self._heap = heap.Settler(self, lambda: all(turn.state != "running" for turn in self.mounted_turns))
         self.forget_views()
 
     # -- the committed view and the ghosts ------------------------------------------------------------------
@@ -323,6 +324,7 @@ class TurnLog(VerticalScroll):
     def _prepare_later(self) -> None:
         """After the next frame, mount the reserve and the session's ends (or unmount turns far beyond them) a
         few turns at a time."""
+        self._heap.busy()
         if not self._preparing:
             self._preparing = True
             self.set_timer(IDLE, self._prepare)
@@ -348,9 +350,8 @@ class TurnLog(VerticalScroll):
             await self._unmount(doomed)
         elif missing := self._missing([*above, *below, *ends], PREPARE):
             await self._mount(missing)
-        else:  # nothing left: the heap settles (freezes what the turns hold), unless an answer is on its way
-            if all(turn.state != "running" for turn in self.mounted_turns):
-                heap.settle()
+        else:  # nothing left: the heap settles (freezes what the turns hold)
+            self._heap.idle()
             return
         self._prepare_later()
 
