@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from textual.timer import Timer
     from textual.widget import Widget
 
-GROWTH = 2_000_000
-"""Objects settles may freeze between full collections: ~100 answers walked at a reading pace, of which
+GROWTH = 500_000
+"""Objects settles may freeze between full collections: ~25 answers walked at a reading pace, of which
 (measured, bench/RESULTS) under a tenth are garbage by the next full collection."""
 QUIET = 1.0
 """Seconds the UI stays idle before a full collection that is due runs (a key meanwhile puts it off; past
