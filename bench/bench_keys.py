@@ -4,6 +4,8 @@
     python bench/bench_keys.py keys DIR N [N ...]    # open each in tmux, time keys
     python bench/bench_keys.py compare DIR BEFORE ROUNDS N [N ...]   # BEFORE (a checkout) and this tree,
                                                      # alternating, ROUNDS times; medians over the rounds
+    python bench/bench_keys.py walk DIR BEFORE ROUNDS N  # the same, every press's time: p50 … max, the
+                                                     # presses over 50 ms; memory after walking it all
 
 ``BENCH_APP=line`` or ``mount`` times the line-API prototype or the windowed mounting in the same
 shell (``bench/line_log.py``) instead of the app; ``BENCH_RAW=1`` prints every press's time.
@@ -155,24 +157,32 @@ def median(times: list[float]) -> float:
     return statistics.median(seen) if seen else float("nan")
 
 
-def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, float]]:
+def open_app(base: Path, n: int) -> float:
+    """Start the app (``BENCH_CODE``'s checkout) in a new tmux server on the session of ``n`` questions;
+    returns the seconds until its last answer shows (the screen then still)."""
     ids = json.loads((base / "sessions.json").read_text())
+    env = f"HAIKU_TUI_DATA_DIR={base / 'data'}"
+    code = os.environ.get("BENCH_CODE", str(ROOT))  # another checkout to time (before/after)
+    python = f"env {env} PYTHONPATH={code} {ROOT / '.venv/bin/python'}"
+    mode = os.environ.get("BENCH_APP", "app")
+    if mode == "app":
+        cmd = f"{python} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
+    else:
+        cmd = f"{python} {ROOT / 'bench' / 'line_log.py'} --mode {mode} --session {ids[str(n)]}"
+    tmux("kill-server")
+    t0 = time.perf_counter()
+    while not tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip():  # a server still exiting refuses it
+        tmux("new-session", "-d", "-s", "b", "-c", code, "-x", "160", "-y", "48", cmd)  # cwd: that checkout
+    opened = wait_for(f"Q{n} ❯")
+    opened = time.perf_counter() - t0 if opened == opened else opened
+    settle()
+    return opened
+
+
+def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, float]]:
     out = {}
     for n in sizes:
-        env = f"HAIKU_TUI_DATA_DIR={base / 'data'}"
-        code = os.environ.get("BENCH_CODE", str(ROOT))  # another checkout to time (before/after)
-        python = f"env {env} PYTHONPATH={code} {ROOT / '.venv/bin/python'}"
-        mode = os.environ.get("BENCH_APP", "app")
-        if mode == "app":
-            cmd = f"{python} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
-        else:
-            cmd = f"{python} {ROOT / 'bench' / 'line_log.py'} --mode {mode} --session {ids[str(n)]}"
-        tmux("kill-server")
-        t0 = time.perf_counter()
-        tmux("new-session", "-d", "-s", "b", "-c", code, "-x", "160", "-y", "48", cmd)  # cwd: that checkout
-        opened = wait_for(f"Q{n} ❯")
-        opened = time.perf_counter() - t0 if opened == opened else opened
-        settle()
+        opened = open_app(base, n)
         result: dict[str, float] = {"open": opened, "rss_open": rss()}
         idle()
         tmux("send-keys", "-t", "b", "BTab")  # the answer cursor
@@ -238,10 +248,72 @@ def table(rows: dict[str, dict[int, dict[str, float]]]) -> None:
             print(f"| {name} | {n} | {r['open']*1000:.0f} | {keys_ms} | {r['rss_open']:.0f} / {r['rss_keys']:.0f} |")
 
 
+PAGE = 5
+"""Answers a PageUp/PageDown moves (the app's ``turn_log.PAGE``)."""
+WALK = {"↑/↓": (["Up"] * 100 + ["Down"] * 100), "PageUp/PageDown": (["PageUp"] * 40 + ["PageDown"] * 40)}
+"""The presses timed one by one by :func:`walk` (from the newest answer), each after the screen was still."""
+
+
+def walk(base: Path, n: int, memory: bool = True) -> dict[str, list[float]]:
+    """Every press's time to the first change of the screen (:data:`WALK`), then (``memory``) the app's
+    memory after walking the whole session end to end twice by PageDown and PageUp, a press as soon as the
+    last one drew (``rss``: MB when opened, then after each pass, the app idle again)."""
+    open_app(base, n)
+    idle()
+    tmux("send-keys", "-t", "b", "BTab")  # the answer cursor
+    settle(0.3)
+    out: dict[str, list[float]] = {"rss": [rss()]}
+    for name, presses in WALK.items():
+        out[name] = []
+        for key in presses:
+            before = settle(0.15)
+            tmux("send-keys", "-t", "b", key)
+            out[name].append(wait_change(before)[0])
+    tmux("send-keys", "-t", "b", "Home")
+    settle(0.3)
+    for key in ["PageDown", "PageUp"] * 2 if memory else []:
+        screen = tmux("capture-pane", "-p", "-t", "b")
+        for _ in range((n + PAGE - 1) // PAGE):
+            tmux("send-keys", "-t", "b", key)
+            screen = wait_change(screen)[1]
+        idle()
+        out["rss"].append(rss())
+    tmux("kill-server")
+    return out
+
+
+def spread(times: list[float]) -> str:
+    """p50 / p90 / p99 / max in ms and the presses over 50 ms, of the presses that changed the screen."""
+    seen = sorted(t * 1000 for t in times if t == t)
+    if not seen:
+        return "— | — | — | — | —"
+    at = lambda q: seen[min(len(seen) - 1, int(q * len(seen)))]  # noqa: E731
+    return f"{at(0.5):.0f} | {at(0.9):.0f} | {at(0.99):.0f} | {seen[-1]:.0f} | {sum(t > 50 for t in seen)} of {len(seen)}"
+
+
+def walk_compare(base: Path, before: str, rounds: int, n: int) -> None:
+    """``before`` (another checkout) and this tree in turns, ``rounds`` times: a table row per run and key
+    (the memory walk in the first round only: minutes)."""
+    print("\n| round | tree | keys | p50 | p90 | p99 | max (ms) | over 50 ms | RSS open / after each pass (MB) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---|")
+    for r in range(rounds):
+        for name, code in (("before", before), ("after", str(ROOT))):
+            os.environ["BENCH_CODE"] = code
+            out = walk(base, n, memory=r == 0)
+            if os.environ.get("BENCH_RAW"):
+                print({k: [round(t * 1000) if t == t else None for t in v] for k, v in out.items() if k != "rss"})
+            memory = " / ".join(f"{m:.0f}" for m in out["rss"])
+            for keys_name in WALK:
+                print(f"| {r + 1} | {name} | {keys_name} | {spread(out[keys_name])} | {memory} |", flush=True)
+
+
 def main() -> None:
     what, base, *rest = sys.argv[1:]
     if what == "build":
         build_all(Path(base), [int(s) for s in rest])
+    elif what == "walk":
+        before, rounds, size = rest
+        walk_compare(Path(base), before, int(rounds), int(size))
     elif what == "compare":
         before, rounds, *sizes = rest
         table(compare(Path(base), before, int(rounds), [int(s) for s in sizes]))
