@@ -9,6 +9,8 @@ agent open in a worker behind it.
 
 from __future__ import annotations
 
+import gc
+
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -17,7 +19,6 @@ from textual.app import App
 from textual.binding import Binding
 from textual.content import Content
 
-from haiku_tui.tui import heap
 from haiku_tui.tui.main import actions
 from haiku_tui.tui.main.commands import HaikuCommands
 from haiku_tui.tui.main.screen import MainScreen
@@ -122,7 +123,9 @@ class HaikuApp(App[None]):
         model_error = bench.build_agent()
         # What was loaded lives on: full collections stop walking it (~300 ms each at 1000 questions). One
         # collection first, with what an earlier start froze, so that garbage is not kept for good.
-        heap.collect()
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
         self.call_from_thread(self._backend_ready, kb_error, model_error)
 
     async def _session_ready(self, notice: str | None) -> None:

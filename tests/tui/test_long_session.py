@@ -4,8 +4,6 @@ old questions can be reached from the other panes, and a cancelled turn never va
 from __future__ import annotations
 
 import asyncio
-import gc
-import weakref
 import sys
 from pathlib import Path
 
@@ -243,66 +241,3 @@ async def test_an_answer_committed_while_the_window_is_at_home_is_shown_by_end(s
         turn = log.turns[-1]
         assert turn.prompt == "a question answered while away" and turn.number == QUESTIONS + 1
         assert log.selected_turn is turn and "done" in turn.answer.source and log.turns[-2].number == QUESTIONS
-
-
-async def idle(pilot, log) -> None:
-    """Wait until the turn log's idle steps have run out (the last one settles the heap)."""
-    quiet = 0
-    while quiet < 5:
-        await pilot.pause(0.05)
-        quiet = 0 if log._preparing else quiet + 1
-
-
-async def test_unmounted_turns_frozen_while_idle_are_collected_once_enough_were_frozen(small_kb, long_db, monkeypatch):
-    """Idle steps freeze what the turns hold; a turn unmounted after that is kept by the freeze (a normal
-    collection cannot free it) until a settle finds enough frozen since the last full collection: everything
-    is collected once the UI has stayed idle a moment longer."""
-    from haiku_tui.tui import heap
-    from haiku_tui.tui.main.turn import QuestionTurn
-
-    monkeypatch.setattr(heap, "GROWTH", 10**9)
-    app = open_long(small_kb, long_db)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        log = app.main.turn_log
-        await idle(pilot, log)
-        log.focus_selected()
-        for _ in range(20):  # at a reading pace: the heap settles after each key
-            await pilot.press("up")
-            await idle(pilot, log)
-        refs = [weakref.ref(widget) for turn in log.query_children(QuestionTurn) for widget in (turn, turn.answer)]
-        await pilot.press("home")  # the old window is unmounted by the idle steps
-        await idle(pilot, log)
-        gc.collect()
-        kept = [ref for ref in refs if (widget := ref()) is not None and not widget.is_attached]
-        assert len(kept) >= 20  # unmounted, unreachable, frozen: a collection does not see them
-        monkeypatch.setattr(heap, "GROWTH", heap._frozen)  # the next settle finds a full collection due
-        await pilot.press("down")
-        await idle(pilot, log)
-        assert all(ref() is not None for ref in kept)  # it waits for the UI to stay idle for QUIET seconds
-        await wait_for(pilot, lambda: all(ref() is None for ref in kept))
-        assert log.selected_turn.number == 2
-
-
-async def test_the_heap_never_settles_while_an_answer_is_on_its_way(small_kb, long_db):
-    """While an answer streams the idle steps leave the heap alone (what the run holds would be kept for
-    good); once it has ended, the next idle step settles it."""
-    app = open_long(small_kb, long_db, model=stalling_model())
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        log = app.main.turn_log
-        await idle(pilot, log)
-        app.main.prompt.text = "a question that stalls"
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: log.turns[-1].has_answer and gc.isenabled())  # its first frame is painted
-        frozen = gc.get_freeze_count()
-        log.focus_selected()
-        for _ in range(3):  # keys start idle steps, which run out
-            await pilot.press("up")
-            await idle(pilot, log)
-        # a settle would freeze what the keys made (frozen objects freed since only lower the count)
-        assert log.turns[-1].state == "running" and gc.get_freeze_count() <= frozen
-        frozen = gc.get_freeze_count()
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: gc.get_freeze_count() > frozen)
-        assert log.turns[-1].state == "cancelled"

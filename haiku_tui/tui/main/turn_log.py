@@ -26,7 +26,6 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from haiku_tui.tui import heap
 from haiku_tui.tui.main.turn import Ghost, QuestionTurn
 from haiku_tui.tui.main.prompt import PromptArea
 
@@ -68,7 +67,6 @@ class TurnLog(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(can_focus=False, **kwargs)
         self._lock = asyncio.Lock()  # one change of the window at a time: keys and idle steps interleave
-        self._heap = heap.Settler(self, lambda: all(turn.state != "running" for turn in self.mounted_turns))
         self.forget_views()
 
     # -- the committed view and the ghosts ------------------------------------------------------------------
@@ -324,7 +322,6 @@ class TurnLog(VerticalScroll):
     def _prepare_later(self) -> None:
         """After the next frame, mount the reserve and the session's ends (or unmount turns far beyond them) a
         few turns at a time."""
-        self._heap.busy()
         if not self._preparing:
             self._preparing = True
             self.set_timer(IDLE, self._prepare)
@@ -332,7 +329,7 @@ class TurnLog(VerticalScroll):
     async def _prepare(self) -> None:
         """One idle step: one reserve turn is laid out, or the turns no longer kept are unmounted, or up to
         :data:`PREPARE` missing turns are mounted (the reserve above, below, then the session's first and last
-        :data:`PIN`); another step follows while there is work left, the last settles the heap."""
+        :data:`PIN`); another step follows while there is work left."""
         self._preparing = False
         if not self.is_attached or self._view is None:
             return
@@ -350,8 +347,7 @@ class TurnLog(VerticalScroll):
             await self._unmount(doomed)
         elif missing := self._missing([*above, *below, *ends], PREPARE):
             await self._mount(missing)
-        else:  # nothing left: the heap settles (freezes what the turns hold)
-            self._heap.idle()
+        else:
             return
         self._prepare_later()
 
