@@ -42,8 +42,8 @@ class Quote:
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
 RANK_DECAY = 0.1  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
-POSITION_DECAY = 0.05  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n); set for chunks of
-# 1200 characters as 0.1, halved for 1600 (a chunk holds more sentences: the same decay cut its later ones more)
+POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n); halved to 0.05 for 1600-
+# character chunks it won 2 quotes on the 55 old questions but lost on the 60 fresh ones (bench/RESULTS.md, issue 11)
 MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
 MIN_WORDS_MEANING = 0.2  # and at or above it, this similarity: sharing a word is not being about the same thing
 MIN_SEMANTIC = 0.3  # bench/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)
@@ -53,6 +53,11 @@ EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of t
 EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the others do not
 TOP_SOURCES = 2  # the best sentence of each of the first this-many ranked documents is quoted too
 ROOM_SOURCES = 3  # and, in the room the answer still has at the end, of the documents ranked after them up to this one
+SCAFFOLDING = frozenset(
+    stem(w) for w in "happen take took make made give gave come came go went look keep kept put try tried say said see saw".split()
+)
+"""Light verbs that frame a question ("what happens if", "how do I make", "can I look at") rather than name what
+it is about: not weighed as its terms (unless it has no others), so they neither dilute nor pick its sentences."""
 CONTINUATIONS = frozenset("it its this these those they their such otherwise however thus then also".split())
 """A sentence opening with one of these continues the one before it: a quoted sentence brings along
 the next sentence when that one continues it, and the sentence before it when it is itself a continuation."""
@@ -92,6 +97,7 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
     if context and not terms(question):  # "and what is it about?": the question it follows says what about
         question, context = f"{question} {context}", ""
     q_terms = list(dict.fromkeys(terms(question))) or list(dict.fromkeys(stem(w) for w in words(question)))
+    q_terms = [t for t in q_terms if t not in SCAFFOLDING] or q_terms
     if not q_terms or not results:
         return []
     chunk_terms = [set(terms(r.text)) | set(terms(r.source)) for r in results]
@@ -139,6 +145,11 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
     ranked_documents = list(dict.fromkeys(_document(r) for r in sorted(results, key=lambda r: r.rank)))
     chosen = [best]
     covered = set(best_terms)
+    # the sentence after the best one, when it passed the floors too: it completes or qualifies what the best one says
+    after = next((c for c in candidates if c[0].chunk_id == best.chunk_id and c[0].position == best.position + 1), None)
+    if after is not None and limit > 1:
+        chosen.append(after[0])
+        covered.update(after[1])
 
     def quote_sources(wanted: list[str]) -> None:
         """The best sentence of each ``wanted`` document that has none quoted yet, while there is room."""

@@ -19,7 +19,8 @@ def test_json(kb_path, capsys):
     data = json.loads(out)
     assert set(data) == {"answer", "citations", "status", "policy", "unbacked", "support"}
     assert data["status"] == "grounded" and data["policy"] == "grounded" and data["unbacked"] == []
-    assert [(s["number"], s["weak"]) for s in data["support"]] == [(1, False)]
+    # the best sentence and the one after it (it passes the floors too), both from the cited chunk
+    assert [(s["number"], s["weak"]) for s in data["support"]] == [(1, False), (1, False)]
     assert "Solar panels still work in winter because they need light, not heat. [1]" in data["answer"]
     (citation,) = data["citations"]
     assert set(citation) == {"number", "chunk_id", "title", "headings", "pages", "path"}

@@ -142,11 +142,6 @@ README_ABOUT = (
     "Pluggable: adds syntax extensions to extend the parser.\n"
     "High speed, see the benchmarking tests.\n"
     "Safe by default.\n"
-    "Member of the executable book project.\n"
-    "For details on markdown-it itself, see the markdown-it README.\n"
-    "The live demo runs in the browser.\n"
-    "For more details see the documentation site.\n"
-    "Install it with pip install markdown-it-py.\n"
     "The command-line tool renders files to HTML.\n"
     "Plugins live in a separate package.\n"
     "See also: markdown-it-pyrs for an experimental Rust binding, for even more speed!\n"
@@ -187,3 +182,47 @@ def test_the_room_left_in_an_answer_quotes_the_next_ranked_document(monkeypatch)
     assert [q.chunk_id for q in quoting.select(question, results, limit=3)] == quoted[:3]
     monkeypatch.setattr(quoting, "ROOM_SOURCES", quoting.TOP_SOURCES)
     assert [q.chunk_id for q in quoting.select(question, results)] == quoted[:3]
+
+
+FRAMED = (
+    "[oooooooooooooooo] (rank 1 of 2)\n"
+    'Source: "Guide" › Steps\n'
+    "Take a step back and see what happens.\n"
+    "\n---\n\n"
+    "[pppppppppppppppp] (rank 2 of 2)\n"
+    'Source: "math" › log\n'
+    "The log of zero raises a ValueError.\n"
+)
+
+
+def test_the_verbs_that_frame_a_question_do_not_pick_its_sentence(monkeypatch):
+    results = ex.parse_results(FRAMED)
+    monkeypatch.setattr(quoting, "_similarities", lambda question, texts: [0.5 for _ in texts])
+    # "happens" and "take" frame the question; "log" and "zero" say what it is about
+    quotes = quoting.select("what happens if I take the log of zero", results, limit=1)
+    assert [q.sentence for q in quotes] == ["The log of zero raises a ValueError."]
+    monkeypatch.setattr(quoting, "SCAFFOLDING", frozenset())  # weighed as terms, they pick the higher-ranked chunk
+    assert [q.chunk_id for q in quoting.select("what happens if I take the log of zero", results, limit=1)] == ["oooooooooooooooo"]
+    monkeypatch.undo()
+    # a question made of framing verbs only keeps them as its terms
+    assert [q.chunk_id for q in quoting.select("what happens", results, limit=1)] == ["oooooooooooooooo"]
+
+
+SYNC = (
+    "[qqqqqqqqqqqqqqqq] (rank 1 of 1)\n"
+    'Source: "Guide" › Sync\n'
+    "Sync ingests new and changed files of a folder.\n"
+    "A file you delete stays in the knowledge base until the next sync.\n"
+    "Colours follow the terminal theme.\n"
+)
+
+
+def test_the_sentence_after_the_best_one_comes_along_when_it_passes_the_floors(monkeypatch):
+    results = ex.parse_results(SYNC)
+    first, second, third = sentences(results[0].text)
+    similarity = {f"Sync: {first}": 0.6, f"Sync: {second}": 0.3, f"Sync: {third}": 0.3}
+    monkeypatch.setattr(quoting, "_similarities", lambda question, texts: [similarity[t] for t in texts])
+    question = "what does sync do with new files"
+    assert [q.sentence for q in quoting.select(question, results)] == [first, second]  # not a continuation, still quoted
+    similarity[f"Sync: {second}"] = quoting.MIN_QUOTED / 2  # far in meaning and sharing no word: left out
+    assert [q.sentence for q in quoting.select(question, results)] == [first]

@@ -19,6 +19,7 @@ def test_elide_middle_keeps_the_end_of_a_path():
     assert elide_middle("short", 10) == "short"
     cut = elide_middle(LONG_DB, 30)
     assert len(cut) == 30 and cut.endswith("small.lancedb") and "…" in cut
+    assert elide_middle(LONG_DB, 17) == "/ho…small.lancedb"  # tight: the file name stays whole, the head gives way
 
 
 def test_tokens_are_labelled_estimated_unless_reported():

@@ -25,6 +25,8 @@ def elide_middle(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     head = (limit - 1) // 4
+    if "/" in text:  # a path keeps its file name whole while it fits
+        head = min(head, max(0, limit - 1 - len(text.rsplit("/", 1)[-1])))
     return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
 
 
