@@ -144,7 +144,8 @@ def hybrid_rankings(
     """The weighted rankings fused by hybrid search (BM25, vectors, and the best ``max(RERANK, fetch)``
     of their fusion ranked by their best sentence's share of ``query``'s terms — with the knowledge base's
     words for query words it lacks) and their fusion, best first. The two word-matching rankings are
-    weighted by the best such share (``LEXICAL_BY_COVERAGE``)."""
+    weighted by the best such share (``LEXICAL_BY_COVERAGE``); the sentence ranking counts by its order
+    alone (a chunk it leaves out counts as ranked after its last)."""
     rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]
     fused = fuse(rankings)
     if SENTENCE_WEIGHT > 0:
@@ -155,7 +156,7 @@ def hybrid_rankings(
         # among the candidates holds: when none holds most of it, they order chunks by its commonest words.
         lexical = max(best, default=0.0) if LEXICAL_BY_COVERAGE else 1.0
         rankings = [(text_rows, TEXT_WEIGHT * lexical), (vector_rows, VECTOR_WEIGHT), (by_sentence, SENTENCE_WEIGHT * lexical)]
-        fused = fuse(rankings)
+        fused = fuse(rankings, reranking=True)
     return rankings, fused
 
 
@@ -268,8 +269,11 @@ def _executor() -> concurrent.futures.ThreadPoolExecutor:
     return concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="haiku-search")
 
 
-def fuse(rankings: list[tuple[list[dict], float]]) -> list[dict]:
-    """Weighted reciprocal rank fusion of rankings of rows keyed by ``id``; sets ``_relevance_score``."""
+def fuse(rankings: list[tuple[list[dict], float]], reranking: bool = False) -> list[dict]:
+    """Weighted reciprocal rank fusion of rankings of rows keyed by ``id``; sets ``_relevance_score``.
+
+    With ``reranking``, the last ranking re-orders some of the others' rows: a row it leaves out counts as
+    ranked just after its last one, since being among the rows it ranks is what the others already said."""
     scores: dict[str, float] = {}
     rows: dict[str, dict] = {}
     for ranking, weight in rankings:
@@ -277,6 +281,11 @@ def fuse(rankings: list[tuple[list[dict], float]]) -> list[dict]:
             key = row["id"]
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
             rows.setdefault(key, row)
+    if reranking and rankings:
+        ranking, weight = rankings[-1]
+        ranked = {row["id"] for row in ranking}
+        for key in scores.keys() - ranked:
+            scores[key] += weight / (RRF_K + len(ranking) + 1)
     ordered = sorted(scores, key=lambda key: -scores[key])
     out = []
     for key in ordered:

@@ -37,8 +37,35 @@ def test_hybrid_rankings_add_the_best_sentence_ranking_to_bm25_and_vectors():
     assert weights == [search.TEXT_WEIGHT * coverage, search.VECTOR_WEIGHT, search.SENTENCE_WEIGHT * coverage]
     by_sentence = [row["id"] for row in rankings[2][0]]
     assert by_sentence == ["together", "scattered"]  # the chunk without any query term is left out
-    assert [row["id"] for row in fused] == ["scattered", "together", "none"]  # two rankings agree on it
-    assert fused == search.fuse(rankings)
+    assert fused[0]["id"] == "scattered"  # two rankings agree on it
+    assert fused == search.fuse(rankings, reranking=True)
+
+
+def test_a_chunk_the_sentence_ranking_leaves_out_counts_as_ranked_after_its_last():
+    """Being among the chunks the sentence ranking re-orders is the other rankings' verdict, not a vote of its own."""
+    a, b, c = _row("a", "d1", "x"), _row("b", "d2", "x"), _row("c", "d3", "x")
+    rankings = [([a, b, c], 1.0), ([b, a], 1.0)]
+    reranked = {row["id"]: row["_relevance_score"] for row in search.fuse(rankings, reranking=True)}
+    k = search.RRF_K
+    assert reranked["c"] == pytest.approx(1 / (k + 3) + 1 / (k + 3))  # as if third of the two the last ranking holds
+    assert reranked["a"] == pytest.approx(1 / (k + 1) + 1 / (k + 2))
+    plain = {row["id"]: row["_relevance_score"] for row in search.fuse(rankings)}
+    assert plain["c"] == pytest.approx(1 / (k + 3))
+    assert plain["a"] == reranked["a"] and plain["b"] == reranked["b"]
+
+
+def test_the_nearest_vector_chunk_is_not_outvoted_by_its_absence_from_the_sentence_ranking():
+    """A chunk sharing no word with the question (found by vectors alone) against one BM25 found by a common word."""
+    query = "how do I restart my script automatically when I save"
+    common = _row("common", "d1", "Save the script as a file.")
+    meaning = _row("meaning", "d2", "The command line reloads code when files change.")
+    text, vectors = [common], [meaning]
+    rankings, fused = search.hybrid_rankings(query, text, vectors, fetch=5)
+    assert 1 / 3 < rankings[0][1] / search.TEXT_WEIGHT < 1 / 2  # two of four terms, in one sentence
+    assert [row["id"] for row in rankings[2][0]] == ["common"]  # the sentence ranking holds only the word match
+    assert [row["id"] for row in fused] == ["meaning", "common"]
+    plain = search.fuse(rankings)
+    assert [row["id"] for row in plain] == ["common", "meaning"]  # a presence bonus would have outvoted vectors
 
 
 def test_word_matching_counts_as_much_as_the_question_its_best_sentence_holds(monkeypatch):
