@@ -155,19 +155,16 @@ def test_a_sentence_late_in_a_long_chunk_is_quoted_for_the_term_only_it_holds():
     assert "See also: markdown-it-pyrs for an experimental Rust binding, for even more speed!" in quotes
 
 
-THREE_SOURCES = (
-    "[llllllllllllllll] (rank 1 of 3)\n"
-    'Source: "Kettles" › Boiling\n'
-    "An electric kettle boils water in about three minutes.\n"
-    "It switches itself off when the water boils.\n"
-    "\n---\n\n"
-    "[mmmmmmmmmmmmmmmm] (rank 2 of 3)\n"
-    'Source: "Cups" › Warming\n'
-    "Warm the cup with hot water before pouring.\n"
-    "\n---\n\n"
-    "[nnnnnnnnnnnnnnnn] (rank 3 of 3)\n"
-    'Source: "Green tea" › Steeping\n'
-    "Steep green tea for two minutes.\n"
+def search_results(*blocks: tuple[str, str, str]) -> str:
+    """``rag_search``'s text for ``(chunk id letter, source, text)`` blocks, ranked in order."""
+    n = len(blocks)
+    return "\n---\n\n".join(f"[{c * 16}] (rank {i} of {n})\nSource: {source}\n{text}\n" for i, (c, source, text) in enumerate(blocks, 1))
+
+
+THREE_SOURCES = search_results(
+    ("l", '"Kettles" › Boiling', "An electric kettle boils water in about three minutes.\nIt switches itself off when the water boils."),
+    ("m", '"Cups" › Warming', "Warm the cup with hot water before pouring."),
+    ("n", '"Green tea" › Steeping', "Steep green tea for two minutes."),
 )
 
 
@@ -184,14 +181,9 @@ def test_the_room_left_in_an_answer_quotes_the_next_ranked_document(monkeypatch)
     assert [q.chunk_id for q in quoting.select(question, results)] == quoted[:3]
 
 
-FRAMED = (
-    "[oooooooooooooooo] (rank 1 of 2)\n"
-    'Source: "Guide" › Steps\n'
-    "Take a step back and see what happens.\n"
-    "\n---\n\n"
-    "[pppppppppppppppp] (rank 2 of 2)\n"
-    'Source: "math" › log\n'
-    "The log of zero raises a ValueError.\n"
+FRAMED = search_results(
+    ("o", '"Guide" › Steps', "Take a step back and see what happens."),
+    ("p", '"math" › log', "The log of zero raises a ValueError."),
 )
 
 
