@@ -1,4 +1,4 @@
-"""Retrieval and answer evaluation questions over three corpora, written as a user would ask.
+"""Retrieval and answer evaluation questions over six corpora, written as a user would ask.
 
 Each question names the document that answers it (file stem; any of several counts) and a phrase
 of the sentence that answers it (matched case- and whitespace-insensitively). ``split`` is
@@ -8,14 +8,17 @@ of the sentence that answers it (matched case- and whitespace-insensitively). ``
 questions written that afternoon by helper H4 for issue 11, from reading the documents only, before
 anything was searched, asked or measured with them, while other helpers changed the ranking and the
 extractive model; it served once as their unseen check — flat: 0.817 / 0.683 / 0.717 / 0.300 before,
-0.817 / 0.691 / 0.717 / 0.300 after — and then joined tuning: ``TUNING``). All of them were
+0.817 / 0.691 / 0.717 / 0.300 after — and then joined tuning: ``TUNING``) or ``"fresh4"`` (80
+questions written later that afternoon by helper H3, 30 of them on a sixth corpus nobody had used, to be
+measured once, on the merged code, at the end of that session). All of them were
 written before any tuning, from reading the documents, in words a user would use rather than
 the document's own where that is natural.
 
 Corpora: ``pydoc`` (``bench/corpus.py``), ``guide`` (``haiku_tui/guide/``), ``stdlib``
 (``bench/corpus_stdlib.py``: the docstrings of 29 standard-library modules), ``readmes``
 (``bench/corpus_readmes.py``: the READMEs installed packages ship in their wheel metadata),
-``readmes2`` (the same for twelve runtime dependencies of haiku-tui).
+``readmes2`` (the same for twelve runtime dependencies of haiku-tui), ``numpy``
+(``bench/corpus_numpy.py``: the reference docstrings of 34 numpy functions).
 """
 
 from __future__ import annotations
@@ -304,6 +307,89 @@ QUESTIONS: list[Question] = [
     _q("dev3", "readmes2", "can I combine several pdf files into one", "pypdf", "pypdf can do a lot more, e.g. splitting, merging"),
     _q("dev3", "readmes2", "how many colours will I get in the old windows console", "rich", "classic terminal is limited to 16 colors"),
     _q("dev3", "readmes2", "can the log line also dump every variable in the current function", "rich", "outputs a table containing the local variables"),
+    # ---------------------------------------------------------------- fresh4 (held out, 2026-12-01 afternoon, helper H3)
+    # Written from reading the documents only, never searched, asked or measured before the lead's one
+    # run at the end of that session; ``numpy`` is a sixth corpus (``bench/corpus_numpy.py``).
+    _q("fresh4", "numpy", "why do I get an odd number of values when I count up in steps of 0.1", "arange", "When using a non-integer step, such as 0.1, it is often better to use"),
+    _q("fresh4", "numpy", "how do I get the positions that would put my data in order, rather than the ordered data", "argsort", "Returns the indices that would sort an array"),
+    _q("fresh4", "numpy", "how do I make some values count more than others when I take an average", "average", "contributes to the average according to its associated weight"),
+    _q("fresh4", "numpy", "how do I tally how many times each small whole number shows up", "bincount", "Count number of occurrences of each value in array of non-negative ints"),
+    _q("fresh4", "numpy", "how do I force every value to stay between 0 and 1, cutting off anything outside", "clip", "values outside the interval are clipped to the interval edges"),
+    _q("fresh4", "numpy", "why is it quicker to go through the frequency domain when smoothing a long signal with a kernel", "convolve", "Since multiplication is more efficient (faster) than convolution"),
+    _q("fresh4", "numpy", "why doesn't the last running total match the plain sum of my floats", "cumsum", "pairwise summation routine, reducing the roundoff-error"),
+    _q("fresh4", "numpy", "why does subtracting neighbouring unsigned bytes give 255 instead of -1", "diff", "For unsigned integer arrays, the results will also be unsigned"),
+    _q("fresh4", "numpy", "how do I find which bucket each measurement falls into, given the bucket boundaries", "digitize", "Return the indices of the bins to which each value in input array belongs"),
+    _q("fresh4", "numpy", "how do I write a matrix product as a string of index letters", "einsum", "describes traditional matrix multiplication"),
+    _q("fresh4", "numpy", "how is the slope estimated in the middle of my samples compared with at the ends", "gradient", "second order accurate central differences"),
+    _q("fresh4", "numpy", "when I count values into buckets, does the final bucket include its upper boundary", "histogram", "All but the last (righthand-most) bin is half-open"),
+    _q("fresh4", "numpy", "how many bars does a frequency count chart get if I don't say", "histogram", "bins in the given range (10, by default)"),
+    _q("fresh4", "numpy", "what do I get when I estimate values between known points whose x positions are not in order", "interp", "interpolation results are meaningless"),
+    _q("fresh4", "numpy", "why does the approximate equality check say 1e-9 and 2e-9 are the same", "isclose", "is not appropriate when the reference value"),
+    _q("fresh4", "numpy", "how many points do I get by default when I ask for evenly spread samples between two ends", "linspace", "Number of samples to generate. Default is 50"),
+    _q("fresh4", "numpy", "which function should read a text table when some rows have gaps", "loadtxt", "provides more sophisticated handling of, e.g., lines with missing values"),
+    _q("fresh4", "numpy", "why is the mean of my float32 data slightly wrong and how do I fix it", "mean", "Specifying a higher-precision accumulator"),
+    _q("fresh4", "numpy", "what is the middle value when I have an even count of numbers", "median", "the average of the two middle values"),
+    _q("fresh4", "numpy", "how do I turn separate x and y axis values into full 2-D arrays covering every combination", "meshgrid", "Return a tuple of coordinate matrices from coordinate vectors"),
+    _q("fresh4", "numpy", "how do I get rid of NaN and infinite entries so later arithmetic doesn't blow up", "nan_to_num", "Replace NaN with zero and infinity with large finite numbers"),
+    _q("fresh4", "numpy", "how do I put a border of zeros around an image array", "pad", "Pads with a constant value"),
+    _q("fresh4", "numpy", "how do I find the value below which 90 percent of my measurements fall", "percentile", "Compute the q-th percentile of the data along the specified axis"),
+    _q("fresh4", "numpy", "how do I find the best straight line through a scatter of points", "polyfit", "that minimises the squared error"),
+    _q("fresh4", "numpy", "can I let the library work out one of the dimensions when I change an array's shape", "reshape", "One shape dimension can be -1"),
+    _q("fresh4", "numpy", "why does 2.5 come out as 2 when I round it", "round", "rounds to the nearest even value"),
+    _q("fresh4", "numpy", "can I write an array straight into a compressed text file", "savetxt", "the file is automatically saved in compressed gzip format"),
+    _q("fresh4", "numpy", "where would a new number go in a sorted list so that the list stays sorted", "searchsorted", "Find indices where elements should be inserted to maintain order"),
+    _q("fresh4", "numpy", "why does my spread figure differ from other statistics packages, n or n-1", "std", "Many other libraries define the standard deviation of an array differently"),
+    _q("fresh4", "numpy", "how do I get the distinct values and how often each one appears", "unique", "the number of times each unique value comes up in the input array"),
+    _q("fresh4", "pydoc", "can a set hold both 1 and 1.0", "types", "only one of them can be contained in a set"),
+    _q("fresh4", "pydoc", "can I use a frozen set as a key in a dictionary", "types", "it can be used again as an element of another set, or as a dictionary key"),
+    _q("fresh4", "pydoc", "why can't I use a list as a dictionary key", "types typesmapping", "values containing lists or dictionaries or other mutable types"),
+    _q("fresh4", "pydoc", "what is the difference between bytes and bytearray", "types", "Aside from being mutable (and hence unhashable), byte arrays otherwise provide the same interface"),
+    _q("fresh4", "pydoc", "if I store a value on one object, do the other objects of its class see it", "types", "Attribute assignments and deletions update the instance's dictionary, never a class's dictionary"),
+    _q("fresh4", "pydoc", "which element does pop take off a list if I give no position", "typesseq typesseq-mutable", "so that by default the last item is removed and returned"),
+    _q("fresh4", "pydoc", "what happens if I try to remove a value that is not in the list", "typesseq typesseq-mutable", "raises \"ValueError\" when *x* is not found in *s*"),
+    _q("fresh4", "pydoc", "how do I make my own container class report how many items it has", "sequence-types specialnames", "object.__len__(self)"),
+    _q("fresh4", "pydoc", "how does a for loop over my own container know when to stop", "sequence-types specialnames", "loops expect that an \"IndexError\" will be raised for illegal indexes"),
+    _q("fresh4", "pydoc", "how do I make 3 + my_object work when my object is on the right of the plus", "numeric-types specialnames", "with reflected (swapped) operands"),
+    _q("fresh4", "pydoc", "what should my addition method give back when it cannot handle the other type", "numeric-types specialnames", "it should return \"NotImplemented\""),
+    _q("fresh4", "pydoc", "what happens if nobody catches an error", "exceptions execmodel", "the interpreter terminates execution of the program"),
+    _q("fresh4", "pydoc", "can I still name a variable match now that there is a match statement", "identifiers", "their use with pattern matching is possible while still preserving compatibility"),
+    _q("fresh4", "pydoc", "is there a limit on how long a variable name can be", "identifiers", "Identifiers are unlimited in length"),
+    _q("fresh4", "pydoc", "how do I save memory on millions of small objects by not giving each one its own attribute dictionary", "attribute-access specialnames", "The space saved over using \"__dict__\" can be significant"),
+    _q("fresh4", "pydoc", "why can't I add a new attribute to an object whose class declares its fields up front", "attribute-access specialnames", "instances cannot be assigned new variables not listed in the"),
+    _q("fresh4", "pydoc", "why did my objects stop working as dict keys after I defined equality on the class", "customization specialnames", "will have its \"__hash__()\" implicitly set to \"None\""),
+    _q("fresh4", "pydoc", "does a range of a billion numbers take a lot of memory", "typesseq", "will always take the same (small) amount of memory"),
+    _q("fresh4", "pydoc", "why does capitalising each word turn they're into They'Re", "string-methods", "apostrophes in contractions and possessives form word boundaries"),
+    _q("fresh4", "pydoc", "how many spaces does a tab become when I expand tabs without saying", "string-methods", "default is 8, giving tab positions at columns 0, 8, 16"),
+    _q("fresh4", "guide", "how do I find out which keys work in the part of the screen I am in", "01-getting-started 08-keyboard", "Press F1 in the app to see the keys of the focused pane"),
+    _q("fresh4", "guide", "what does the program do when a command line call goes wrong", "01-getting-started", "Errors on the command line are printed as one line and exit with a non-zero status"),
+    _q("fresh4", "guide", "can I get a fresh reply to the same question without losing the first one", "02-asking-questions 08-keyboard", "the earlier answer stays in the session"),
+    _q("fresh4", "guide", "if a source was number 3 earlier, is it still number 3 in a later reply", "02-asking-questions", "the same chunk keeps the same number in every later answer"),
+    _q("fresh4", "guide", "are my notes on whether each source was helpful kept when I export the chat", "02-asking-questions 05-sessions", "Review marks are saved in the session and appear in the Markdown export"),
+    _q("fresh4", "guide", "what happens to search results from earlier questions that no answer used", "03-evidence-and-compaction", "Everything else from earlier questions becomes a short receipt"),
+    _q("fresh4", "guide", "how much quoted text is sent in full with each request by default", "03-evidence-and-compaction", "up to 32,000 characters of their text"),
+    _q("fresh4", "guide", "what is the point of telling apart a reply that says it used nothing from one that says nothing", "04-citation-policy", "The difference between ungrounded and missing is what lets the policy require a declaration"),
+    _q("fresh4", "guide", "if a later question didn't look anything up, must it still declare its sources", "04-citation-policy", "A follow-up question about evidence cited earlier is enforced even if it searched nothing"),
+    _q("fresh4", "guide", "do I have to type the whole long id of a conversation in the terminal", "05-sessions", "A session id can be shortened to any unique prefix"),
+    _q("fresh4", "guide", "what if a saved conversation is broken or came from a newer release", "05-sessions", "is refused with a clear error and is never overwritten"),
+    _q("fresh4", "guide", "are dotfiles and invisible folders picked up when I import a directory", "06-knowledge-base", "Hidden files and folders are skipped when a folder is added"),
+    _q("fresh4", "guide", "if I move a file somewhere else inside the folder, will updating add it a second time", "06-knowledge-base", "re-links a moved file (same content) instead of adding it twice"),
+    _q("fresh4", "guide", "how many hits can a search from the terminal give back at most", "06-knowledge-base", "sets the number of results (1 to 1000)"),
+    _q("fresh4", "guide", "do I need to install anything more to use claude or gemini", "07-models", "Anthropic and Google models need an extra install"),
+    _q("fresh4", "stdlib", "does the time-based id leak anything about my computer", "uuid", "may compromise privacy since it creates a UUID containing"),
+    _q("fresh4", "stdlib", "how do I keep accented letters as they are instead of escape codes when writing json", "json", "can contain non-ASCII characters if they appear in strings"),
+    _q("fresh4", "stdlib", "why doesn't my star pattern pick up dotfiles when listing files", "glob", "dot are special cases that are not matched by"),
+    _q("fresh4", "stdlib", "can duplicating an object that refers to itself go round in circles forever", "copy", "may cause a recursive loop"),
+    _q("fresh4", "stdlib", "will my scratch file still be removed if the program is killed with kill -9", "tempfile", "cannot be automatically deleted if the creating process is terminated abruptly"),
+    _q("fresh4", "stdlib", "how does the benchmarking tool decide how many times to run my snippet", "timeit", "a suitable number of loops is calculated by trying increasing numbers"),
+    _q("fresh4", "stdlib", "which compression levels can I pass when deflating files into an archive", "zipfile", "When using ZIP_DEFLATED integers 0 through 9 are accepted"),
+    _q("fresh4", "readmes", "why do my server pushed events arrive in big batches behind nginx", "sse-starlette", "Nginx buffers responses by default"),
+    _q("fresh4", "readmes", "how small can a compressed file be that unpacks into a gigabyte", "defusedxml", "Gzip is able to compress 1 GiB zeros to roughly 1 MB"),
+    _q("fresh4", "readmes", "is it safe to turn word files uploaded by strangers into html", "mammoth", "performs no sanitisation of the source document"),
+    _q("fresh4", "readmes2", "can I drop this http library in as a replacement for requests", "h11", "it's a toolkit for building programs that speak HTTP"),
+    _q("fresh4", "readmes2", "is the encoding detector the same kind of tool as ftfy", "charset-normalizer", "to convert raw file in unknown encoding to Unicode"),
+    _q("fresh4", "readmes2", "how does the encoding detector work out which encoding a file is in", "charset-normalizer", "Measure noise, or the mess once opened (by chunks) with a corresponding charset encoding"),
+    _q("fresh4", "readmes2", "are the length and range constraints enforced when my program runs", "annotated-types", "avoids runtime checks for performance"),
+    _q("fresh4", "readmes2", "can the lower bound be a float when the value itself is an int", "annotated-types", "the boundary value need not be of the same type that was annotated"),
 ]
 
 
@@ -323,6 +409,22 @@ OFF_TOPIC: list[str] = [
     "when did the roman empire fall",
     "how do I train my puppy to sit",
     "what should I pack for a week of hiking",
+]
+
+# Ten more, written with the fresh4 questions (helper H3) and held out like them: never asked before the
+# lead's one run at the end of that session (``eval_retrieval.py --off-topic fresh4``). Some share a word
+# with a corpus (average, pad, time zone, players).
+OFF_TOPIC_FRESH4: list[str] = [
+    "what is the tallest mountain in africa",
+    "how do I get a red wine stain out of a carpet",
+    "who painted the mona lisa",
+    "what temperature should I roast a chicken at",
+    "how many players are on a rugby union team",
+    "what is the average rainfall in london in april",
+    "how do I renew my passport",
+    "why is the sky blue",
+    "what time zone is new zealand in",
+    "how do I pad the edges of a door to stop draughts",
 ]
 
 

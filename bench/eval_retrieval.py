@@ -1,17 +1,19 @@
 """Retrieval and extractive-answer quality on ``bench/eval_questions.py``.
 
-    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|dev2|dev3|tuning|test|fresh|fresh2|held-out|all] [--no-ask] [--misses] [--check] [--off-topic]
+    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|dev2|dev3|tuning|test|fresh|fresh2|fresh4|held-out|all] [--no-ask] [--misses] [--check] [--off-topic [tuning|fresh4]]
 
 Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings,
-package READMEs) and
+package READMEs, numpy docstrings) and
 reports, per split: recall@5 and MRR@10 of ``KnowledgeBase.search`` (a hit is a chunk of an
 expected document), and for ``haiku-tui ask --json`` with the default extractive model the share
 of answers citing an expected document and the share quoting the answering phrase.
 ``tuning`` = dev + dev2 + dev3, ``held-out`` = test + fresh + fresh2.
-``--misses`` lists the failures (use it on tuning splits only: ``test``, ``fresh`` and ``fresh2`` are for
-reporting). ``--check`` only confirms that every question's phrase occurs in one of its documents.
-``--off-topic`` also asks each ``OFF_TOPIC`` question on every corpus built and reports how many got
-an answer with citations instead of "nothing found" (it should be none).
+``--misses`` lists the failures (use it on tuning splits only: ``test``, ``fresh``, ``fresh2`` and
+``fresh4`` are for reporting; ``fresh4`` is measured once, at the end of the session that wrote it).
+``--check`` only confirms that every question's phrase occurs in one of its documents.
+``--off-topic`` also asks each ``OFF_TOPIC`` question (``--off-topic fresh4``: each ``OFF_TOPIC_FRESH4``
+question) on every corpus built and reports how many got an answer with citations instead of
+"nothing found" (it should be none).
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import write_corpus  # noqa: E402
+from corpus_numpy import write_corpus as write_numpy  # noqa: E402
 from corpus_readmes import write_corpus as write_readmes  # noqa: E402
 from corpus_readmes import write_corpus2 as write_readmes2  # noqa: E402
 from corpus_stdlib import write_corpus as write_stdlib  # noqa: E402
-from eval_questions import OFF_TOPIC, QUESTIONS, TUNING, Question  # noqa: E402
+from eval_questions import OFF_TOPIC, OFF_TOPIC_FRESH4, QUESTIONS, TUNING, Question  # noqa: E402
 
 GROUPS = {"tuning": set(TUNING), "held-out": {"test", "fresh", "fresh2"}}
+OFF_TOPIC_LISTS = {"tuning": OFF_TOPIC, "fresh4": OFF_TOPIC_FRESH4}
 GUIDE = Path(__file__).resolve().parents[1] / "haiku_tui" / "guide"
 
 
@@ -51,6 +55,8 @@ def corpus_files(name: str, tmp: Path) -> list[Path]:
         return write_readmes(tmp / "readmes-corpus")
     if name == "readmes2":
         return write_readmes2(tmp / "readmes2-corpus")
+    if name == "numpy":
+        return write_numpy(tmp / "numpy-corpus")
     return sorted(GUIDE.glob("*.md"))
 
 
@@ -90,7 +96,7 @@ def ask(db: str, embedder: str, question: str) -> dict:
 
 
 def evaluate(
-    questions: list[Question], embedder: str, with_ask: bool, show_misses: bool, off_topic: bool = False
+    questions: list[Question], embedder: str, with_ask: bool, show_misses: bool, off_topic: list[str] | None = None
 ) -> dict[str, dict]:
     from haiku_tui.store.kb import KnowledgeBase
 
@@ -117,7 +123,7 @@ def evaluate(
                     if show_misses and (rank is None or rank > 5 or (with_ask and not quoted)):
                         answer = norm(data["answer"])[:300] if with_ask else ""
                         print(f"MISS [{q.corpus}] {q.question!r} rank={rank} cited={cited} quoted={quoted}\n   top={stems[:5]}\n   {answer}")
-                for question in OFF_TOPIC if off_topic else []:
+                for question in off_topic or []:
                     if ask(db, embedder, question)["citations"]:
                         answered.append(f"{corpus}: {question}")
     out = {}
@@ -131,7 +137,7 @@ def evaluate(
             **({"cites_doc": sum(c for *_, c, _ in sel) / n, "quotes_answer": sum(x for *_, x in sel) / n} if with_ask else {}),
         }
     if off_topic:
-        out["off-topic"] = {"answered": len(answered), "asked": len(OFF_TOPIC) * len(timings), "which": answered}
+        out["off-topic"] = {"answered": len(answered), "asked": len(off_topic) * len(timings), "which": answered}
     out["ingest_s"] = {k: round(v, 2) for k, v in timings.items()}
     return out
 
@@ -139,27 +145,28 @@ def evaluate(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embedder", default="auto", help='"auto" (the default), "none", a model; "" = none on older versions')
-    parser.add_argument("--split", choices=["dev", "dev2", "dev3", "tuning", "test", "fresh", "fresh2", "held-out", "all"], default="dev")
+    parser.add_argument("--split", choices=["dev", "dev2", "dev3", "tuning", "test", "fresh", "fresh2", "fresh4", "held-out", "all"], default="dev")
     parser.add_argument("--no-ask", action="store_true")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--check", action="store_true")
-    parser.add_argument("--off-topic", action="store_true")
+    parser.add_argument("--off-topic", nargs="?", const="tuning", choices=sorted(OFF_TOPIC_LISTS))
     args = parser.parse_args()
     questions = [q for q in QUESTIONS if args.split == "all" or q.split in GROUPS.get(args.split, {args.split})]
     if args.check:
         bad = check(questions)
         print("\n".join(bad) or f"all {len(questions)} phrases found in their documents")
         raise SystemExit(1 if bad else 0)
-    result = evaluate(questions, args.embedder, not args.no_ask, args.misses, args.off_topic)
+    off_topic = OFF_TOPIC_LISTS[args.off_topic] if args.off_topic else None
+    result = evaluate(questions, args.embedder, not args.no_ask, args.misses, off_topic)
     timings = result.pop("ingest_s")
-    off_topic = result.pop("off-topic", None)
+    answered = result.pop("off-topic", None)
     for name, m in result.items():
         figures = "  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in m.items())
         print(f"{args.split:4s} {args.embedder:9s} {name:7s} {figures}")
     print(f"ingest seconds: {timings}")
-    if off_topic:
-        print(f"off-topic questions answered with citations: {off_topic['answered']} of {off_topic['asked']}")
-        print("".join(f"   {line}\n" for line in off_topic["which"]), end="")
+    if answered:
+        print(f"off-topic questions answered with citations: {answered['answered']} of {answered['asked']}")
+        print("".join(f"   {line}\n" for line in answered["which"]), end="")
 
 
 if __name__ == "__main__":
