@@ -34,10 +34,10 @@ def term_places(text: str) -> dict[str, list[int]]:
     """Each stemmed word of ``text`` with the places it stands, ascending (stop words take a place too)."""
     from .sentences import stem
 
-    out: dict[str, list[int]] = {}
-    for place, word in enumerate(_WORD.findall(text)):
-        out.setdefault(stem(word), []).append(place)
-    return out
+    out: collections.defaultdict[str, list[int]] = collections.defaultdict(list)
+    for place, term in enumerate(map(stem, _WORD.findall(text))):
+        out[term].append(place)
+    return dict(out)
 
 
 def together(first: list[int], second: list[int], window: int) -> bool:
