@@ -11,31 +11,26 @@ from __future__ import annotations
 
 import collections
 import math
-import re
 import threading
+
+from .search import QUERY_STOP_WORDS
+from .sentences import STOPWORDS, stem, words
 
 WINDOW = 3  # two terms stand together when at most this many words apart (1: next to each other)
 CACHE = 8192  # chunks whose term places are kept in memory
 
-_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
-
 
 def query_pairs(query: str) -> list[tuple[str, str]]:
     """The distinct pairs of consecutive content terms of ``query``, stemmed, in the question's order."""
-    from .search import QUERY_STOP_WORDS
-    from .sentences import STOPWORDS, stem
-
-    words = [w.replace("'", "").replace("’", "") for w in _WORD.findall(query.lower())]
-    stems = [stem(w) for w in words if w not in STOPWORDS and w not in QUERY_STOP_WORDS]
+    kept = [w.replace("'", "").replace("’", "") for w in words(query.lower())]
+    stems = [stem(w) for w in kept if w not in STOPWORDS and w not in QUERY_STOP_WORDS]
     return list(dict.fromkeys((a, b) for a, b in zip(stems, stems[1:]) if a != b))
 
 
 def term_places(text: str) -> dict[str, list[int]]:
     """Each stemmed word of ``text`` with the places it stands, ascending (stop words take a place too)."""
-    from .sentences import stem
-
     out: collections.defaultdict[str, list[int]] = collections.defaultdict(list)
-    for place, term in enumerate(map(stem, _WORD.findall(text))):
+    for place, term in enumerate(map(stem, words(text))):
         out[term].append(place)
     return dict(out)
 
