@@ -37,6 +37,7 @@ ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF)
 ANN_NPROBES = 100  # IVF partitions searched per query (of ~sqrt(rows): ~1/3 of them at 100k chunks)
 EXACT_MAX_ROWS = 20_000  # up to this many chunks, unfiltered vector search runs over an in-memory copy
 SENTENCE_WEIGHT = 0.5  # weight of the ranking of fused candidates by their best sentence (hybrid search)
+PROXIMITY_WEIGHT = 0.5  # weight of their ranking by the question's word pairs they hold together (``proximity``)
 LEXICAL_BY_COVERAGE = True  # BM25 and the best-sentence ranking weighted by the best sentence's share of the question
 RERANK = 15  # fused candidates ranked again by their best sentence and checked for repeated text
 SENTENCE_CACHE = 8192  # chunks whose sentences' terms are kept in memory
@@ -143,9 +144,10 @@ def hybrid_rankings(
 ) -> tuple[list[tuple[list[dict], float]], list[dict]]:
     """The weighted rankings fused by hybrid search (BM25, vectors, and the best ``max(RERANK, fetch)``
     of their fusion ranked by their best sentence's share of ``query``'s terms — with the knowledge base's
-    words for query words it lacks) and their fusion, best first. The two word-matching rankings are
-    weighted by the best such share (``LEXICAL_BY_COVERAGE``); the sentence ranking counts by its order
-    alone (a chunk it leaves out counts as ranked after its last)."""
+    words for query words it lacks — and by the question's word pairs they hold together) and their fusion,
+    best first. The two word-matching rankings are weighted by the best such share (``LEXICAL_BY_COVERAGE``);
+    the sentence and pair rankings count by their order alone (a chunk one leaves out counts as ranked after
+    its last)."""
     rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]
     fused = fuse(rankings)
     if SENTENCE_WEIGHT > 0:
@@ -156,7 +158,11 @@ def hybrid_rankings(
         # among the candidates holds: when none holds most of it, they order chunks by its commonest words.
         lexical = max(best, default=0.0) if LEXICAL_BY_COVERAGE else 1.0
         rankings = [(text_rows, TEXT_WEIGHT * lexical), (vector_rows, VECTOR_WEIGHT), (by_sentence, SENTENCE_WEIGHT * lexical)]
-        fused = fuse(rankings, reranking=True)
+        if PROXIMITY_WEIGHT > 0:
+            from .proximity import by_proximity
+
+            rankings.append((by_proximity(query, candidates), PROXIMITY_WEIGHT))
+        fused = fuse(rankings, reranking=len(rankings) - 2)
     return rankings, fused
 
 
@@ -258,7 +264,10 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
 
 
 def clear_chunk_caches() -> None:
-    """Forget every chunk's sentence terms and 5-word runs (benchmarks of the cold path use it)."""
+    """Forget every chunk's sentence terms, term places and 5-word runs (benchmarks of the cold path use it)."""
+    from .proximity import clear_cache
+
+    clear_cache()
     with _terms_lock:
         _sentence_terms.clear()
         _runs_cache.clear()
@@ -269,10 +278,10 @@ def _executor() -> concurrent.futures.ThreadPoolExecutor:
     return concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="haiku-search")
 
 
-def fuse(rankings: list[tuple[list[dict], float]], reranking: bool = False) -> list[dict]:
+def fuse(rankings: list[tuple[list[dict], float]], reranking: int = 0) -> list[dict]:
     """Weighted reciprocal rank fusion of rankings of rows keyed by ``id``; sets ``_relevance_score``.
 
-    With ``reranking``, the last ranking re-orders some of the others' rows: a row it leaves out counts as
+    The last ``reranking`` rankings re-order some of the others' rows: a row one leaves out counts as
     ranked just after its last one, since being among the rows it ranks is what the others already said."""
     scores: dict[str, float] = {}
     rows: dict[str, dict] = {}
@@ -281,8 +290,7 @@ def fuse(rankings: list[tuple[list[dict], float]], reranking: bool = False) -> l
             key = row["id"]
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
             rows.setdefault(key, row)
-    if reranking and rankings:
-        ranking, weight = rankings[-1]
+    for ranking, weight in rankings[len(rankings) - reranking :] if reranking else ():
         ranked = {row["id"] for row in ranking}
         for key in scores.keys() - ranked:
             scores[key] += weight / (RRF_K + len(ranking) + 1)

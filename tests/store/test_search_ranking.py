@@ -34,11 +34,12 @@ def test_hybrid_rankings_add_the_best_sentence_ranking_to_bm25_and_vectors():
     coverage = max(search.best_sentence_share("how long do I steep green tea", fused))
     assert 0.5 < coverage < 1.0  # no sentence holds "long"
     weights = [weight for _, weight in rankings]
-    assert weights == [search.TEXT_WEIGHT * coverage, search.VECTOR_WEIGHT, search.SENTENCE_WEIGHT * coverage]
+    assert weights == [search.TEXT_WEIGHT * coverage, search.VECTOR_WEIGHT, search.SENTENCE_WEIGHT * coverage, search.PROXIMITY_WEIGHT]
     by_sentence = [row["id"] for row in rankings[2][0]]
     assert by_sentence == ["together", "scattered"]  # the chunk without any query term is left out
+    assert [row["id"] for row in rankings[3][0]] == ["together"]  # "steep green" together ("green … tea" both do)
     assert fused[0]["id"] == "scattered"  # two rankings agree on it
-    assert fused == search.fuse(rankings, reranking=True)
+    assert fused == search.fuse(rankings, reranking=2)
 
 
 def test_a_chunk_the_sentence_ranking_leaves_out_counts_as_ranked_after_its_last():
