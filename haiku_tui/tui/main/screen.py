@@ -133,6 +133,8 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         title = bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
         await self.conversation.clear()
         await self.turn_log.show_views(bench.view)  # only the newest turns are mounted
+        if self._waiting is not None:  # typed before the session was drawn: it is drawn again, after it
+            await self.show_waiting(self._waiting[0])
         self.refresh_panes()
         self.app.sub_title = title
         self.update_status()
