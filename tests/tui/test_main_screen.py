@@ -113,7 +113,7 @@ async def test_answer_streams_with_tool_rows_badge_and_is_saved(small_kb):
         assert "cited" in statuses and "current" in statuses
         assert app.main.policy_log.option_count == 1
         status = str(app.main.query_one("#status").render())
-        assert "sent " in status and "chars" in status and "(estimated)" in status
+        assert "last request " in status and "chars" in status and "session tokens ≈ " in status
 
 
 async def test_evidence_updates_while_tools_run(small_kb):

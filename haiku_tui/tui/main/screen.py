@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from haiku_tui.sessions.workbench import ChunkText, Workbench
 
 class StatusBar(Static):
-    """Model · last request and what compaction saved · tokens · database · filter (``status.status_line``)."""
+    """Model · last request and what compaction saved · tokens · database · filter (``status.fit_status``)."""
 
 
 class MainScreen(Asking, DailyActions, Screen[None]):
@@ -150,16 +150,12 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         self.reset_history()
 
     def update_status(self) -> None:
-        from haiku_tui.tui.main.status import status_line
+        from haiku_tui.tui.main.status import fit_status, status_facts
 
-        self.query_one(StatusBar).update(
-            status_line(
-                self.workbench,
-                running=self.running,
-                width=self.size.width,
-                watch=getattr(getattr(self.app, "folder_watch", None), "status", None),
-            )
-        )
+        bar = self.query_one(StatusBar)
+        watch = getattr(getattr(self.app, "folder_watch", None), "status", None)
+        facts = status_facts(self.workbench, running=self.running, watch=watch)
+        bar.update(fit_status(facts, self.size.width - bar.styles.gutter.width))
 
     def on_resize(self) -> None:
         self.update_status()
