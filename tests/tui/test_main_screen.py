@@ -476,7 +476,7 @@ async def test_command_palette_runs_app_actions(small_kb):
 
 def test_every_binding_has_an_id_and_a_description():
     from haiku_tui.tui.app import HaikuApp
-    from haiku_tui.tui.main.turn_log import AnswerCursor
+    from haiku_tui.tui.main.answer_cursor import AnswerCursor
     from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
     from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
     from haiku_tui.tui.main.prompt import PromptArea
