@@ -137,6 +137,27 @@ async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small
         assert len(app.main.turn_log.turns) == 1 and len(app.session.messages) > 0
 
 
+async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypatch):
+    """Esc on a question waiting for the agent: it stays, cancelled, and the next question is numbered after it."""
+    held = HeldStart(monkeypatch)
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await held.session_drawn(pilot)
+        app.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await pilot.pause()
+        waiting_turn(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.main.prompt.text == "how do solar panels work in winter"  # given back to edit
+        held.build.set()
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        turns = app.main.turn_log.turns
+        assert [(t.number, t.state) for t in turns] == [(1, "cancelled"), (2, "grounded")]
+
+
 async def test_a_question_sent_before_the_session_is_drawn_stays_after_its_turns(small_kb, tmp_path, monkeypatch):
     """The session drawn after the question was typed clears the log: the question is drawn again after the
     session's turns, numbered after them (it once vanished until the agent was ready)."""

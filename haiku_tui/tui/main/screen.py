@@ -189,6 +189,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
                 self._waiting = None
                 self.running = False
                 turn.set_badge("cancelled", self.restore_question(turn.prompt))
+                self.turn_log.keep_uncommitted(turn)  # counted: the next question is numbered after it
             return
         if self.maximized is not None:
             self.minimize()
