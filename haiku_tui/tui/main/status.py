@@ -3,9 +3,9 @@
 
 :func:`fit_status` fits it to the bar's width. Each part has forms, longest first (the session's tokens
 end dropped); while the line is too wide, the next part of :data:`GIVE_WAY` takes its next form: the
-tokens (which the spec does not ask for) give way first, then the
-long wordings, the model's server, the short ones. The database path and
-the filter take what is left, elided in the middle: the path keeps its file name whole while it fits.
+tokens (which the spec does not ask for) first, then the long wordings, the model's server, the short
+forms. The database path and the filter take what is left, elided in the middle: the path keeps its file
+name whole while it fits.
 """
 
 from __future__ import annotations
