@@ -11,7 +11,7 @@ question box), so the two differ only in the conversation widget:
   (``haiku_tui.capabilities.views``), and cached (LRU). Heights of turns not rendered yet are
   estimated from their text; a turn rendered above the view corrects the scroll offset by its error.
 - ``mount``: the app's :class:`~haiku_tui.tui.main.turn_log.TurnLog` (a window of mounted
-  ``QuestionTurn`` widgets) with its :class:`AnswerCursor`.
+  ``QuestionTurn`` widgets) with its :class:`~haiku_tui.tui.main.answer_cursor.AnswerCursor`.
 
 Keys as in the app: Shift+Tab → the answers, ↑/↓, PageUp/PageDown, Home/End, Esc → the question box.
 ``bench/bench_keys.py`` drives it in tmux (``BENCH_APP=line`` or ``mount``). What the prototype leaves
@@ -204,7 +204,8 @@ class PrototypeApp(App):
 
     def compose(self) -> ComposeResult:
         from haiku_tui.tui.main.prompt import PromptArea
-        from haiku_tui.tui.main.turn_log import AnswerCursor, TurnLog
+        from haiku_tui.tui.main.answer_cursor import AnswerCursor
+        from haiku_tui.tui.main.turn_log import TurnLog
 
         with Horizontal():
             with Vertical(id="conversation"):

@@ -85,31 +85,106 @@ async def test_quitting_during_an_ingest_stops_it(tmp_path, monkeypatch):
     assert stopped_after < 5
 
 
+class HeldStart:
+    """Holds the app's start-up thread: opening the session until ``draw`` is set, building the agent until
+    ``build`` is; ``building`` tells that the session is drawn (the thread draws it before it builds)."""
+
+    def __init__(self, monkeypatch) -> None:
+        from haiku_tui.sessions.workbench import Workbench
+
+        self.draw, self.build, self.building = threading.Event(), threading.Event(), threading.Event()
+        start, build = Workbench.start, Workbench.build_agent
+
+        def held_start(bench, *args, **kwargs):
+            self.draw.wait(30)
+            return start(bench, *args, **kwargs)
+
+        def held_build(bench):
+            self.building.set()
+            self.build.wait(30)
+            return build(bench)
+
+        monkeypatch.setattr(Workbench, "start", held_start)
+        monkeypatch.setattr(Workbench, "build_agent", held_build)
+
+    async def session_drawn(self, pilot) -> None:
+        self.draw.set()
+        await asyncio.to_thread(self.building.wait, 30)
+        await pilot.pause()
+
+
+def waiting_turn(app):
+    """The one turn waiting for the agent, checked to say so."""
+    turns = app.main.turn_log.turns
+    assert not app.main.ready and app.main.running and turns[-1].state == "running"
+    assert "waiting for the knowledge base" in turns[-1].query_one(".turn-footer").render().plain
+    return turns[-1]
+
+
 async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small_kb, monkeypatch):
-    from haiku_tui.sessions.workbench import Workbench
-
-    release = threading.Event()
-    build = Workbench.build_agent
-
-    def slow_build(self):
-        release.wait(30)
-        return build(self)
-
-    monkeypatch.setattr(Workbench, "build_agent", slow_build)
+    held = HeldStart(monkeypatch)
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await held.session_drawn(pilot)
         app.main.prompt.text = "how do solar panels work in winter"
         await pilot.press("enter")
         await pilot.pause()
-        turn = app.main.turn_log.turns[-1]
-        assert not app.main.ready and app.main.running
-        assert "waiting for the knowledge base" in turn.query_one(".turn-footer").render().plain
-        release.set()
+        waiting_turn(app)
+        held.build.set()
         await settle(pilot)
         turn = app.main.turn_log.turns[-1]
         assert turn.state == "grounded" and turn.has_answer
         assert len(app.main.turn_log.turns) == 1 and len(app.session.messages) > 0
+
+
+async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypatch):
+    """Esc on a question waiting for the agent: it stays, cancelled, and the next question is numbered after it."""
+    held = HeldStart(monkeypatch)
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await held.session_drawn(pilot)
+        app.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await pilot.pause()
+        waiting_turn(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.main.prompt.text == "how do solar panels work in winter"  # given back to edit
+        held.build.set()
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        turns = app.main.turn_log.turns
+        assert [(t.number, t.state) for t in turns] == [(1, "cancelled"), (2, "grounded")]
+
+
+async def test_a_question_sent_before_the_session_is_drawn_stays_after_its_turns(small_kb, tmp_path, monkeypatch):
+    """The session drawn after the question was typed clears the log: the question is drawn again after the
+    session's turns, numbered after them (it once vanished until the agent was ready)."""
+    store = SessionStore(tmp_path / "sessions.db")
+    first = make_app(small_kb, store=store)
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await settle(pilot)
+    held = HeldStart(monkeypatch)
+    app = make_app(small_kb, store=store, session_id=first.session.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.main.prompt.text = "what is a heat pump"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert waiting_turn(app).prompt == "what is a heat pump"
+        await held.session_drawn(pilot)
+        turns = app.main.turn_log.turns
+        assert [t.prompt for t in turns] == ["how do solar panels work in winter", "what is a heat pump"]
+        assert waiting_turn(app).number == 2
+        held.build.set()
+        await settle(pilot)
+        turns = app.main.turn_log.turns
+        assert [t.number for t in turns] == [1, 2] and turns[-1].state == "grounded" and turns[-1].has_answer
+        assert [q.prompt for q in app.workbench.view.questions][-1] == "what is a heat pump"
 
 
 def zebra_kb(tmp_path) -> str:

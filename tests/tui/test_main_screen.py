@@ -113,7 +113,7 @@ async def test_answer_streams_with_tool_rows_badge_and_is_saved(small_kb):
         assert "cited" in statuses and "current" in statuses
         assert app.main.policy_log.option_count == 1
         status = str(app.main.query_one("#status").render())
-        assert "sent " in status and "chars" in status and "(estimated)" in status
+        assert "last request " in status and "chars" in status and "session tokens ≈ " in status
 
 
 async def test_evidence_updates_while_tools_run(small_kb):
@@ -476,7 +476,7 @@ async def test_command_palette_runs_app_actions(small_kb):
 
 def test_every_binding_has_an_id_and_a_description():
     from haiku_tui.tui.app import HaikuApp
-    from haiku_tui.tui.main.turn_log import AnswerCursor
+    from haiku_tui.tui.main.answer_cursor import AnswerCursor
     from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
     from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
     from haiku_tui.tui.main.prompt import PromptArea

@@ -35,19 +35,25 @@ class Asking:
     async def ask(self, prompt: str) -> None:
         """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
         self._cancel_requested = False
-        if self.ready:  # the question, its tool rows and the answer's first words come in one frame
-            self._hold = FrameHold(self.app, self.turn_log, then=self.update_status)
-            # the status bar says "answering…" in the next frame: that first frame draws the conversation's column only
-            self.set_reactive(type(self).running, True)  # type: ignore[attr-defined]
-        else:
-            self.running = True
-        # a ready run scrolls the log itself (it follows the answer, or ends at it), whatever the first frame holds
-        turn = await self.conversation.add_turn(prompt, scroll=not self.ready)
         if not self.ready:
-            self._waiting = (prompt, turn)
-            turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
+            self.running = True
+            await self.show_waiting(prompt)
             return
+        # the question, its tool rows and the answer's first words come in one frame
+        self._hold = FrameHold(self.app, self.turn_log, then=self.update_status)
+        # the status bar says "answering…" in the next frame: that first frame draws the conversation's column only
+        self.set_reactive(type(self).running, True)  # type: ignore[attr-defined]
+        # the run scrolls the log itself (it follows the answer, or ends at it), whatever the first frame holds
+        turn = await self.conversation.add_turn(prompt, scroll=False)
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
+
+    async def show_waiting(self, prompt: str) -> None:
+        """Add the turn of a question that waits for the agent, last in the log (also when the session drawn
+        after it was typed cleared the log: the question stays on screen and keeps its place after the
+        session's turns)."""
+        turn = await self.conversation.add_turn(prompt)
+        turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
+        self._waiting = (prompt, turn)
 
     async def backend_ready(self) -> None:
         """The agent is built (or failed to build): send a question that was waiting for it."""
@@ -59,8 +65,6 @@ class Asking:
         if waiting is None:
             return
         prompt, turn = waiting
-        if not turn.is_attached:  # the session was drawn after the question was typed
-            turn = await self.conversation.add_turn(prompt)
         if self.workbench.agent is None:
             self.running = False
             await self._show_outcome(turn, Finished("failed", self.workbench.model_error or "the model is not available"))

@@ -6,9 +6,10 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from haiku_tui.tui.main.answer_cursor import AnswerCursor
 from haiku_tui.tui.main.prompt import PromptArea
 from haiku_tui.tui.main.turn import QuestionTurn
-from haiku_tui.tui.main.turn_log import AnswerCursor, TurnLog
+from haiku_tui.tui.main.turn_log import TurnLog
 
 
 class ConversationPane(Vertical):

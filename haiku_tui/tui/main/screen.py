@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from haiku_tui.sessions.workbench import ChunkText, Workbench
 
 class StatusBar(Static):
-    """Model · last request and what compaction saved · tokens · database · filter (``status.status_line``)."""
+    """Model · last request and what compaction saved · tokens · database · filter (``status.fit_status``)."""
 
 
 class MainScreen(Asking, DailyActions, Screen[None]):
@@ -133,6 +133,8 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         title = bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
         await self.conversation.clear()
         await self.turn_log.show_views(bench.view)  # only the newest turns are mounted
+        if self._waiting is not None:  # typed before the session was drawn: it is drawn again, after it
+            await self.show_waiting(self._waiting[0])
         self.refresh_panes()
         self.app.sub_title = title
         self.update_status()
@@ -148,16 +150,12 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         self.reset_history()
 
     def update_status(self) -> None:
-        from haiku_tui.tui.main.status import status_line
+        from haiku_tui.tui.main.status import fit_status, status_facts
 
-        self.query_one(StatusBar).update(
-            status_line(
-                self.workbench,
-                running=self.running,
-                width=self.size.width,
-                watch=getattr(getattr(self.app, "folder_watch", None), "status", None),
-            )
-        )
+        bar = self.query_one(StatusBar)
+        watch = getattr(getattr(self.app, "folder_watch", None), "status", None)
+        facts = status_facts(self.workbench, running=self.running, watch=watch)
+        bar.update(fit_status(facts, self.size.width - bar.styles.gutter.width))
 
     def on_resize(self) -> None:
         self.update_status()
@@ -191,6 +189,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
                 self._waiting = None
                 self.running = False
                 turn.set_badge("cancelled", self.restore_question(turn.prompt))
+                self.turn_log.keep_uncommitted(turn)  # counted: the next question is numbered after it
             return
         if self.maximized is not None:
             self.minimize()

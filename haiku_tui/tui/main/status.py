@@ -1,12 +1,16 @@
-"""The status bar's line: model · last request and compaction's saving · tokens · database · filter (when set).
+"""The status bar's line: model · last request and what compaction saved · session tokens · watch · answering
+· database · filter (when set).
 
-Fitted to the screen's width (120 columns included): the database path comes last and gets what
-is left, elided in the middle (its end names it), so the request size, compaction's saving and the
-tokens are never cut off.
+:func:`fit_status` fits it to the bar's width. Each part has forms, longest first (the session's tokens
+end dropped); while the line is too wide, the next part of :data:`GIVE_WAY` takes its next form: the
+tokens (which the spec does not ask for) first, then the long wordings, the model's server, the short
+forms. The database path and the filter take what is left, elided in the middle: the path keeps its file
+name whole while it fits.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
@@ -18,6 +22,33 @@ if TYPE_CHECKING:
     from haiku_tui.sessions.workbench import Workbench
 
 PATH_MIN = 12
+"""Columns the database path keeps at least."""
+PATH_HEAD = 6
+"""Columns of the path's start kept before its file name before another part gives way."""
+FILTER_MIN = 16
+"""Columns the filter keeps at least (more when the path leaves them)."""
+SEP = " │ "
+GIVE_WAY = ("tokens", "request", "watch", "tokens", "model", "request", "running", "watch")
+"""The order in which parts take their next, shorter form while the line is too wide."""
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """What the status bar shows, as plain values (untrusted text already cleaned)."""
+
+    model: str
+    """The model's label (with its server); ``model_short`` when room is short."""
+    model_short: str = ""
+    db: str = ""
+    request: tuple[int, int] | None = None
+    """The last request's characters (compacted, full)."""
+    compaction: bool = True
+    tokens: Tokens | None = None
+    """The session's tokens, every request of it."""
+    watch: str = ""
+    running: bool = False
+    kb_unavailable: bool = False
+    filter: str = ""
 
 
 def elide_middle(text: str, limit: int) -> str:
@@ -36,37 +67,96 @@ def tokens_text(tokens: Tokens) -> str:
     return f"≈ {text} (estimated)" if tokens.estimated else text
 
 
-def status_line(bench: Workbench, *, running: bool, width: int = 120, watch: str | None = None) -> Content:
-    """The status bar's content for the workbench's open session, fitted to ``width`` columns."""
-    from haiku_tui.agent import model_label
+Form = list[tuple[str, str]]
+"""One form of a part: its pieces of text and their styles."""
+
+
+def _forms(facts: StatusFacts) -> dict[str, list[Form]]:
+    """Every part shown, each with its forms, longest first (an empty form: the part is dropped)."""
+    forms: dict[str, list[Form]] = {
+        "model": [[(elide_middle(facts.model, 28), "bold")], [(elide_middle(facts.model_short or facts.model, 20), "bold")]]
+    }
+    if facts.request is not None:
+        compacted, full = facts.request
+        size = compact_number(compacted)
+        saved = (full - compacted) * 100 // full if full and full > compacted else 0
+        label, value = ("last request ", "$text-muted"), (f"{size} chars", "bold")
+        if saved:
+            forms["request"] = [
+                [label, value, (f" (compacted −{saved}%)", "$success")],
+                [("request ", "$text-muted"), value, (f" (−{saved}%)", "$success")],
+                [("request ", "$text-muted"), (size, "bold"), (f" −{saved}%", "$success")],
+            ]
+        else:
+            off: Form = [] if facts.compaction else [(" (compaction off)", "$text-muted")]
+            forms["request"] = [[label, value, *off], [("request ", "$text-muted"), value], [("request ", "$text-muted"), (size, "bold")]]
+    if facts.tokens is not None:
+        tokens = facts.tokens
+        short = f"{'≈ ' if tokens.estimated else ''}{compact_number(tokens.input)} in / {compact_number(tokens.output)} out"
+        forms["tokens"] = [[("session tokens ", "$text-muted"), (tokens_text(tokens), "")], [("session tokens ", "$text-muted"), (short, "")], []]
+    if facts.watch:
+        forms["watch"] = [[(elide_middle(facts.watch, 40), "")], [(elide_middle(facts.watch, 20), "")], []]
+    if facts.running:
+        forms["running"] = [[("answering… Esc cancels", "bold $warning")], [("answering…", "bold $warning")]]
+    return forms
+
+
+def _width(form: Form) -> int:
+    return sum(len(text) for text, _ in form)
+
+
+def fit_status(facts: StatusFacts, width: int) -> Content:
+    """The status line for ``facts`` in ``width`` columns (the parts give way in the :data:`GIVE_WAY` order;
+    below about 50 columns the bar's own ellipsis cuts what is left)."""
+    forms = _forms(facts)
+    level = dict.fromkeys(forms, 0)
+    path, flt = facts.db, facts.filter
+    warn = " (unavailable)" if facts.kb_unavailable else ""
+    tail = len(SEP) + len("db ") + len(warn) + (len(SEP) + len("filter ") if flt else 0)
+    wanted = min(len(path), max(PATH_MIN, len(path.rsplit("/", 1)[-1]) + PATH_HEAD)) + min(len(flt), FILTER_MIN)
+
+    def shown() -> list[Form]:
+        return [form for name, ways in forms.items() if (form := ways[level[name]])]
+
+    def room() -> int:
+        parts = shown()
+        return width - sum(map(_width, parts)) - len(SEP) * (len(parts) - 1) - tail
+
+    for name in GIVE_WAY:  # the first steps that make it fit: a wider bar never shows a part shorter
+        if room() >= wanted:
+            break
+        if name in forms and level[name] < len(forms[name]) - 1:
+            level[name] += 1
+    left = room()
+    if flt:  # the filter gets what the path (up to 24 columns) leaves, at least FILTER_MIN
+        flt = elide_middle(flt, max(FILTER_MIN, left - min(len(path), 24)))
+        left -= len(flt)
+    pieces: list[Any] = []
+    for form in shown():
+        pieces += [*form, (SEP, "$text-muted")]
+    pieces += [("db ", "$text-muted"), (elide_middle(path, max(PATH_MIN, left)), "")]
+    if warn:
+        pieces.append((warn, "$warning"))
+    if flt:
+        pieces += [(SEP, "$text-muted"), ("filter ", "$text-muted"), (flt, "")]
+    return Content.assemble(*pieces)
+
+
+def status_facts(bench: Workbench, *, running: bool, watch: str | None = None) -> StatusFacts:
+    """What the status bar shows for the workbench's open session."""
+    from haiku_tui.agent import is_extractive, model_label
 
     config = bench.config
-    sep = (" │ ", "$text-muted")
-    parts: list[Any] = [(elide_middle(clean_line(model_label(config.model, config.base_url), 200), 28), "bold")]
-    if bench.view.request_size is not None:
-        compacted, full = bench.view.request_size
-        saved = full - compacted
-        parts += [sep, ("sent ", "$text-muted"), (f"{compact_number(compacted)} chars", "bold")]
-        if saved > 0 and full:
-            parts.append((f" (compacted −{saved * 100 // full}%)", "$success"))
-        elif not config.compaction:
-            parts.append((" (compaction off)", "$text-muted"))
-    if bench.view.tokens is not None:
-        parts += [sep, (tokens_text(bench.view.tokens), "")]
-    if watch:
-        parts += [sep, (elide_middle(clean_line(watch, 200), 40), "")]
-    if running:
-        parts += [sep, ("answering… Esc cancels", "bold $warning")]
-    flt = clean_line(bench.session.document_filter or "", 400) if bench.session else ""
-    path = clean_line(bench.db_label(), 400)
-    warn = " (unavailable)" if bench.kb_error else ""
-    room = width - 1 - sum(len(p[0]) for p in parts) - len(" │ db ") - len(warn)
-    if flt:  # the filter gets what the path (up to 24 columns) leaves, at least 16
-        room -= len(" │ filter ")
-        flt = elide_middle(flt, max(16, room - min(len(path), 24)))
-        room -= len(flt)
-    path = elide_middle(path, max(PATH_MIN, room))
-    tail: list[Any] = [(warn, "$warning")] if warn else []
-    if flt:
-        tail += [sep, ("filter ", "$text-muted"), (flt, "")]
-    return Content.assemble(*parts, sep, ("db ", "$text-muted"), (path, ""), *tail)
+    short = "extractive" if is_extractive(config.model) else config.model or ""
+    return StatusFacts(
+        model=clean_line(model_label(config.model, config.base_url), 200),
+        model_short=clean_line(short, 200),
+        db=clean_line(bench.db_label(), 400),
+        request=bench.view.request_size,
+        compaction=bool(config.compaction),
+        tokens=bench.view.tokens,
+        watch=clean_line(watch or "", 200),
+        running=running,
+        kb_unavailable=bool(bench.kb_error),
+        filter=clean_line(bench.session.document_filter or "", 400) if bench.session else "",
+    )

@@ -1,4 +1,4 @@
-"""The turn log and the answer cursor: a window of a long session's turns, and the keys that move through them.
+"""The turn log: a window of a long session's turns (the keys that move through them: :mod:`.answer_cursor`).
 
 Only a window of the committed turns is shown (at most :data:`WINDOW`), with a reserve of up to
 :data:`RESERVE` more mounted but hidden beyond each edge (mounted a few at a time when idle). The idle
@@ -19,15 +19,11 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual import events, on
-from textual.binding import Binding
-from textual.color import Color
 from textual.containers import VerticalScroll
-from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Static
 
+from haiku_tui.tui.main.answer_cursor import AnswerCursor, mark
 from haiku_tui.tui.main.turn import Ghost, QuestionTurn
-from haiku_tui.tui.main.prompt import PromptArea
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import QuestionView
@@ -41,8 +37,6 @@ JUMP = 4
 """Turns shown when the window jumps (Home, End, a question far away); more show as the selection moves."""
 STEP = 8
 """Turns shown at a time when a scroll passes the window's top (a key shows just the turns it moves over)."""
-PAGE = 5
-"""Answers PageUp/PageDown move the selection by."""
 RESERVE = 8
 """Committed turns kept mounted but hidden beyond each edge of the window: crossing the edge shows them."""
 PREPARE = 2
@@ -51,7 +45,7 @@ IDLE = 0.05
 """Seconds after a change before the next idle step."""
 AHEAD = 6
 """Shown turns the idle steps keep beyond the selection on each side (from the reserve): ↑, ↓ and
-PageUp/PageDown (:data:`PAGE`) then only scroll."""
+PageUp/PageDown (:data:`~.answer_cursor.PAGE`) then only scroll."""
 PIN = AHEAD + 1 + RESERVE
 """The session's first and last turns kept mounted once idle: all a window at either end holds then (the
 selection, :data:`AHEAD` beyond it, the reserve). Home and End only show turns, and leave none to mount."""
@@ -499,102 +493,3 @@ class TurnLog(VerticalScroll):
     def _clicked(self, event: QuestionTurn.Selected) -> None:
         self.select_turn(event.turn)
         self.call_after_refresh(self.focus_selected)
-
-
-def mark(turn: QuestionTurn, *, selected: bool, active: bool = False) -> None:
-    """Mark the selected answer (a bar on its left, in the accent colour and on a tinted background while
-    the answer cursor has the focus) with inline styles: a class would re-match the stylesheet over the
-    turn's whole subtree (every Markdown block) on each move, ~20 ms of a key's 50 at 1000 questions."""
-    variables = turn.app.theme_variables
-    if selected:
-        turn.styles.border_left = ("thick", Color.parse(variables.get("accent" if active else "panel-lighten-2", "white")))
-    else:
-        turn.styles.clear_rule("border_left")
-    tinted = selected and active
-    if tinted != turn.styles.inline.has_rule("background"):
-        if tinted:
-            turn.styles.background = Color.parse(variables.get("accent", "white")).with_alpha(0.06)
-        else:
-            turn.styles.clear_rule("background")
-        for widget in turn.walk_children():  # their cached styles hold the background they are drawn on
-            widget.notify_style_update()
-            widget.refresh()
-
-
-class AnswerCursor(Static):
-    """The focus target of the answers: one line below the log, carrying their keys.
-
-    The turns themselves never take the focus, so moving between answers restyles only the two
-    turns whose selection changes (a focused turn would restyle its whole answer on every move).
-    """
-
-    HELP_TITLE = "Conversation"
-
-    BINDINGS = [
-        Binding("up,k", "select(-1)", "Previous answer", id="conversation.previous"),
-        Binding("down,j", "select(1)", "Next answer", id="conversation.next"),
-        Binding("pageup", f"select(-{PAGE})", f"{PAGE} answers up", id="conversation.page-up", show=False),
-        Binding("pagedown", f"select({PAGE})", f"{PAGE} answers down", id="conversation.page-down", show=False),
-        Binding("home", "select_first", "First answer", id="conversation.first", show=False),
-        Binding("end", "select_last", "Last answer", id="conversation.last", show=False),
-        Binding("r", "screen.review", "Review citations", id="conversation.review"),
-        Binding("w", "screen.wire", "Inspect requests", id="conversation.wire"),
-        *[
-            Binding(str(n), f"screen.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
-            for n in range(1, 10)
-        ],
-    ]
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
-        self.can_focus = True
-        self._turn: QuestionTurn | None = None
-
-    @property
-    def log(self) -> TurnLog:
-        return self.screen.query_one(TurnLog)
-
-    def show(self, turn: QuestionTurn, total: int, *, active: bool | None = None) -> None:
-        """Name the selected answer; while the cursor is focused, that answer is marked active."""
-        if self._turn is not None and self._turn is not turn:
-            mark(self._turn, selected=self._turn.selected)
-        self._turn = turn
-        mark(turn, selected=turn.selected, active=self.has_focus if active is None else active)
-        self.update(
-            Content.assemble(
-                (f"answer {turn.number} of {total}", "bold $accent"),
-                ("  ↑↓ select · r review · w wire · 1–9 citation · Esc question box", "$text-muted"),
-            ),
-            layout=False,  # one line whatever it says: a layout here would arrange the whole screen on every key
-        )
-
-    def on_focus(self) -> None:
-        log = self.log
-        turn = log.selected_turn
-        if turn is None:
-            return
-        if not turn.selected:
-            log.select_turn(turn)
-        self.show(turn, log.total, active=True)
-
-    def on_blur(self) -> None:
-        if self._turn is not None:
-            mark(self._turn, selected=self._turn.selected)
-
-    def on_key(self, event: events.Key) -> None:
-        """A character that is not one of the answers' keys starts a new question in the question box."""
-        if event.is_printable and event.character and event.key not in self.app.active_bindings:
-            event.stop()
-            event.prevent_default()
-            prompt = self.screen.query_one(PromptArea)
-            prompt.focus()
-            prompt.insert(event.character)
-
-    async def action_select(self, step: int) -> None:
-        await self.log.action_select(step)
-
-    async def action_select_first(self) -> None:
-        await self.log.action_select_first()
-
-    async def action_select_last(self) -> None:
-        await self.log.action_select_last()
