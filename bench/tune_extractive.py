@@ -31,6 +31,7 @@ GRIDS = [  # each grid varies its constants around the module's current values
     {"TOP_SOURCES": [1, 2, 3]},
     {"RANK_DECAY": [0.0, 0.1, 0.25]},
     {"SEMANTIC_WEIGHT": [0.5, 1.0, 2.0]},
+    {"PAIR_WEIGHT": [0.0, 0.3, 0.7]},
     {"EXTRA_SAME": [0.6, 0.75, 0.9]},
     {"MIN_SEMANTIC": [0.3, 0.35], "MIN_WORDS_MEANING": [0.1, 0.2, 0.3]},
     {"SCAFFOLDING": [frozenset(), Q.SCAFFOLDING]},

@@ -1,9 +1,10 @@
 """Which sentences an extractive answer quotes: the search results' sentences scored against the question.
 
 :func:`select` weighs the question's terms in each sentence against its closeness in meaning (the built-in
-static embeddings), prefers higher-ranked chunks, earlier sentences and the form that answers the kind of
-question, keeps sentences that continue a quoted one, and resolves a short follow-up against the question
-before it. Used by the ``extractive`` model (``agent/extractive.py``); pure functions, no state.
+static embeddings), prefers higher-ranked chunks, earlier sentences, the form that answers the kind of
+question and the question's words held together as it holds them, keeps sentences that continue a quoted
+one, and resolves a short follow-up against the question before it. Used by the ``extractive`` model
+(``agent/extractive.py``); pure functions, no state.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from haiku_tui.store.proximity import held_pairs, pair_weights, query_pairs, term_places
 from haiku_tui.store.sentences import normal_word, sentences, stem, terms, words
 
 MAX_SENTENCES = 4
@@ -41,6 +43,9 @@ class Quote:
 
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
+PAIR_WEIGHT = 0.3  # the share of the question's word pairs a sentence holds together counts this much more in the
+# order of the sentences (which is best, which are weighed next), not in the score the others are measured against;
+# 0.1–0.5 won the same question on the tuning set, 0.7–1.0 nothing (bench/RESULTS.md, issue 11, word pairs)
 RANK_DECAY = 0.1  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
 POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n); halved to 0.05 for 1600-
 # character chunks it won 2 quotes on the 55 old questions but lost on the 60 fresh ones (bench/RESULTS.md, issue 11)
@@ -73,6 +78,16 @@ def _similarities(question: str, texts: list[str]) -> list[float]:
     return [float(v) for v in vectors[1:] @ vectors[0]]
 
 
+def _pair_shares(question: str, texts: list[str]) -> list[float]:
+    """Each text's share of the question's consecutive word pairs it holds together ("getattr or getattribute",
+    "progress bar"), each pair weighted by its rarity among ``texts`` (``store/proximity.py``)."""
+    pairs = query_pairs(question)
+    held = [held_pairs(pairs, term_places(text)) for text in texts]
+    weight = pair_weights(pairs, held)
+    total = sum(weight.values())
+    return [sum(weight[p] for p in h) / total if total else 0.0 for h in held]
+
+
 def _document(result: Result) -> str:
     """The document a result comes from: its source label up to the heading path."""
     return result.source.split("›")[0].strip()
@@ -84,9 +99,10 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
     Each sentence is scored by the question terms it contains (stemmed, weighted like IDF over the
     returned chunks) plus its meaning's closeness to the question (static embeddings of the
     sentence with its section heading), preferring higher-ranked chunks, earlier sentences of a
-    section and sentences of reasonable length. A sentence that shares few terms with the
-    question must be close to it in meaning to be chosen, and one that shares them must not be far
-    from it in meaning (a shared word alone is not an answer). Besides the best sentences overall, the
+    section and sentences of reasonable length; the question's consecutive word pairs a sentence holds
+    together (``PAIR_WEIGHT``) move it up the order without raising the score the others are measured
+    against. A sentence that shares few terms with the question must be close to it in meaning to be
+    chosen, and one that shares them must not be far from it in meaning (a shared word alone is not an answer). Besides the best sentences overall, the
     best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted; sentences that
     continue a quoted one (or that a quoted continuation points back to) fill the room left, then the best
     sentence of the documents ranked next, up to the ``ROOM_SOURCES``-th.
@@ -120,12 +136,14 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
             found.append((result, position, sentence, frozenset(t for t in q_terms if t in present)))
     if not found:
         return []
+    pair_shares = _pair_shares(question, [s for _, _, s, _ in found])
     kind = question_kind(question)
     heading = {r.chunk_id: r.source.split("›")[-1].strip() for r in results}
     meaning = _similarities(question, [f"{heading[r.chunk_id]}: {s}" for r, _, s, _ in found])
     candidates: list[tuple[Quote, frozenset[str], tuple[float, float]]] = []  # quote, terms, (lexical, semantic)
     answerable = False
-    for (result, position, sentence, matched), semantic in zip(found, meaning):
+    paired: dict[tuple[str, int], float] = {}  # the score with the pairs, that orders the candidates
+    for (result, position, sentence, matched), semantic, pair_share in zip(found, meaning, pair_shares):
         lexical = sum(idf[t] for t in matched) / total
         shares_words = lexical >= MIN_LEXICAL and semantic >= MIN_WORDS_MEANING
         if not shares_words and semantic < MIN_QUOTED:
@@ -135,11 +153,13 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
         length_weight = 1.0 / (1.0 + max(0, len(words(sentence)) - 40) / 40)
         position_weight = 1.0 / (1.0 + POSITION_DECAY * position)
         cue_weight = 1.0 + ANSWER_CUE * answers_kind(kind, sentence)
-        score = (LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * max(semantic, 0.0)) * rank_weight * length_weight * position_weight * cue_weight
+        weight = rank_weight * length_weight * position_weight * cue_weight
+        score = (LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * max(semantic, 0.0)) * weight
+        paired[(result.chunk_id, position)] = score + PAIR_WEIGHT * pair_share * weight
         candidates.append((Quote(result.chunk_id, sentence, score, result.rank, position), matched, (lexical, semantic)))
     if not answerable:
         return []
-    candidates.sort(key=lambda c: (-c[0].score, c[0].rank, c[0].position))
+    candidates.sort(key=lambda c: (-paired[(c[0].chunk_id, c[0].position)], c[0].rank, c[0].position))
     best, best_terms, (best_lexical, best_semantic) = candidates[0]
     document = {r.chunk_id: _document(r) for r in results}
     ranked_documents = list(dict.fromkeys(_document(r) for r in sorted(results, key=lambda r: r.rank)))

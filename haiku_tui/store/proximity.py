@@ -71,14 +71,22 @@ def proximity_scores(query: str, rows: list[dict]) -> list[float]:
     pairs = query_pairs(query)
     if not pairs or not rows:
         return [0.0] * len(rows)
-    held = []
-    for row in rows:
-        places = _chunk_places(row)
-        held.append({(a, b) for a, b in pairs if a in places and b in places and together(places[a], places[b], WINDOW)})
-    n = len(rows)
-    df = {p: sum(p in h for h in held) for p in pairs}
-    weight = {p: max(0.0, math.log((n - df[p] + 0.5) / (df[p] + 0.5))) for p in pairs}
+    held = [held_pairs(pairs, _chunk_places(row)) for row in rows]
+    weight = pair_weights(pairs, held)
     return [sum(weight[p] for p in h) for h in held]
+
+
+def held_pairs(pairs: list[tuple[str, str]], places: dict[str, list[int]]) -> set[tuple[str, str]]:
+    """The ``pairs`` whose two terms stand together (at most ``WINDOW`` words apart) in a text's ``places``."""
+    return {(a, b) for a, b in pairs if a in places and b in places and together(places[a], places[b], WINDOW)}
+
+
+def pair_weights(pairs: list[tuple[str, str]], held: list[set[tuple[str, str]]]) -> dict[tuple[str, str], float]:
+    """Each pair's rarity among texts holding ``held`` (Robertson–Spärck Jones, none below zero): a pair half the
+    texts hold counts nothing."""
+    n = len(held)
+    df = {p: sum(p in h for h in held) for p in pairs}
+    return {p: max(0.0, math.log((n - df[p] + 0.5) / (df[p] + 0.5))) for p in pairs}
 
 
 def by_proximity(query: str, rows: list[dict]) -> list[dict]:

@@ -218,3 +218,30 @@ def test_the_sentence_after_the_best_one_comes_along_when_it_passes_the_floors(m
     assert [q.sentence for q in quoting.select(question, results)] == [first, second]  # not a continuation, still quoted
     similarity[f"Sync: {second}"] = quoting.MIN_QUOTED / 2  # far in meaning and sharing no word: left out
     assert [q.sentence for q in quoting.select(question, results)] == [first]
+
+
+PROGRESS = (
+    "[hhhhhhhhhhhhhhhh] (rank 1 of 2)\n"
+    'Source: "Guide" › Tasks\n'
+    "A bar at the bottom shows the progress of every running task.\n"
+    "A progress bar fills as the task runs, and shows how far it has got.\n"
+    "Tasks run one after another.\n"
+    "\n---\n\n"
+    "[iiiiiiiiiiiiiiii] (rank 2 of 2)\n"
+    'Source: "Guide" › Keys\n'
+    "Press q to quit.\n"
+    "The screen redraws when the window is resized.\n"
+)
+
+
+def test_the_sentence_holding_the_questions_words_together_is_preferred(monkeypatch):
+    results = ex.parse_results(PROGRESS)
+    question = "how do I show a progress bar"
+    # both first sentences hold "progress" and "bar"; only the second holds them together, as the question does
+    assert [q.sentence for q in quoting.select(question, results, limit=1)] == [
+        "A progress bar fills as the task runs, and shows how far it has got."
+    ]
+    monkeypatch.setattr(quoting, "PAIR_WEIGHT", 0.0)  # without the pairs, the earlier sentence wins on its place
+    assert [q.sentence for q in quoting.select(question, results, limit=1)] == [
+        "A bar at the bottom shows the progress of every running task."
+    ]

@@ -100,3 +100,17 @@ def test_a_chunk_holding_the_words_together_outranks_one_scattering_them(tmp_pat
     assert {Path(h.path).stem for h in without} == {"widgets", "changelog"}
     assert without[0].score == pytest.approx(without[1].score)  # a tie the pairs break
     kb.close()
+
+
+def test_held_pairs_and_their_rarity_among_texts():
+    pairs = query_pairs("progress bar terminal")
+    held = [proximity.held_pairs(pairs, term_places(text)) for text in (
+        "a progress bar in the terminal", "the bar of progress", "a bar shows how far along all the work is, its progress in the terminal", "tea", "cups",
+    )]
+    assert held[0] == {("progress", "bar"), ("bar", "terminal")}
+    assert held[1] == {("progress", "bar")}  # either order, within the window
+    assert held[2] == set()  # both words, too far apart
+    weight = proximity.pair_weights(pairs, held)
+    assert weight[("bar", "terminal")] == pytest.approx(math.log(4.5 / 1.5))  # one text of five holds it
+    assert weight[("progress", "bar")] == pytest.approx(math.log(3.5 / 2.5))
+    assert proximity.pair_weights(pairs, held[:2]) == {("progress", "bar"): 0.0, ("bar", "terminal"): 0.0}  # half hold
