@@ -28,7 +28,7 @@ from .sentences import encode_sentence_terms
 from .symbols import with_symbol_names
 from .tables import (
     CHUNK_COLUMNS, CHUNKS, DOCUMENTS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, INDEX_VERSION_COLUMN,
-    SCHEMA_VERSION, SENTENCE_TERMS_COLUMN, chunks_schema, doc_record, docs_schema, fts_config, one_line,
+    SCHEMA_VERSION, SENTENCE_TERMS_COLUMN, UNVERSIONED, chunks_schema, doc_record, docs_schema, fts_config, one_line,
     with_index_version,
 )
 
@@ -49,8 +49,10 @@ def document_id(path: str | os.PathLike[str]) -> str:
 
 
 def chunk_id(doc_id: str, content_hash: str, order: int, index_version: int = INDEX_VERSION) -> str:
-    """16 hex chars derived from the document id, its content hash, the index version and the chunk order."""
-    return hashlib.sha256(f"{doc_id}:{content_hash}:{order}:v{index_version}".encode()).hexdigest()[:16]
+    """16 hex chars derived from the document id, its content hash, the chunk order and the index version
+    (the ids version 1 gave are kept: a re-indexing's chunks never share an id with what they replace)."""
+    version = f":v{index_version}" if index_version != UNVERSIONED else ""
+    return hashlib.sha256(f"{doc_id}:{content_hash}:{order}{version}".encode()).hexdigest()[:16]
 
 
 def fts_text(title: str, headings: Iterable[str], text: str) -> str:

@@ -506,9 +506,11 @@ class KnowledgeBase:
         )
         return self._run(job, paths, sync=True)
 
-    def reindex(self, *, on_progress: Callable[[IngestProgress], None] | None = None) -> IngestReport:
+    def reindex(
+        self, *, on_progress: Callable[[IngestProgress], None] | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> IngestReport:
         """Re-index the documents an older ``INDEX_VERSION`` indexed, from their files (one gone is a failure)."""
-        return self.add([d.path for d in self.outdated()], on_progress=on_progress)
+        return self.add([d.path for d in self.outdated()], on_progress=on_progress, max_bytes=max_bytes)
 
     def _run(self, job: Ingest, paths: Iterable[str | os.PathLike[str]], *, sync: bool) -> IngestReport:
         try:

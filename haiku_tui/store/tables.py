@@ -37,10 +37,7 @@ def row_version(row: dict[str, Any]) -> int:
 
 def outdated_note(count: int) -> str:
     """The one line telling the user that ``count`` documents were indexed by an older haiku-tui."""
-    return (
-        f"{count} document{'s' if count != 1 else ''} indexed by an older haiku-tui "
-        "(search works, retrieval is better re-indexed): run `haiku-tui reindex`"
-    )
+    return f"{count} document{'s' if count != 1 else ''} indexed by an older haiku-tui: `haiku-tui reindex` updates them"
 
 
 def fts_config() -> Any:
