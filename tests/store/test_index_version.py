@@ -10,24 +10,10 @@ import pytest
 
 import haiku_tui.store.ingest as ingest
 from haiku_tui.cli import main
-from haiku_tui.store.kb import CHUNKS, DOCUMENTS, KnowledgeBase, chunk_id, refresh_index
+from haiku_tui.store.kb import CHUNKS, DOCUMENTS, KnowledgeBase
 from haiku_tui.store.search import best_sentence_share, clear_chunk_caches
 from haiku_tui.store.tables import INDEX_VERSION, INDEX_VERSION_COLUMN, SENTENCE_TERMS_COLUMN, UNVERSIONED
-
-
-def make_old(uri: Path) -> None:
-    """Give a base built today the layout of one built before the index version was recorded (main's):
-    no version column, and the chunk ids version 1 gave."""
-    import pyarrow as pa
-
-    kb = KnowledgeBase.open(uri)
-    kb._table(DOCUMENTS).drop_columns([INDEX_VERSION_COLUMN])
-    data = kb._table(CHUNKS).to_arrow().drop_columns([INDEX_VERSION_COLUMN])
-    ids = [chunk_id(r["document_id"], r["content_hash"], r["position"], UNVERSIONED) for r in data.to_pylist()]
-    data = data.set_column(data.schema.get_field_index("id"), "id", pa.array(ids, pa.string()))
-    kb._tables[CHUNKS] = kb._db.create_table(CHUNKS, data, mode="overwrite")
-    refresh_index(kb)
-    kb.close()
+from tests.kb_fixture import make_old
 
 
 @pytest.fixture
