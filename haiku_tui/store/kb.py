@@ -29,10 +29,9 @@ from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
 from .search import ranked_rows, vector_query, vector_text
 from .sentences import encode_sentence_terms
-from .tables import (  # noqa: F401 (names: public API)
-    CHUNKS, DOCUMENTS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, INDEX_VERSION_COLUMN, SCHEMA_VERSION,
-    SENTENCE_TERMS_COLUMN, SETTINGS, UNVERSIONED, chunk_columns, chunk_record, chunks_schema, doc_record, fts_config,
-    one_line, outdated_note, row_version, sql_list,
+from .tables import (
+    CHUNKS, DOCUMENTS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, INDEX_VERSION_COLUMN, SENTENCE_TERMS_COLUMN,
+    SETTINGS, UNVERSIONED, chunk_columns, chunk_record, chunks_schema, doc_record, one_line, row_version, sql_list,
 )
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from .tables import (  # noqa: F401 (the column names are read from here too)
+from .tables import (
     CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, SENTENCE_TERMS_COLUMN, VECTOR_COLUMN, chunk_columns,
     row_version,
 )
