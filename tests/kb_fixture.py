@@ -95,3 +95,21 @@ def build_small_kb(path: Path | str) -> KnowledgeBase:
     kb = KnowledgeBase.open(str(path))
     kb.add([docs])
     return kb
+
+
+def make_old(path: Path | str) -> None:
+    """Give a knowledge base built today the layout of one built before the index version was recorded:
+    no version column, and the chunk ids version 1 gave."""
+    import pyarrow as pa
+
+    from haiku_tui.store.kb import CHUNKS, DOCUMENTS, chunk_id, refresh_index
+    from haiku_tui.store.tables import INDEX_VERSION_COLUMN, UNVERSIONED
+
+    kb = KnowledgeBase.open(str(path))
+    kb._table(DOCUMENTS).drop_columns([INDEX_VERSION_COLUMN])
+    data = kb._table(CHUNKS).to_arrow().drop_columns([INDEX_VERSION_COLUMN])
+    ids = [chunk_id(r["document_id"], r["content_hash"], r["position"], UNVERSIONED) for r in data.to_pylist()]
+    data = data.set_column(data.schema.get_field_index("id"), "id", pa.array(ids, pa.string()))
+    kb._tables[CHUNKS] = kb._db.create_table(CHUNKS, data, mode="overwrite")
+    refresh_index(kb)
+    kb.close()

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from haiku_tui.store.parsing import SUPPORTED_SUFFIXES
+from haiku_tui.store.tables import outdated_note
 from haiku_tui.text import printable_line
 
 from . import CommandError, db_arg, embedder_arg
@@ -287,6 +288,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     ]
     if info.get("orphan_chunks"):
         rows.append(("orphan chunks", f"{info['orphan_chunks']} (from an interrupted ingest; the next add removes them)"))
+    if info.get("outdated_documents"):
+        rows.append(("outdated", outdated_note(info["outdated_documents"])))
     for key, value in rows:
         print(f"{key:16s} {value}")
     return 0

@@ -29,7 +29,7 @@ class RebuildReport:
 
 def check(kb: KnowledgeBase) -> list[str]:
     """One line per problem found (empty when every table reads back and search works)."""
-    from .kb import CHUNKS, DOCUMENTS, SETTINGS
+    from .tables import CHUNKS, DOCUMENTS, SETTINGS
 
     problems = []
     for name in (SETTINGS, DOCUMENTS, CHUNKS):

@@ -22,16 +22,21 @@ from .embedding import embed_documents, embedder_id
 from .errors import EmbedderMismatch, ParseError
 from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
-from .search import CHUNK_COLUMNS, SENTENCE_TERMS_COLUMN, ensure_vector_index, vector_text
+from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
+from .search import ensure_vector_index, vector_text
 from .sentences import encode_sentence_terms
 from .symbols import with_symbol_names
-from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
+from .tables import (
+    CHUNK_COLUMNS, CHUNKS, DOCUMENTS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, INDEX_VERSION_COLUMN,
+    SCHEMA_VERSION, SENTENCE_TERMS_COLUMN, UNVERSIONED, chunks_schema, doc_record, docs_schema, fts_config, one_line,
+    with_index_version,
+)
 
 if TYPE_CHECKING:
     from .kb import KnowledgeBase
 
 FLUSH_CHUNKS = 4096  # chunks per write batch
-FTS_COLUMNS = ("fts", "fts_headings")
+FTS_COLUMNS = (FTS_COLUMN, HEADINGS_FTS_COLUMN)
 HIDDEN = "hidden"
 DUPLICATE = "same file as another path (symlink)"
 UNREADABLE_FOLDER = "unreadable folder"
@@ -43,9 +48,11 @@ def document_id(path: str | os.PathLike[str]) -> str:
     return hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
 
 
-def chunk_id(doc_id: str, content_hash: str, order: int) -> str:
-    """16 hex chars derived from the document id, its content hash and the chunk order."""
-    return hashlib.sha256(f"{doc_id}:{content_hash}:{order}".encode()).hexdigest()[:16]
+def chunk_id(doc_id: str, content_hash: str, order: int, index_version: int = INDEX_VERSION) -> str:
+    """16 hex chars derived from the document id, its content hash, the chunk order and the index version
+    (the ids version 1 gave are kept: a re-indexing's chunks never share an id with what they replace)."""
+    version = f":v{index_version}" if index_version != UNVERSIONED else ""
+    return hashlib.sha256(f"{doc_id}:{content_hash}:{order}{version}".encode()).hexdigest()[:16]
 
 
 def fts_text(title: str, headings: Iterable[str], text: str) -> str:
@@ -206,8 +213,10 @@ class Ingest:
         limits: IngestLimits,
         chunk_size: int,
         dry_run: bool = False,
+        reindex: bool = True,
     ) -> None:
         self.kb = kb
+        self.reindex = reindex  # re-index unchanged documents of an older INDEX_VERSION
         self.on_progress = on_progress
         self.metadata = metadata
         self.limits = limits
@@ -316,7 +325,8 @@ class Ingest:
         content_hash = hashlib.sha256(data).hexdigest()
         doc_id = document_id(str(path))
         old = existing.get(doc_id)
-        if old is not None and old.content_hash == content_hash:
+        unchanged = old is not None and old.content_hash == content_hash
+        if unchanged and (old.index_version >= INDEX_VERSION or not self.reindex):
             return "skip"
         moved_from = None
         if old is None:  # a new path: is it a gone document's content, moved here?
@@ -337,7 +347,8 @@ class Ingest:
         if not chunks:
             raise ParseError("no text found")
         now = _now()
-        meta: dict[str, Any] = {
+        meta: dict[str, Any] = dict(old.metadata) if unchanged else {}  # re-indexed: what was given with it stays
+        meta |= {
             "source_type": parsed.source_type,
             "size_bytes": len(data),
             "modified": datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat(timespec="seconds"),
@@ -355,10 +366,12 @@ class Ingest:
             "chunks": len(chunks),
             "created_at": first.created_at if first is not None else now,
             "updated_at": now,
+            INDEX_VERSION_COLUMN: INDEX_VERSION,
         }
         chunk_rows = [
             {
                 "id": chunk_id(doc_id, content_hash, order),
+                INDEX_VERSION_COLUMN: INDEX_VERSION,
                 "document_id": doc_id,
                 "content_hash": content_hash,
                 "position": order,
@@ -376,8 +389,6 @@ class Ingest:
     def _flush(self, existing: dict[str, DocumentRecord]) -> bool:
         import pyarrow as pa
 
-        from .kb import _one_line as one_line
-
         batch, self.batch = self.batch, _Batch()
         report, kb = self.report, self.kb
         try:
@@ -390,12 +401,12 @@ class Ingest:
             chunks = _ensure_chunks_table(kb, dimension)
             docs = _ensure_docs_table(kb)
             if batch.chunks:
-                names = [n for n in [*CHUNK_COLUMNS, *FTS_COLUMNS, SENTENCE_TERMS_COLUMN] if n in chunks.schema.names]
+                names = [n for n in [*CHUNK_COLUMNS, *FTS_COLUMNS, SENTENCE_TERMS_COLUMN, INDEX_VERSION_COLUMN] if n in chunks.schema.names]
                 columns = {name: [r[name] for r in batch.chunks] for name in names}
                 if vectors is not None:
                     columns["vector"] = vectors
                 chunks.add(pa.Table.from_pydict(columns, schema=chunks.schema))
-            doc_table = pa.Table.from_pylist(batch.docs, schema=kb._docs_schema())
+            doc_table = pa.Table.from_pylist(batch.docs, schema=docs_schema())
             docs.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(doc_table)
         except EmbedderMismatch:
             raise
@@ -404,13 +415,13 @@ class Ingest:
             report.failed.extend(IngestFailure(d["path"], reason) for d in batch.docs)
             return False
         replaced = [d for d in batch.docs if d["id"] in existing]
-        for start in range(0, len(replaced), 100):
-            part = replaced[start : start + 100]
+        for start in range(0, len(replaced), 100):  # the indexings these rows replaced
             chunks.delete(
-                " OR ".join(f"(document_id = '{d['id']}' AND content_hash != '{d['content_hash']}')" for d in part)
+                " OR ".join(
+                    f"(document_id = '{d['id']}' AND (content_hash != '{d['content_hash']}' OR {INDEX_VERSION_COLUMN} != {INDEX_VERSION}))"
+                    for d in replaced[start : start + 100]
+                )
             )
-        from .kb import _doc_record as doc_record
-
         for d in batch.docs:
             rec = doc_record(d)
             if d["id"] in existing:
@@ -435,13 +446,11 @@ def _planned(doc_id: str, path: Path, content_hash: str, old: DocumentRecord | N
     now = _now()
     return DocumentRecord(
         id=doc_id, path=str(path), title=old.title if old else path.stem, content_hash=content_hash,
-        metadata={}, chunks=0, created_at=old.created_at if old else now, updated_at=now,
+        metadata={}, chunks=0, created_at=old.created_at if old else now, updated_at=now, index_version=INDEX_VERSION,
     )
 
 
 def ensure_embedder_settings(kb: KnowledgeBase, dimension: int | None) -> None:
-    from .kb import SCHEMA_VERSION
-
     name = embedder_id(kb.embedder)
     recorded, recorded_dim = kb.recorded_embedder()
     if recorded and recorded_dim and dimension and recorded_dim != dimension:
@@ -454,23 +463,19 @@ def ensure_embedder_settings(kb: KnowledgeBase, dimension: int | None) -> None:
 
 
 def _ensure_docs_table(kb: KnowledgeBase) -> Any:
-    from .kb import DOCUMENTS
-
     docs = kb._table(DOCUMENTS)
     if docs is None:
-        docs = kb._db.create_table(DOCUMENTS, schema=kb._docs_schema(), exist_ok=True)
+        docs = kb._db.create_table(DOCUMENTS, schema=docs_schema(), exist_ok=True)
         kb._tables[DOCUMENTS] = docs
-    return docs
+    return with_index_version(docs)
 
 
 def _ensure_chunks_table(kb: KnowledgeBase, dimension: int | None) -> Any:
-    from .kb import CHUNKS, SCHEMA_VERSION
-
     chunks = kb._table(CHUNKS)
     if chunks is not None:
         has_vector = "vector" in chunks.schema.names
         if has_vector == bool(dimension):
-            return chunks
+            return with_index_version(chunks)
         if kb._doc_count() == 0:
             kb._db.drop_table(CHUNKS)
             kb._tables.pop(CHUNKS, None)
@@ -482,15 +487,13 @@ def _ensure_chunks_table(kb: KnowledgeBase, dimension: int | None) -> Any:
             )
     if not kb._settings():
         kb._write_settings({"schema_version": SCHEMA_VERSION})
-    chunks = kb._db.create_table(CHUNKS, schema=kb._chunks_schema(dimension), exist_ok=True)
+    chunks = kb._db.create_table(CHUNKS, schema=chunks_schema(dimension), exist_ok=True)
     kb._tables[CHUNKS] = chunks
     return chunks
 
 
 def missing_indexes(kb: KnowledgeBase) -> list[str]:
     """Full-text columns of a non-empty chunks table that have no index (a kill skipped building it)."""
-    from .kb import CHUNKS
-
     chunks = kb._table(CHUNKS)
     if chunks is None or chunks.count_rows() == 0:
         return []
@@ -500,8 +503,6 @@ def missing_indexes(kb: KnowledgeBase) -> list[str]:
 
 def refresh_index(kb: KnowledgeBase) -> None:
     """Make new rows part of the full-text index (build it the first time, then fold in)."""
-    from .kb import CHUNKS, DOCUMENTS, fts_config
-
     chunks = kb._table(CHUNKS)
     if chunks is None:
         return

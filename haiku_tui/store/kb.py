@@ -14,7 +14,6 @@ Consistency model (what survives Ctrl+C or a kill at any moment):
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Callable, Iterable
 from datetime import timedelta
@@ -28,36 +27,22 @@ from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreEr
 from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
-from .search import (
-    CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, SENTENCE_TERMS_COLUMN, ranked_rows, vector_query, vector_text,
-)
+from .search import ranked_rows, vector_query, vector_text
 from .sentences import encode_sentence_terms
+from .tables import (
+    CHUNKS, DOCUMENTS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, INDEX_VERSION_COLUMN, SENTENCE_TERMS_COLUMN,
+    SETTINGS, UNVERSIONED, chunk_columns, chunk_record, chunks_schema, doc_record, one_line, row_version, sql_list,
+)
 
 if TYPE_CHECKING:
     from .doctor import RebuildReport
 from .remote import explain as explain_remote
 
-SCHEMA_VERSION = "1"
-DOCUMENTS = "documents"
-CHUNKS = "chunks"
-SETTINGS = "settings"
 # How stale an open handle may be about another process's writes (own writes are seen at once).
 READ_CONSISTENCY = timedelta(seconds=1)
 ADD_HINT = "add documents with `haiku-tui add PATH…` (or KnowledgeBase.add)"
 
 _FTS_COLUMNS = [FTS_COLUMN, HEADINGS_FTS_COLUMN]
-
-
-def fts_config() -> Any:
-    from lancedb.index import FTS
-
-    # English stemming; stop words are kept because questions like "how do I write a *with*
-    # statement" hinge on them (BM25's IDF already discounts common words).
-    return FTS(stem=True, language="English", remove_stop_words=False, with_position=False, ascii_folding=True)
-
-
-def _sql_list(values: Iterable[str]) -> str:
-    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
 
 class KnowledgeBase:
@@ -68,7 +53,7 @@ class KnowledgeBase:
         self._db = db
         self.embedder = embedder
         self._tables: dict[str, Any] = {}
-        self._docmap_cache: tuple[int, dict[str, tuple[str, str, str]]] | None = None
+        self._docmap_cache: tuple[int, dict[str, tuple[str, str, str, int]]] | None = None
         self._vectors_ready: bool | None = None
 
     # ------------------------------------------------------------------ opening
@@ -99,7 +84,7 @@ class KnowledgeBase:
             db = lancedb.connect(resolved, read_consistency_interval=READ_CONSISTENCY)
         except Exception as exc:
             explained = None if local else explain_remote(resolved, exc)
-            raise StoreError(explained or f"cannot open knowledge base at {resolved}: {_one_line(exc)}") from None
+            raise StoreError(explained or f"cannot open knowledge base at {resolved}: {one_line(exc)}") from None
         kb = cls(resolved, db)
         kb.embedder = choose_embedder(embedder, kb.recorded_embedder()[0], kb._doc_count() > 0)
         kb._check_embedder()
@@ -164,42 +149,6 @@ class KnowledgeBase:
             self._tables[SETTINGS] = table
         table.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(data)
 
-    def _docs_schema(self) -> Any:
-        import pyarrow as pa
-
-        ts = pa.timestamp("us", tz="UTC")
-        return pa.schema(
-            [
-                pa.field("id", pa.string()),
-                pa.field("path", pa.string()),
-                pa.field("title", pa.string()),
-                pa.field("content_hash", pa.string()),
-                pa.field("metadata", pa.string()),
-                pa.field("chunks", pa.int32()),
-                pa.field("created_at", ts),
-                pa.field("updated_at", ts),
-            ]
-        )
-
-    def _chunks_schema(self, dimension: int | None) -> Any:
-        import pyarrow as pa
-
-        fields = [
-            pa.field("id", pa.string()),
-            pa.field("document_id", pa.string()),
-            pa.field("content_hash", pa.string()),
-            pa.field("position", pa.int32()),
-            pa.field("text", pa.string()),
-            pa.field("headings", pa.list_(pa.string())),
-            pa.field("pages", pa.list_(pa.int32())),
-            pa.field(FTS_COLUMN, pa.string()),
-            pa.field(HEADINGS_FTS_COLUMN, pa.string()),
-            pa.field(SENTENCE_TERMS_COLUMN, pa.string()),
-        ]
-        if dimension:
-            fields.append(pa.field("vector", pa.list_(pa.float32(), dimension)))
-        return pa.schema(fields)
-
     def _has_vector_column(self) -> bool:
         chunks = self._table(CHUNKS)
         return chunks is not None and "vector" in chunks.schema.names
@@ -252,10 +201,13 @@ class KnowledgeBase:
         if SENTENCE_TERMS_COLUMN not in data.column_names:  # a base from before sentence terms were stored
             terms = [encode_sentence_terms(text) for text in data.column("text").to_pylist()]
             data = data.append_column(SENTENCE_TERMS_COLUMN, pa.array(terms, type=pa.string()))
+        if INDEX_VERSION_COLUMN not in data.column_names:  # nor the index version
+            data = data.append_column(INDEX_VERSION_COLUMN, pa.array([UNVERSIONED] * data.num_rows, type=pa.int32()))
         vectors = embed_documents(model, [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()])
         dimension = len(vectors[0]) if vectors else 0
         data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))
-        self._tables[CHUNKS] = self._db.create_table(CHUNKS, data.cast(self._chunks_schema(dimension)), mode="overwrite")
+        schema = chunks_schema(dimension)
+        self._tables[CHUNKS] = self._db.create_table(CHUNKS, data.select(schema.names).cast(schema), mode="overwrite")
         refresh_index(self)
         self.embedder = model
         ensure_embedder_settings(self, dimension)
@@ -275,22 +227,25 @@ class KnowledgeBase:
         docs = self._table(DOCUMENTS)
         return 0 if docs is None else docs.count_rows()
 
-    def _docmap(self) -> dict[str, tuple[str, str, str]]:
-        """``{document id: (title, path, content_hash)}``, cached per table version."""
+    def _docmap(self) -> dict[str, tuple[str, str, str, int]]:
+        """``{document id: (title, path, content_hash, index_version)}``, cached per table version."""
         docs = self._table(DOCUMENTS)
         if docs is None:
             return {}
         version = docs.version
         if self._docmap_cache is not None and self._docmap_cache[0] == version:
             return self._docmap_cache[1]
-        data = docs.search().select(["id", "title", "path", "content_hash"]).limit(None).to_arrow()
+        versioned = INDEX_VERSION_COLUMN in docs.schema.names
+        data = docs.search().select(["id", "title", "path", "content_hash", *[INDEX_VERSION_COLUMN] * versioned]).limit(None).to_arrow()
+        versions = data.column(INDEX_VERSION_COLUMN).to_pylist() if versioned else [UNVERSIONED] * data.num_rows
         mapping = {
-            i: (t, p, h)
-            for i, t, p, h in zip(
+            i: (t, p, h, v)
+            for i, t, p, h, v in zip(
                 data.column("id").to_pylist(),
                 data.column("title").to_pylist(),
                 data.column("path").to_pylist(),
                 data.column("content_hash").to_pylist(),
+                versions,
             )
         }
         self._docmap_cache = (version, mapping)
@@ -302,7 +257,7 @@ class KnowledgeBase:
         if docs is None:
             return []
         rows = docs.to_arrow().to_pylist()
-        return sorted((_doc_record(r) for r in rows), key=lambda d: d.path)
+        return sorted((doc_record(r) for r in rows), key=lambda d: d.path)
 
     def document(self, id_or_path: str) -> DocumentRecord | None:
         """The document with this id or path, if any."""
@@ -311,7 +266,7 @@ class KnowledgeBase:
             return None
         docs = self._table(DOCUMENTS)
         rows = docs.search().where(f"id = '{doc_id}'").limit(1).to_list()
-        return _doc_record(rows[0]) if rows else None
+        return doc_record(rows[0]) if rows else None
 
     def _resolve_document_id(self, id_or_path: str) -> str | None:
         docmap = self._docmap()
@@ -327,15 +282,20 @@ class KnowledgeBase:
         return None
 
     def _visible(
-        self, rows: Iterable[dict[str, Any]], docmap: dict[str, tuple[str, str, str]] | None = None
-    ) -> list[tuple[dict[str, Any], tuple[str, str, str]]]:
+        self, rows: Iterable[dict[str, Any]], docmap: dict[str, tuple[str, str, str, int]] | None = None
+    ) -> list[tuple[dict[str, Any], tuple[str, str, str, int]]]:
+        """The rows of the indexing each document's row names (content and index version): never a
+        half-written one, nor what it replaced."""
         docmap = self._docmap() if docmap is None else docmap
         out = []
         for row in rows:
             doc = docmap.get(row["document_id"])
-            if doc is not None and doc[2] == row["content_hash"]:
+            if doc is not None and doc[2] == row["content_hash"] and doc[3] == row_version(row):
                 out.append((row, doc))
         return out
+
+    def _chunk_columns(self, chunks: Any) -> list[str]:
+        return chunk_columns(chunks.schema.names)
 
     def get_chunks(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRecord]:
         """The chunks with these ids (missing or invisible ids are absent from the result)."""
@@ -345,12 +305,12 @@ class KnowledgeBase:
             return {}
         rows = (
             chunks.search()
-            .where(f"id IN ({_sql_list(ids)})")
-            .select(CHUNK_COLUMNS)
+            .where(f"id IN ({sql_list(ids)})")
+            .select(self._chunk_columns(chunks))
             .limit(len(ids) * 4 + 16)
             .to_list()
         )
-        return {row["id"]: _chunk_record(row, doc) for row, doc in self._visible(rows)}
+        return {row["id"]: chunk_record(row, doc) for row, doc in self._visible(rows)}
 
     def neighbours(self, chunk_id: str, radius: int = 1) -> list[ChunkRecord]:
         """The chunk and up to ``radius`` chunks either side of it in the same document, by order."""
@@ -366,11 +326,11 @@ class KnowledgeBase:
                 f"document_id = '{found.document_id}' AND content_hash = '{doc_hash}' "
                 f"AND position >= {lo} AND position <= {hi}"
             )
-            .select(CHUNK_COLUMNS)
-            .limit(hi - lo + 8)
+            .select(self._chunk_columns(chunks))
+            .limit(2 * (hi - lo) + 8)  # a re-indexing may hold a second generation of these positions
             .to_list()
         )
-        records = [_chunk_record(row, doc) for row, doc in self._visible(rows)]
+        records = [chunk_record(row, doc) for row, doc in self._visible(rows)]
         return sorted(records, key=lambda c: c.order)
 
     def document_chunks(self, id_or_path: str) -> list[ChunkRecord]:
@@ -379,8 +339,12 @@ class KnowledgeBase:
         chunks = self._table(CHUNKS)
         if doc_id is None or chunks is None:
             return []
-        rows = chunks.search().where(f"document_id = '{doc_id}'").select(CHUNK_COLUMNS).limit(None).to_list()
-        return sorted((_chunk_record(r, d) for r, d in self._visible(rows)), key=lambda c: c.order)
+        rows = chunks.search().where(f"document_id = '{doc_id}'").select(self._chunk_columns(chunks)).limit(None).to_list()
+        return sorted((chunk_record(r, d) for r, d in self._visible(rows)), key=lambda c: c.order)
+
+    def outdated(self) -> list[DocumentRecord]:
+        """The documents indexed by an older ``INDEX_VERSION`` (``reindex`` re-indexes them)."""
+        return [d for d in self.documents() if d.index_version < INDEX_VERSION]
 
     def info(self) -> dict[str, Any]:
         """``uri, documents, chunks, embedder, dimension, size_bytes`` (plus a few extras)."""
@@ -401,6 +365,8 @@ class KnowledgeBase:
             "dimension": dim,
             "size_bytes": _dir_size(self.uri),
             "orphan_chunks": max(0, stored - visible),
+            "outdated_documents": sum(d.index_version < INDEX_VERSION for d in docs),
+            "index_version": INDEX_VERSION,
             "fts_index": fts,
             "configured_embedder": embedder_id(self.embedder) if self.embedder is not None else None,
             "schema_version": self._settings().get("schema_version"),
@@ -420,7 +386,7 @@ class KnowledgeBase:
             ids = self.filter_document_ids(filter)
             if not ids:
                 return None
-            where = f"document_id IN ({_sql_list(ids)})"
+            where = f"document_id IN ({sql_list(ids)})"
         return chunks, where, docmap
 
     def filter_document_ids(self, filter: str) -> list[str]:
@@ -432,7 +398,7 @@ class KnowledgeBase:
             data = docs.search().where(filter).select(["id"]).limit(None).to_arrow()
         except Exception as exc:
             raise InvalidFilter(
-                f"invalid document filter {filter!r}: {_one_line(exc)[:160]}; write SQL over title, path and "
+                f"invalid document filter {filter!r}: {one_line(exc)[:160]}; write SQL over title, path and "
                 "metadata, e.g. \"path LIKE '%guide%'\""
             ) from None
         return data.column("id").to_pylist()
@@ -467,33 +433,25 @@ class KnowledgeBase:
         hits = []
         for rank, (row, doc) in enumerate(visible[:limit], start=1):
             score = row.get("_relevance_score", 0.0)
-            rec = _chunk_record(row, doc)
+            rec = chunk_record(row, doc)
             hits.append(SearchHit(**rec.__dict__, score=float(score or 0.0), rank=rank))
         return hits
 
     def repair(self) -> int:
-        """Delete orphan chunks (no matching documents row: an interrupted ingest). Returns how many."""
+        """Delete orphan chunks (no matching documents row: an interrupted ingest or re-indexing). Returns how many."""
         chunks = self._table(CHUNKS)
         if chunks is None:
             return 0
         docmap = self._docmap()
-        data = chunks.search().select(["document_id", "content_hash"]).limit(None).to_arrow()
+        keys = ["document_id", "content_hash", *[INDEX_VERSION_COLUMN] * (INDEX_VERSION_COLUMN in chunks.schema.names)]
+        data = chunks.search().select(keys).limit(None).to_arrow()
         if data.num_rows == 0:
             return 0
-        pairs = data.group_by(["document_id", "content_hash"]).aggregate([([], "count_all")])
-        bad: list[tuple[str, str, int]] = []
-        for d, h, n in zip(
-            pairs.column("document_id").to_pylist(),
-            pairs.column("content_hash").to_pylist(),
-            pairs.column("count_all").to_pylist(),
-        ):
-            doc = docmap.get(d)
-            if doc is None or doc[2] != h:
-                bad.append((d, h, n))
+        groups = data.group_by(keys).aggregate([([], "count_all")]).to_pylist()
+        bad = [g for g in groups if (doc := docmap.get(g["document_id"])) is None or (doc[2], doc[3]) != (g["content_hash"], row_version(g))]
         for start in range(0, len(bad), 100):
-            part = bad[start : start + 100]
-            chunks.delete(" OR ".join(f"(document_id = '{d}' AND content_hash = '{h}')" for d, h, _ in part))
-        return sum(n for _, _, n in bad)
+            chunks.delete(" OR ".join(_generation_filter(g) for g in bad[start : start + 100]))
+        return sum(g["count_all"] for g in bad)
 
     def delete(self, id_or_path: str) -> DocumentRecord | None:
         """Delete one document (by id or path) and its chunks; returns it, or None if unknown."""
@@ -516,7 +474,8 @@ class KnowledgeBase:
         chunk_size: int = DEFAULT_TARGET,
         limits: IngestLimits | None = None,
     ) -> IngestReport:
-        """Ingest files and folders (recursively). Unchanged files are skipped, changed ones replaced.
+        """Ingest files and folders (recursively). Unchanged files are skipped, changed ones replaced, and so
+        are unchanged ones an older ``INDEX_VERSION`` indexed.
 
         Bad files (missing, binary, undecodable, empty, too large or slow, unsupported, PDF without
         text) land in ``report.failed`` with a one-line reason, folder entries not ingested in
@@ -534,13 +493,23 @@ class KnowledgeBase:
         on_progress: Callable[[IngestProgress], None] | None = None,
         max_bytes: int = DEFAULT_MAX_BYTES,
         limits: IngestLimits | None = None,
+        reindex: bool = True,
     ) -> IngestReport:
         """Make the documents under ``paths`` match the disk: like :meth:`add`, plus documents whose
         file is gone are removed (``report.removed``) and a moved file (same content) replaces its old
-        document (``report.moved``). ``dry_run`` reports the changes without writing."""
+        document (``report.moved``). ``dry_run`` reports the changes without writing. ``reindex=False``
+        leaves unchanged files of an older index version as they are (the watcher's syncs)."""
         limits = limits or IngestLimits.from_env(max_bytes)
-        job = Ingest(self, on_progress=on_progress, metadata=None, limits=limits, chunk_size=DEFAULT_TARGET, dry_run=dry_run)
+        job = Ingest(
+            self, on_progress=on_progress, metadata=None, limits=limits, chunk_size=DEFAULT_TARGET, dry_run=dry_run, reindex=reindex
+        )
         return self._run(job, paths, sync=True)
+
+    def reindex(
+        self, *, on_progress: Callable[[IngestProgress], None] | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> IngestReport:
+        """Re-index the documents an older ``INDEX_VERSION`` indexed, from their files (one gone is a failure)."""
+        return self.add([d.path for d in self.outdated()], on_progress=on_progress, max_bytes=max_bytes)
 
     def _run(self, job: Ingest, paths: Iterable[str | os.PathLike[str]], *, sync: bool) -> IngestReport:
         try:
@@ -563,39 +532,10 @@ class KnowledgeBase:
         return rebuild(self)
 
 
-def _doc_record(row: dict[str, Any]) -> DocumentRecord:
-    try:
-        meta = json.loads(row.get("metadata") or "{}")
-    except ValueError:
-        meta = {}
-    return DocumentRecord(
-        id=row["id"],
-        path=row["path"],
-        title=row["title"],
-        content_hash=row["content_hash"],
-        metadata=meta if isinstance(meta, dict) else {"value": meta},
-        chunks=int(row["chunks"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
-
-
-def _chunk_record(row: dict[str, Any], doc: tuple[str, str, str]) -> ChunkRecord:
-    return ChunkRecord(
-        chunk_id=row["id"],
-        document_id=row["document_id"],
-        title=doc[0],
-        path=doc[1],
-        headings=tuple(row.get("headings") or ()),
-        pages=tuple(row.get("pages") or ()),
-        order=int(row["position"]),
-        text=row["text"],
-    )
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return " ".join(text.split())
+def _generation_filter(group: dict[str, Any]) -> str:
+    """SQL for the chunks of one document's indexing (rows without a version column hold version 1)."""
+    where = f"document_id = '{group['document_id']}' AND content_hash = '{group['content_hash']}'"
+    return f"({where})" if INDEX_VERSION_COLUMN not in group else f"({where} AND {INDEX_VERSION_COLUMN} = {group[INDEX_VERSION_COLUMN]})"
 
 
 def _dir_size(uri: str) -> int | None:

@@ -66,6 +66,7 @@ class DocumentRecord:
     chunks: int
     created_at: datetime
     updated_at: datetime
+    index_version: int = 1  # the indexing that wrote it (``store.tables.INDEX_VERSION``)
 
 
 @dataclass(frozen=True)

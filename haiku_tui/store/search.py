@@ -19,11 +19,10 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-FTS_COLUMN = "fts"
-HEADINGS_FTS_COLUMN = "fts_headings"
-VECTOR_COLUMN = "vector"
-SENTENCE_TERMS_COLUMN = "sentence_terms"  # each sentence's terms, computed at ingest (absent in older bases)
-CHUNK_COLUMNS = ["id", "document_id", "content_hash", "position", "text", "headings", "pages"]
+from .tables import (
+    CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, SENTENCE_TERMS_COLUMN, VECTOR_COLUMN, chunk_columns,
+    row_version,
+)
 
 HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
 RRF_K = 60  # reciprocal rank fusion constant: score = sum(weight / (RRF_K + rank))
@@ -116,7 +115,7 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
     columns = table_columns(chunks, version)
     neighbours = missing_word_neighbours(chunks, query, version) if vector is not None else []
     q = chunks.search(text_query(query, HEADINGS_FTS_COLUMN in columns, neighbours), query_type="fts")
-    read = CHUNK_COLUMNS + [SENTENCE_TERMS_COLUMN] * (SENTENCE_TERMS_COLUMN in columns)
+    read = chunk_columns(columns) + [SENTENCE_TERMS_COLUMN] * (SENTENCE_TERMS_COLUMN in columns)
     q = q.select(read + ["_score"])
     if where:
         q = q.where(where, prefilter=True)
@@ -238,8 +237,9 @@ _sentence_terms: collections.OrderedDict[tuple[str, str], list[frozenset[str]]] 
 def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
     """For each chunk row, the share of the query's terms (weighted by their rarity among ``rows``)
     that its best sentence holds: one sentence holding the whole question beats terms scattered
-    over a long chunk. Each chunk's sentence terms (stored at ingest, or computed for older bases)
-    are cached by its id and text."""
+    over a long chunk. Each chunk's sentence terms (stored at ingest by today's stemmer, else computed
+    from its text: a chunk of an older index version holds another stemmer's terms) are cached by its id
+    and text."""
     from .sentences import decode_sentence_terms, sentence_terms, terms
 
     wanted = list(dict.fromkeys(terms(query)))
@@ -251,7 +251,7 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
             key = (row["id"], row["text"])
             cached = _sentence_terms.get(key)
             if cached is None:
-                stored = row.get(SENTENCE_TERMS_COLUMN)
+                stored = row.get(SENTENCE_TERMS_COLUMN) if row_version(row) == INDEX_VERSION else None
                 cached = sentence_terms(row["text"]) if stored is None else decode_sentence_terms(stored)
                 _sentence_terms[key] = cached
                 if len(_sentence_terms) > SENTENCE_CACHE:

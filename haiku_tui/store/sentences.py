@@ -29,6 +29,9 @@ _ASCII_LETTERS = string.ascii_letters.encode()
 _MARKER_STARTS = frozenset("-*+•0123456789")
 PROSE_LETTERS = 0.6  # share of a sentence's visible characters that are letters, for it to count as prose
 _VOWEL = re.compile("[aeiouy]")
+# The adverb's -ly follows a consonant or a silent e (quickly, usually, safely); after p or b, or another
+# vowel, it is the word's own ending (apply, reply, supply, assembly, daily, holy, anomaly).
+_NOT_BEFORE_LY = frozenset("abiopu")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9\"'“‘(\[*_])")
 
 
@@ -95,11 +98,12 @@ def normal_word(word: str) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light suffix-stripping stemmer: brewing/brewed/brews -> brew, batteries -> battery."""
+    """A light suffix-stripping stemmer: brewing/brewed/brews -> brew, batteries/carried -> carry,
+    guaranteed/guarantees -> guarante. Changing what it returns changes ``tables.INDEX_VERSION``."""
     w = normal_word(word)
     if len(w) <= 2 or w.isdigit():
         return w
-    if w.endswith("ies") and len(w) > 4:
+    if w.endswith(("ies", "ied")) and len(w) > 4:  # the y of carry, apply, modify
         w = w[:-3] + "y"
     elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
         w = w[:-2]
@@ -109,10 +113,16 @@ def stem(word: str) -> str:
         rest = w[: -len(suffix)]
         # a short rest needs a vowel: used -> us (as use), going -> go; thing, bring, string stay
         if w.endswith(suffix) and not w.endswith("eed") and (len(rest) >= 3 or (len(rest) == 2 and _VOWEL.search(rest))):
+            if suffix == "ly" and rest[-1] in _NOT_BEFORE_LY:
+                if rest[-1] == "i" and len(rest) >= 4:  # easily, necessarily: the y of easy
+                    w = rest[:-1] + "y"
+                break
             w = rest
-            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lszaeiou":  # running -> run; agreeing -> agree
                 w = w[:-1]
             break
+    if w.endswith("eed") and len(w) >= 6:  # guaranteed, agreed, proceed: -ee and -d (need, speed, seed are words)
+        w = w[:-1]
     for suffix, replacement in (("ency", "ent"), ("ancy", "ant"), ("ation", "ate")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)] + replacement

@@ -3,6 +3,9 @@
 :func:`watch` syncs the roots once, then after each debounced burst of file-system changes
 syncs just the changed paths (a moved file is re-linked, a deleted one removed) and yields the
 :class:`~haiku_tui.store.records.IngestReport` of each step. Set ``stop_event`` to end it.
+
+It does not re-index unchanged documents an older index version indexed: that is a whole folder's
+parsing and embedding, started by opening the app; `haiku-tui reindex` (or `add`, `sync`) does it when asked.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ def watch(
 
     roots = [Path(p).expanduser().resolve() for p in paths]
     if initial_sync:
-        yield kb.sync(roots, on_progress=on_progress)
+        yield kb.sync(roots, on_progress=on_progress, reindex=False)
     ignore = DefaultFilter()
 
     def relevant(change: object, path: str) -> bool:
@@ -55,6 +58,6 @@ def watch(
         changed = sorted(p for p in changed if p.suffix.lower() in SUPPORTED_SUFFIXES or p.is_dir() or not p.exists())
         if not changed:
             continue
-        report = kb.sync(changed, on_progress=on_progress)
+        report = kb.sync(changed, on_progress=on_progress, reindex=False)
         if report.added or report.replaced or report.removed or report.moved or report.failed:
             yield report

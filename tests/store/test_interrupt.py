@@ -14,6 +14,7 @@ import pytest
 
 from haiku_tui.store import KnowledgeBase
 from haiku_tui.store.kb import CHUNKS
+from haiku_tui.store.tables import INDEX_VERSION, INDEX_VERSION_COLUMN
 
 
 def _orphan_rows(kb: KnowledgeBase, doc_id: str, content_hash: str, text: str) -> pa.Table:
@@ -28,6 +29,7 @@ def _orphan_rows(kb: KnowledgeBase, doc_id: str, content_hash: str, text: str) -
         "pages": [],
         "fts": text,
         "fts_headings": "",
+        INDEX_VERSION_COLUMN: INDEX_VERSION,
     }
     return pa.Table.from_pylist([row], schema=table.schema)
 

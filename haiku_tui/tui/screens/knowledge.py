@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Footer, Header, Input, OptionList, Progre
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from haiku_tui.store.tables import INDEX_VERSION, outdated_note
 from haiku_tui.tui.text import clean, clean_line
 
 from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time
@@ -204,6 +205,9 @@ class KnowledgeScreen(Screen[None]):
             text += " — press a to add a file or folder (.md .txt .rst .html .pdf)"
         elif self.kb is not None and self.kb.embedder is None:
             text += " — full-text search only; `haiku-tui embed` adds vectors"
+        outdated = sum(d.index_version < INDEX_VERSION for d in self.documents)
+        if outdated:
+            text += f" — {outdated_note(outdated)}"
         return text
 
     # -- opening --------------------------------------------------------------------------------------------
