@@ -150,3 +150,16 @@ def test_help_does_not_import_heavy_modules():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert "HEAVY []" in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, docs_dir):
+    """`haiku-tui list | head -0`: the pipe is closed before anything is written; no traceback, no error line."""
+    env = dict(os.environ, HAIKU_RAG_DB=str(tmp_path / "kb.lancedb"))
+    subprocess.run([sys.executable, "-m", "haiku_tui.cli", "add", str(docs_dir)], capture_output=True, env=env, cwd=ROOT, timeout=120, check=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "haiku_tui.cli", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT
+    )
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert err == b"" and proc.returncode == 141
