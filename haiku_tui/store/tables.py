@@ -35,9 +35,10 @@ def row_version(row: dict[str, Any]) -> int:
     return row.get(INDEX_VERSION_COLUMN) or UNVERSIONED
 
 
-def outdated_note(count: int) -> str:
-    """The one line telling the user that ``count`` documents were indexed by an older haiku-tui."""
-    return f"{count} document{'s' if count != 1 else ''} indexed by an older haiku-tui: `haiku-tui reindex` updates them"
+def outdated_note(count: int, remedy: str = "`haiku-tui reindex` updates them") -> str:
+    """The one line telling the user that ``count`` documents were indexed by an older haiku-tui, and how to
+    re-index them."""
+    return f"{count} document{'s' if count != 1 else ''} indexed by an older haiku-tui: {remedy}"
 
 
 def fts_config() -> Any:

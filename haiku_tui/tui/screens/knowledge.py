@@ -1,7 +1,7 @@
-"""The knowledge-base screen: documents, ingest with progress, delete, and a search playground.
+"""The knowledge-base screen: documents, ingest and re-index with progress, delete, and a search playground.
 
-``KnowledgeScreen(kb_uri)`` dismisses with ``None`` (Esc). Opening the knowledge base, ingesting,
-deleting and searching all run in thread workers; progress reaches the UI through
+``KnowledgeScreen(kb_uri)`` dismisses with ``None`` (Esc). Opening the knowledge base, ingesting (add,
+sync, re-index), deleting and searching all run in thread workers; progress reaches the UI through
 ``App.call_from_thread``, so the screen stays responsive while a large folder is ingested.
 
 Document titles, paths and chunk text are untrusted: every cell and result is a ``rich.text.Text``
@@ -12,6 +12,7 @@ shown literally and an escape sequence as inert ``␛[2J``.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 SEARCH_LIMIT = 10
 SNIPPET_CHARS = 220
+Job = Callable[[Callable[["IngestProgress"], None]], "IngestReport"]  # an add, sync or re-index, given its progress callback
 
 
 class _IngestStopped(Exception):
@@ -133,6 +135,8 @@ class KnowledgeScreen(Screen[None]):
         Binding("slash", "focus_search", "Search", id="kb.search", tooltip="Try a search: rank, score, source, snippet"),
         Binding("f5", "reload", "Reload", id="kb.reload", tooltip="Re-read the documents list"),
         Binding("escape", "back", "Back", id="kb.back", tooltip="Go back to the conversation"),
+        # last: at 80 columns the footer cuts it rather than Reload and Back; the status line names it when it matters
+        Binding("R", "reindex", "Re-index", id="kb.reindex", tooltip="Re-index the documents an older haiku-tui indexed (what `haiku-tui reindex` does)"),
     ]
 
     def __init__(self, kb_uri: str, *, kb: KnowledgeBase | None = None, id: str | None = None) -> None:
@@ -205,10 +209,14 @@ class KnowledgeScreen(Screen[None]):
             text += " — press a to add a file or folder (.md .txt .rst .html .pdf)"
         elif self.kb is not None and self.kb.embedder is None:
             text += " — full-text search only; `haiku-tui embed` adds vectors"
-        outdated = sum(d.index_version < INDEX_VERSION for d in self.documents)
+        outdated = self._outdated()
         if outdated:
-            text += f" — {outdated_note(outdated)}"
+            text += f" — {outdated_note(outdated, 'press R to re-index them')}"
         return text
+
+    def _outdated(self) -> int:
+        """How many listed documents an older ``INDEX_VERSION`` indexed."""
+        return sum(d.index_version < INDEX_VERSION for d in self.documents)
 
     # -- opening --------------------------------------------------------------------------------------------
 
@@ -296,18 +304,43 @@ class KnowledgeScreen(Screen[None]):
     def start_ingest(self, path: str | Path, *, sync: bool = False) -> None:
         """Ingest ``path`` in a thread worker, with the progress bar (also callable by the host); ``sync``
         also removes documents whose file under ``path`` is gone and re-links moved ones."""
-        if self.kb is None or self.ingesting:
+        kb = self.kb
+        if kb is None or self.ingesting:
             return
+        where = Path(path).expanduser()
+        name = display_path(str(where.resolve()))
+        if sync:
+            self._start_job(f"Syncing {name}", "Ingest", lambda progress: kb.sync([where], on_progress=progress))
+        else:
+            self._start_job(f"Ingesting {name}", "Ingest", lambda progress: kb.add([where], on_progress=progress))
+
+    def _start_job(self, doing: str, kind: str, job: Job) -> None:
+        """Show the progress bar and run ``job(on_progress)`` (an add, sync or re-index) in the ingest worker:
+        ``doing`` ("Syncing docs") labels the bar until the first file is done and says what failed, ``kind``
+        titles the receipt ("Ingest finished")."""
         self.ingesting = True
         self.last_report = None
-        name = display_path(str(Path(path).expanduser().resolve()))
         self.query_one("#kb-progress").remove_class("hidden")
         bar = self.query_one("#kb-progress-bar", ProgressBar)
         bar.update(total=None, progress=0)
-        doing = "Syncing" if sync else "Ingesting"
-        self.query_one("#kb-progress-label", Static).update(Text(f"{doing} {name}…"))
-        self._set_status(f"{doing} {name}…")
-        self._ingest(Path(path).expanduser(), name, sync)
+        self.query_one("#kb-progress-label", Static).update(Text(f"{doing}…"))
+        self._set_status(f"{doing}…")
+        self._ingest(job, doing, kind)
+
+    # -- re-indexing ----------------------------------------------------------------------------------------
+
+    def action_reindex(self) -> None:
+        """Re-index the documents an older haiku-tui indexed, as `haiku-tui reindex` does; the search keeps
+        answering from each document's old chunks until its new ones are in."""
+        if not self._can_ingest():
+            return
+        kb, outdated = self.kb, self._outdated()
+        assert kb is not None
+        if not outdated:
+            self.notify("Nothing to re-index: every document is indexed by this version.", markup=False)
+            return
+        many = f"{outdated} document{'s' if outdated != 1 else ''}"
+        self._start_job(f"Re-indexing {many}", "Re-index", lambda progress: kb.reindex(on_progress=progress))
 
     # -- syncing a folder -----------------------------------------------------------------------------------
 
@@ -376,7 +409,7 @@ class KnowledgeScreen(Screen[None]):
         )
 
     @work(thread=True, group="kb-ingest", exit_on_error=False)
-    def _ingest(self, path: Path, name: str, sync: bool = False) -> None:
+    def _ingest(self, job: Job, doing: str, kind: str) -> None:
         kb = self.kb
         assert kb is not None
         worker = get_current_worker()
@@ -387,14 +420,14 @@ class KnowledgeScreen(Screen[None]):
             self._call(self._progress, p)
 
         try:
-            report = kb.sync([path], on_progress=progress) if sync else kb.add([path], on_progress=progress)
+            report = job(progress)
             docs = kb.documents()
         except _IngestStopped:
             return
         except Exception as exc:
-            self._call(self._ingest_failed, name, error_line(exc))
+            self._call(self._ingest_failed, doing, error_line(exc))
             return
-        self._call(self._ingested, name, report, docs)
+        self._call(self._ingested, kind, report, docs)
 
     def _progress(self, progress: IngestProgress) -> None:
         bar = self.query_one("#kb-progress-bar", ProgressBar)
@@ -404,7 +437,7 @@ class KnowledgeScreen(Screen[None]):
             Text(f"{progress.files_done}/{progress.files_total} files · {progress.chunks_done} chunks{current}")
         )
 
-    def _ingested(self, name: str, report: IngestReport, docs: list[DocumentRecord]) -> None:
+    def _ingested(self, kind: str, report: IngestReport, docs: list[DocumentRecord]) -> None:
         self.ingesting = False
         self.last_report = report
         self._show_documents(docs)
@@ -414,17 +447,17 @@ class KnowledgeScreen(Screen[None]):
         self.query_one("#kb-progress-label", Static).update(Text(f"Done: {summary}"))
         self._set_status(self._describe())
         notes = "".join(f"\n{line}" for line in report.passed_over_summary())
-        self.notify(summary + notes, title="Ingest finished", severity="warning" if report.failed else "information", markup=False)
+        self.notify(summary + notes, title=f"{kind} finished", severity="warning" if report.failed else "information", markup=False)
         for failure in report.failed[:3]:
             self.notify(f"{display_path(failure.path)}: {clean_line(failure.reason)}", title="Not ingested", severity="warning", markup=False)
         if len(report.failed) > 3:
             self.notify(f"… and {len(report.failed) - 3} more files not ingested.", severity="warning", markup=False)
 
-    def _ingest_failed(self, name: str, message: str) -> None:
+    def _ingest_failed(self, doing: str, message: str) -> None:
         self.ingesting = False
         self.query_one("#kb-progress").add_class("hidden")
-        self._set_status(f"Ingest of {name} failed: {message}", error=True)
-        self.notify(f"Ingest of {name} failed: {message}", severity="error", markup=False)
+        self._set_status(f"{doing} failed: {message}", error=True)
+        self.notify(f"{doing} failed: {message}", severity="error", markup=False)
 
     # -- deleting -------------------------------------------------------------------------------------------
 
