@@ -250,15 +250,20 @@ async def test_the_knowledge_base_is_prepared_behind_the_first_frame(tmp_path):
         prepare_demo(path, quiet=True)
 
     app = HaikuApp(AgentConfig(model="extractive", db=str(path)), prepare_kb=prepare)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause(0.2)
         assert app.main.prompt.is_mounted and not app.main.ready  # painted while the guide is not ready
         app.main.prompt.text = "how do I export a session"
         await pilot.press("enter")
+        await pilot.press("ctrl+b")  # the knowledge-base screen waits for the guide: no second handle mid-ingest
+        await pilot.pause(0.1)
+        assert app.screen is app.main and any("still being opened" in n.message for n in app._notifications)
         release.set()
         await wait_for(pilot, lambda: app.main.ready, 60)
         await settle(pilot)
         assert app.main.turn_log.turns[-1].state == "grounded"
+        await pilot.press("ctrl+b")
+        await wait_for(pilot, lambda: "8 documents" in str(app.screen.query_one("#kb-status").render()), 30)
 
 
 async def test_switching_the_knowledge_base_starts_a_new_session_on_it(small_kb, tmp_path):

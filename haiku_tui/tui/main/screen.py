@@ -509,7 +509,12 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         self.app.call_from_thread(self._session_opened, None, True)
 
     def action_knowledge(self) -> None:
-        """Open the knowledge-base screen (documents, ingest, search playground)."""
+        """Open the knowledge-base screen (documents, ingest, search playground) once the one being opened or
+        prepared (``haiku-tui demo`` ingests the guide behind the first frame) is ready: the screen would
+        otherwise open a second handle on it mid-ingest and list it as empty."""
         from haiku_tui.tui.screens.knowledge import KnowledgeScreen
 
+        if not self.ready:
+            self.app.notify("The knowledge base is still being opened: try again in a moment.", severity="warning")
+            return
         self.app.push_screen(KnowledgeScreen(self.workbench.db_label(), kb=self.workbench.kb))
