@@ -187,6 +187,38 @@ async def test_a_question_sent_before_the_session_is_drawn_stays_after_its_turns
         assert [q.prompt for q in app.workbench.view.questions][-1] == "what is a heat pump"
 
 
+async def test_a_question_cancelled_before_the_session_is_drawn_stays_after_its_turns(small_kb, tmp_path, monkeypatch):
+    """Esc on a question waiting for the agent, then the session is drawn: the cancelled turn is drawn again
+    after the session's turns (it once vanished, its text back in the box), and the next question follows it."""
+    store = SessionStore(tmp_path / "sessions.db")
+    first = make_app(small_kb, store=store)
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await settle(pilot)
+    held = HeldStart(monkeypatch)
+    app = make_app(small_kb, store=store, session_id=first.session.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.main.prompt.text = "what is a heat pump"
+        await pilot.press("enter")
+        await pilot.pause()
+        waiting_turn(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        await held.session_drawn(pilot)
+        turns = app.main.turn_log.turns
+        assert [(t.number, t.prompt, t.state) for t in turns][-1] == (2, "what is a heat pump", "cancelled")
+        assert "back in the box" in turns[-1].query_one(".turn-footer").render().plain
+        held.build.set()
+        await settle(pilot)
+        await pilot.press("enter")  # the question given back, sent again
+        await settle(pilot)
+        turns = app.main.turn_log.turns
+        assert [(t.number, t.state) for t in turns][-2:] == [(2, "cancelled"), (3, "grounded")]
+
+
 def zebra_kb(tmp_path) -> str:
     """A one-document knowledge base about zebras (nothing in the small KB is about them)."""
     from haiku_tui.store import KnowledgeBase

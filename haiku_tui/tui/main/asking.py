@@ -30,38 +30,41 @@ class Asking:
     _waiting: Any
     _question_run: Any
     _cancel_requested: bool
+    _drawing: Any
     update_status: Any
 
     async def ask(self, prompt: str) -> None:
         """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
-        self._cancel_requested = False
-        if not self.ready:
-            self.running = True
-            await self.show_waiting(prompt)
-            return
-        # the question, its tool rows and the answer's first words come in one frame
-        self._hold = FrameHold(self.app, self.turn_log, then=self.update_status)
-        # the status bar says "answering…" in the next frame: that first frame draws the conversation's column only
-        self.set_reactive(type(self).running, True)  # type: ignore[attr-defined]
-        # the run scrolls the log itself (it follows the answer, or ends at it), whatever the first frame holds
-        turn = await self.conversation.add_turn(prompt, scroll=False)
+        async with self._drawing:
+            self._cancel_requested = False
+            if not self.ready:
+                self.running = True
+                await self.show_waiting(prompt)
+                return
+            # the question, its tool rows and the answer's first words come in one frame
+            self._hold = FrameHold(self.app, self.turn_log, then=self.update_status)
+            # the status bar says "answering…" in the next frame: that first frame draws the conversation's column only
+            self.set_reactive(type(self).running, True)  # type: ignore[attr-defined]
+            # the run scrolls the log itself (it follows the answer, or ends at it), whatever the first frame holds
+            turn = await self.conversation.add_turn(prompt, scroll=False)
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
     async def show_waiting(self, prompt: str) -> None:
         """Add the turn of a question that waits for the agent, last in the log (also when the session drawn
         after it was typed cleared the log: the question stays on screen and keeps its place after the
-        session's turns)."""
+        session's turns). Called holding ``_drawing``."""
         turn = await self.conversation.add_turn(prompt)
         turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
         self._waiting = (prompt, turn)
 
     async def backend_ready(self) -> None:
         """The agent is built (or failed to build): send a question that was waiting for it."""
-        self.ready = True
+        async with self._drawing:  # a question being added now is sent, not left waiting
+            self.ready = True
+            waiting, self._waiting = self._waiting, None
         self.update_status()
         if self.workbench.agent is not None and (self.workbench.config.model or "extractive") == "extractive":
             self.run_worker(_warm_extractive, thread=True, group="warm", name="warm up the extractive model")
-        waiting, self._waiting = self._waiting, None
         if waiting is None:
             return
         prompt, turn = waiting

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
 from haiku_tui.tui.main.answer_cursor import AnswerCursor
 from haiku_tui.tui.main.prompt import PromptArea
-from haiku_tui.tui.main.turn import QuestionTurn
+from haiku_tui.tui.main.turn import Ghost, QuestionTurn
 from haiku_tui.tui.main.turn_log import TurnLog
 
 
@@ -63,15 +65,25 @@ class ConversationPane(Vertical):
     def log(self) -> TurnLog:
         return self.query_one(TurnLog)
 
-    async def add_turn(self, prompt: str, *, question: int | None = None, scroll: bool = True) -> QuestionTurn:
+    async def add_turn(
+        self, prompt: str, *, question: int | None = None, scroll: bool = True, ghost: Ghost | None = None
+    ) -> QuestionTurn:
+        """Add a turn last (numbered after every turn); ``ghost``: a cancelled or failed turn drawn again as it was."""
         log = self.log
         welcome = log.query_children("#welcome")  # not a walk of every mounted turn
         if welcome:
             await welcome.remove()
         await log.to_end()
         await log.trim(bottom=False)  # a long live session keeps a window too
-        turn = QuestionTurn(prompt, number=log.total + 1, question=question)
+        number = log.total + 1
+        if ghost is None:
+            turn = QuestionTurn(prompt, number=number, question=question)
+        else:
+            turn = QuestionTurn.from_ghost(replace(ghost, number=number))
         await log.mount(turn)
+        if ghost is not None:
+            await turn.redraw_ghost(ghost)
+            log.keep_uncommitted(turn)
         log.selected_index = len(log.turns) - 1
         if scroll:
             log.scroll_end(animate=False)

@@ -8,6 +8,7 @@ handlers. Everything the panes show is drawn from the workbench's :class:`Conver
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -64,6 +65,10 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         self._cancel_requested = False
         self._waiting: tuple[str, QuestionTurn] | None = None
         """A question sent before the agent was ready, and its turn."""
+        self._drawing = asyncio.Lock()
+        """Held while the log is cleared for a session or a question is added: Enter (this screen's queue) and
+        the session's arrival or the agent's (the app's queue) interleave otherwise, and a question added as
+        the session clears the log was lost (or never sent)."""
         self._hold: FrameHold | None = None
         self._live = LivePanes(
             self,
@@ -131,10 +136,15 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         evidence, the policy log."""
         bench = self.workbench
         title = bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
-        await self.conversation.clear()
-        await self.turn_log.show_views(bench.view)  # only the newest turns are mounted
-        if self._waiting is not None:  # typed before the session was drawn: it is drawn again, after it
-            await self.show_waiting(self._waiting[0])
+        async with self._drawing:
+            # cancelled while the app starts: typed in this session, they stay after its turns
+            kept = [] if self.ready else self.turn_log.ghosts
+            await self.conversation.clear()
+            await self.turn_log.show_views(bench.view)  # only the newest turns are mounted
+            for ghost in kept:
+                await self.conversation.add_turn(ghost.prompt, ghost=ghost)
+            if self._waiting is not None:  # typed before the session was drawn: it is drawn again, after it
+                await self.show_waiting(self._waiting[0])
         self.refresh_panes()
         self.app.sub_title = title
         self.update_status()

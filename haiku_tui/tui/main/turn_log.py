@@ -103,6 +103,11 @@ class TurnLog(VerticalScroll):
         self._ghosts.append(turn.ghost(len(self._views)))
 
     @property
+    def ghosts(self) -> list[Ghost]:
+        """The cancelled and failed turns, oldest first."""
+        return list(self._ghosts)
+
+    @property
     def total(self) -> int:
         """Every turn of the session: committed, cancelled or failed, and the one being answered."""
         running = sum(1 for turn in self.turns if turn.state == "running" and turn.question not in self._index)
