@@ -193,3 +193,23 @@ async def wait_for(pilot, predicate, timeout: float = 10.0) -> None:
         if loop.time() > deadline:
             raise AssertionError("timed out waiting for the app")
         await pilot.pause(0.02)
+
+
+async def f1_help(pilot, *own_keys: str) -> str:
+    """F1 on the current full screen opens the help modal listing ``own_keys`` (descriptions) and the keys that
+    work everywhere; Esc closes it and focus is back where it was. Returns the help text."""
+    from haiku_tui.tui.help import HelpScreen
+
+    app = pilot.app
+    screen, focused = app.screen, app.focused
+    await pilot.press("f1")
+    await pilot.pause()
+    assert isinstance(app.screen, HelpScreen), app.screen
+    text = str(app.screen.query_one(".help-text").render())
+    for key in own_keys:
+        assert key in text, (key, text)
+    assert "Everywhere" in text and "Quit" in text
+    await pilot.press("escape")
+    await pilot.pause()
+    assert app.screen is screen and app.focused is focused
+    return text

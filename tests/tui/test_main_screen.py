@@ -441,7 +441,7 @@ async def test_policy_log_enter_selects_that_answer(small_kb):
 
 
 async def test_help_lists_the_focused_panes_keys(small_kb):
-    from haiku_tui.tui.main.modals import HelpScreen
+    from haiku_tui.tui.help import HelpScreen
 
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
@@ -478,7 +478,8 @@ def test_every_binding_has_an_id_and_a_description():
     from haiku_tui.tui.app import HaikuApp
     from haiku_tui.tui.main.answer_cursor import AnswerCursor
     from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
-    from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
+    from haiku_tui.tui.help import HelpScreen
+    from haiku_tui.tui.main.modals import ChunkScreen, ReviewScreen
     from haiku_tui.tui.main.prompt import PromptArea
     from haiku_tui.tui.main.screen import MainScreen
 

@@ -15,6 +15,7 @@ import pytest
 from pydantic_ai import Conversation
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from rich.text import Text
+from tests.tui.conftest import f1_help
 from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, ProgressBar, Static
 
@@ -467,9 +468,23 @@ async def test_empty_store_shows_hint(empty_store):
 
 
 def test_every_binding_has_an_id_and_description():
-    for screen in (SessionsScreen, KnowledgeScreen, TextInputDialog, ConfirmDialog):
+    from haiku_tui.tui.screens.wire import WireScreen
+
+    for screen in (SessionsScreen, KnowledgeScreen, WireScreen, TextInputDialog, ConfirmDialog):
         for binding in screen.BINDINGS:
             assert binding.id and binding.description, (screen.__name__, binding)
+
+
+async def test_f1_on_sessions_lists_its_keys_and_esc_returns(store):
+    app = Host(SessionsScreen(store))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await settle(app, pilot)
+        text = await f1_help(pilot, "Rename the highlighted session", "Export the highlighted session as Markdown")
+        assert text.startswith("Sessions")
+        await pilot.press("/")  # from the search box too
+        await pilot.pause()
+        await f1_help(pilot, "Full-text search")
+        assert app.result is UNSET and app.screen.search_input.value == ""
 
 
 # -- knowledge-base screen ----------------------------------------------------------------------------------------
@@ -649,3 +664,13 @@ async def test_tables_fit_the_terminal_after_a_resize(store, kb_dir):
             await pilot.resize_terminal(80, 24)
             await settle(app, pilot)
             assert table.row_count == 3 and fits(table) and table.virtual_size.width < wide, table_id
+
+
+async def test_f1_on_kb_lists_its_keys_and_esc_returns(kb_dir):
+    app = Host(KnowledgeScreen(str(kb_dir / "kb.lancedb")))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await settle(app, pilot)
+        text = await f1_help(pilot, "Re-index the documents an older haiku-tui indexed", "Ingest a file or a folder")
+        assert text.startswith("Knowledge base")
+        assert text.index("Re-index") < text.index("Everywhere")
+        assert app.result is UNSET and isinstance(app.screen, KnowledgeScreen)

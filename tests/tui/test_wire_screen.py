@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.capabilities.scripts import Script, cite_top, load, search, text
 from tests.capabilities.test_wire import _dump
-from tests.tui.conftest import SIZE, ask, make_app, settle
+from tests.tui.conftest import SIZE, ask, f1_help, make_app, settle
 from textual.widgets import Static
 
 from haiku_tui.sessions import SessionStore
@@ -50,6 +50,8 @@ async def test_w_on_a_reopened_answer_shows_what_the_model_received(small_kb, tm
         sizes = str(screen.query_one("#wire-sizes", Static).render())
         assert "Q1" in sizes and "Q2" in sizes and "█" in sizes and "░" in sizes
 
+        text = await f1_help(pilot, "Next request", "Copy as JSON")
+        assert text.startswith("Wire inspector") and "Previous request" in text
         await pilot.press("c")
         assert '"tool_name": "rag_search"' in app.clipboard and TEA in app.clipboard
         await pilot.press("p", "c")

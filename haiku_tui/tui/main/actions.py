@@ -74,30 +74,3 @@ def bindings() -> list[Binding]:
 def palette() -> list[tuple[str, str, str]]:
     """(title, help, action) of every command, for the command palette."""
     return [(c.title, c.hint, c.action) for c in COMMANDS]
-
-
-def binding_rows(source: type | list[Binding]) -> list[tuple[str, str]]:
-    """(keys, description) of bindings (a list, or those a class declares itself), for F1 help."""
-    rows = []
-    digits = False
-    bindings = source.__dict__.get("BINDINGS", []) if isinstance(source, type) else source
-    for binding in bindings:
-        if not isinstance(binding, Binding):
-            continue
-        if binding.id and binding.id.startswith("conversation.cite-"):
-            if not digits:
-                digits = True
-                rows.append(("1 … 9", "Jump to that citation in the evidence pane"))
-            continue
-        keys = " / ".join(key_label(k) for k in binding.key.split(","))
-        rows.append((keys, binding.tooltip or binding.description))
-    return rows
-
-
-def key_label(key: str) -> str:
-    """``"ctrl+t"`` → ``"Ctrl+T"``, ``"escape"`` → ``"Esc"``."""
-    names = {"escape": "Esc", "enter": "Enter", "up": "↑", "down": "↓", "left": "←", "right": "→", "backspace": "Backspace",
-             "pageup": "PageUp", "pagedown": "PageDown"}
-    parts = key.split("+")
-    modifier = len(parts) > 1
-    return "+".join(names.get(p, p.capitalize() if len(p) > 1 or (modifier and i) else p) for i, p in enumerate(parts))

@@ -48,7 +48,7 @@ class ConversationPane(Vertical):
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """F1 help: the question box's and the answers' keys."""
-        from haiku_tui.tui.main.actions import binding_rows
+        from haiku_tui.tui.help import binding_rows
 
         return [
             ("Question box", binding_rows(PromptArea)),

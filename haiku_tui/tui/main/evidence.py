@@ -140,7 +140,7 @@ class EvidencePane(OptionList):
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """F1 help: this pane's keys and what each status means."""
-        from haiku_tui.tui.main.actions import binding_rows
+        from haiku_tui.tui.help import binding_rows
 
         statuses = [(STATUS_STYLE[status][0], text) for status, text in STATUS_HELP.items()]
         return [("Evidence pane", [("↑ ↓", "Move between chunks"), *binding_rows(EvidencePane)]), ("Statuses", statuses)]
@@ -314,7 +314,7 @@ class PolicyLog(OptionList):
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """F1 help: this pane's keys."""
-        from haiku_tui.tui.main.actions import binding_rows
+        from haiku_tui.tui.help import binding_rows
 
         return [("Policy log", [("↑ ↓", "Move between questions"), *binding_rows(PolicyLog)])]
 

@@ -1,4 +1,4 @@
-"""Modals of the main screen: a chunk with its neighbours, citation review, and F1 help."""
+"""Modals of the main screen: a chunk with its neighbours and citation review."""
 
 from __future__ import annotations
 
@@ -271,39 +271,6 @@ class ReviewScreen(ModalScreen[None]):
         if len(self.items) > 1:
             self.index = (self.index + step) % len(self.items)
             self._refresh()
-
-    async def action_dismiss(self, result: Any = None) -> None:
-        self.dismiss(None)
-
-
-class HelpScreen(ModalScreen[None]):
-    """The keys of the focused pane, with what they do (F1 / Esc close)."""
-
-    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close", id="help.close")]
-
-    def __init__(self, title: str, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None:
-        super().__init__(classes="haiku-modal")
-        self.title_text = title
-        self.sections = sections
-
-    def compose(self) -> ComposeResult:
-        lines: list[Any] = []
-        for index, (heading, rows) in enumerate(self.sections):
-            if index:
-                lines.append("\n")
-            lines.append((f"{heading}\n", "bold $accent underline"))
-            width = max((len(k) for k, _ in rows), default=0)
-            for key, description in rows:
-                lines.append((f"  {key.ljust(width)}  ", "bold"))
-                lines.append(f"{description}\n")
-        with Vertical(classes="modal-body help-modal") as body:
-            body.border_title = f"Help · {self.title_text}"
-            body.border_subtitle = "Esc close"
-            with VerticalScroll(can_focus=True, classes="help-scroll"):
-                yield Static(Content.assemble(*lines).rstrip(), classes="help-text")
-
-    def on_mount(self) -> None:
-        self.query_one(".help-scroll").focus()
 
     async def action_dismiss(self, result: Any = None) -> None:
         self.dismiss(None)

@@ -26,7 +26,8 @@ from haiku_tui.tui.main.turn import QuestionTurn
 from haiku_tui.tui.main.turn_log import TurnLog
 from haiku_tui.tui.main.daily import DailyActions
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
-from haiku_tui.tui.main.modals import ChunkScreen, HelpScreen, ReviewScreen
+from haiku_tui.tui.help import HelpScreen, binding_rows
+from haiku_tui.tui.main.modals import ChunkScreen, ReviewScreen
 from haiku_tui.tui.main.pacing import FrameHold, LivePanes
 from haiku_tui.tui.main.prompt import PromptArea
 from haiku_tui.tui.text import clean_line
@@ -259,7 +260,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
     def action_help(self) -> None:
         """F1: the keys of the focused pane, then the keys that work everywhere."""
         pane = self._pane_of(self.focused) or self.conversation
-        everywhere = actions.binding_rows(actions.bindings()) + actions.binding_rows(type(self.app).BINDINGS)
+        everywhere = binding_rows(actions.bindings()) + binding_rows(type(self.app).BINDINGS)
         sections = [*pane.help_sections(), ("Everywhere", everywhere + [("Tab / Shift+Tab", "Next / previous pane")])]
         self.app.push_screen(HelpScreen(pane.HELP_TITLE, sections))
 

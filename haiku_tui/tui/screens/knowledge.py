@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from haiku_tui.store.tables import INDEX_VERSION, outdated_note
+from haiku_tui.tui.help import ScreenHelp, help_binding
 from haiku_tui.tui.text import clean, clean_line
 
 from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time
@@ -105,7 +106,7 @@ def doc_column_widths(screen_width: int) -> tuple[int, ...]:
     return (title, min(90, room - title), 6, 16)
 
 
-class KnowledgeScreen(Screen[None]):
+class KnowledgeScreen(ScreenHelp, Screen[None]):
     """Documents of a knowledge base, ingest with progress, delete, and a search playground."""
 
     TITLE = "Knowledge base"
@@ -128,6 +129,7 @@ class KnowledgeScreen(Screen[None]):
     KnowledgeScreen .hidden { display: none; }
     """
 
+    HELP_TITLE = "Knowledge base"
     BINDINGS = [
         Binding("a", "add", "Add path", id="kb.add", tooltip="Ingest a file or a folder (recursively)"),
         Binding("s", "sync", "Sync folder", id="kb.sync", tooltip="Make the documents under a folder match the disk (lists the changes first)"),
@@ -137,6 +139,7 @@ class KnowledgeScreen(Screen[None]):
         Binding("escape", "back", "Back", id="kb.back", tooltip="Go back to the conversation"),
         # last: at 80 columns the footer cuts it rather than Reload and Back; the status line names it when it matters
         Binding("R", "reindex", "Re-index", id="kb.reindex", tooltip="Re-index the documents an older haiku-tui indexed (what `haiku-tui reindex` does)"),
+        help_binding("kb"),
     ]
 
     def __init__(self, kb_uri: str, *, kb: KnowledgeBase | None = None, id: str | None = None) -> None:

@@ -26,6 +26,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
+from haiku_tui.tui.help import ScreenHelp, help_binding
 from haiku_tui.tui.text import clean_line
 
 from .dialogs import ConfirmDialog, TextInputDialog, display_path, error_line, local_time
@@ -80,7 +81,7 @@ def _marked(snippet: str, lead: int = 14) -> Text:
     return text
 
 
-class SessionsScreen(Screen[str | None]):
+class SessionsScreen(ScreenHelp, Screen[str | None]):
     """Saved sessions: search, open, new, rename, delete, export to Markdown or JSON."""
 
     TITLE = "Sessions"
@@ -96,6 +97,7 @@ class SessionsScreen(Screen[str | None]):
     SessionsScreen .hidden { display: none; }
     """
 
+    HELP_TITLE = "Sessions"
     BINDINGS = [
         Binding("enter", "open", "Open", id="sessions.open", priority=True, tooltip="Open (resume) the highlighted session"),
         Binding("ctrl+n", "new", "New", id="sessions.new", tooltip="Start a new session"),
@@ -105,6 +107,7 @@ class SessionsScreen(Screen[str | None]):
         Binding("f6", "export_json", "Export .json", id="sessions.export_json", tooltip="Export the highlighted session as re-importable JSON"),
         Binding("slash", "focus_search", "Search", id="sessions.search", tooltip="Full-text search over titles, questions and answers (or just type)"),
         Binding("escape", "back", "Back", id="sessions.back", tooltip="Clear the search, or go back to the conversation"),
+        help_binding("sessions"),
     ]
     """Actions sit on keys that cannot be part of a word: every letter typed here is a search."""
     _OWN_KEYS = frozenset({"enter", "slash", "escape"})

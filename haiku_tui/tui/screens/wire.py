@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
 
 from haiku_tui.tui.main.status import tokens_text
+from haiku_tui.tui.help import ScreenHelp, help_binding
 from haiku_tui.tui.text import clean_line, compact_number
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def size_bars(sizes: list[tuple[int, int, int]], current: int) -> Content:
     return Content.assemble(*rows)
 
 
-class WireScreen(Screen[None]):
+class WireScreen(ScreenHelp, Screen[None]):
     """Every request of one answer as sent; ``n``/``p`` select a request, ``c`` copies it as JSON."""
 
     DEFAULT_CSS = """
@@ -87,11 +88,13 @@ class WireScreen(Screen[None]):
     WireScreen Collapsible { padding: 0; border-top: none; }
     """
 
+    HELP_TITLE = "Wire inspector"
     BINDINGS = [
         Binding("n,down", "step(1)", "Next request", id="wire.next"),
         Binding("p,up", "step(-1)", "Previous request", id="wire.previous"),
         Binding("c", "copy", "Copy as JSON", id="wire.copy"),
         Binding("escape,q", "app.pop_screen", "Back", id="wire.close"),
+        help_binding("wire"),
     ]
 
     def __init__(
