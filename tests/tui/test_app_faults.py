@@ -121,14 +121,31 @@ def waiting_turn(app):
     return turns[-1]
 
 
+async def saved_session(small_kb, store: SessionStore) -> str:
+    """A saved session with one answered question (the solar one); its id."""
+    first = make_app(small_kb, store=store)
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await settle(pilot)
+    return first.session.id
+
+
+async def ask_while_held(app, pilot, question: str = "what is a heat pump") -> None:
+    """Send ``question`` while the held start has not built the agent (or drawn the session) yet."""
+    await pilot.pause()
+    app.main.prompt.text = question
+    await pilot.press("enter")
+    await pilot.pause()
+
+
 async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small_kb, monkeypatch):
     held = HeldStart(monkeypatch)
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await held.session_drawn(pilot)
-        app.main.prompt.text = "how do solar panels work in winter"
-        await pilot.press("enter")
-        await pilot.pause()
+        await ask_while_held(app, pilot, "how do solar panels work in winter")
         waiting_turn(app)
         held.build.set()
         await settle(pilot)
@@ -143,9 +160,7 @@ async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypat
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await held.session_drawn(pilot)
-        app.main.prompt.text = "how do solar panels work in winter"
-        await pilot.press("enter")
-        await pilot.pause()
+        await ask_while_held(app, pilot, "how do solar panels work in winter")
         waiting_turn(app)
         await pilot.press("escape")
         await pilot.pause()
@@ -162,19 +177,11 @@ async def test_a_question_sent_before_the_session_is_drawn_stays_after_its_turns
     """The session drawn after the question was typed clears the log: the question is drawn again after the
     session's turns, numbered after them (it once vanished until the agent was ready)."""
     store = SessionStore(tmp_path / "sessions.db")
-    first = make_app(small_kb, store=store)
-    async with first.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        first.main.prompt.text = "how do solar panels work in winter"
-        await pilot.press("enter")
-        await settle(pilot)
+    session_id = await saved_session(small_kb, store)
     held = HeldStart(monkeypatch)
-    app = make_app(small_kb, store=store, session_id=first.session.id)
+    app = make_app(small_kb, store=store, session_id=session_id)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        app.main.prompt.text = "what is a heat pump"
-        await pilot.press("enter")
-        await pilot.pause()
+        await ask_while_held(app, pilot)
         assert waiting_turn(app).prompt == "what is a heat pump"
         await held.session_drawn(pilot)
         turns = app.main.turn_log.turns
@@ -191,19 +198,11 @@ async def test_a_question_cancelled_before_the_session_is_drawn_stays_after_its_
     """Esc on a question waiting for the agent, then the session is drawn: the cancelled turn is drawn again
     after the session's turns (it once vanished, its text back in the box), and the next question follows it."""
     store = SessionStore(tmp_path / "sessions.db")
-    first = make_app(small_kb, store=store)
-    async with first.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        first.main.prompt.text = "how do solar panels work in winter"
-        await pilot.press("enter")
-        await settle(pilot)
+    session_id = await saved_session(small_kb, store)
     held = HeldStart(monkeypatch)
-    app = make_app(small_kb, store=store, session_id=first.session.id)
+    app = make_app(small_kb, store=store, session_id=session_id)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        app.main.prompt.text = "what is a heat pump"
-        await pilot.press("enter")
-        await pilot.pause()
+        await ask_while_held(app, pilot)
         waiting_turn(app)
         await pilot.press("escape")
         await pilot.pause()

@@ -119,14 +119,19 @@ async def test_r_reindexes_the_old_documents_and_the_note_goes(tmp_path):
     assert after == {title: (INDEX_VERSION, chunks) for title, (_, chunks) in before.items()}
 
 
+async def reindex_held(app, pilot, held) -> None:
+    """Press R and wait until the held re-index has written its first file."""
+    await settle(app, pilot)
+    await pilot.press("R")
+    await asyncio.to_thread(held.reached.wait, 30)
+
+
 async def test_the_search_answers_while_a_reindex_is_half_done(tmp_path, monkeypatch):
     uri = old_kb(tmp_path)
     held = HeldReindex(monkeypatch)
     app = Host(KnowledgeScreen(uri))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.press("R")
-        await asyncio.to_thread(held.reached.wait, 30)
+        await reindex_held(app, pilot, held)
         assert app.screen.ingesting and "Re-index" in status(app)
         assert {v for v, _ in versions(uri).values()} == {1, INDEX_VERSION}  # half re-indexed on disk
         for query in ("snow on solar panels in winter", "feed the sourdough starter", "steep green tea"):
@@ -146,9 +151,7 @@ async def test_quitting_during_a_reindex_loses_nothing(tmp_path, monkeypatch):
     held = HeldReindex(monkeypatch)
     app = Host(KnowledgeScreen(uri))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.press("R")
-        await asyncio.to_thread(held.reached.wait, 30)
+        await reindex_held(app, pilot, held)
         app.workers.cancel_group(app.screen, "kb-ingest")  # what quitting does to every worker
         held.release.set()
         await asyncio.to_thread(held.returned.wait, 30)
