@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 
@@ -140,13 +141,20 @@ async def ask_while_held(app, pilot, question: str = "what is a heat pump") -> N
     await pilot.pause()
 
 
-async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small_kb, monkeypatch):
+@contextlib.asynccontextmanager
+async def waiting_question(small_kb, monkeypatch):
+    """A new session drawn, the agent held, the solar question sent and waiting for it: ``(app, pilot, held)``."""
     held = HeldStart(monkeypatch)
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
         await held.session_drawn(pilot)
         await ask_while_held(app, pilot, "how do solar panels work in winter")
         waiting_turn(app)
+        yield app, pilot, held
+
+
+async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small_kb, monkeypatch):
+    async with waiting_question(small_kb, monkeypatch) as (app, pilot, held):
         held.build.set()
         await settle(pilot)
         turn = app.main.turn_log.turns[-1]
@@ -156,12 +164,7 @@ async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small
 
 async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypatch):
     """Esc on a question waiting for the agent: it stays, cancelled, and the next question is numbered after it."""
-    held = HeldStart(monkeypatch)
-    app = make_app(small_kb)
-    async with app.run_test(size=SIZE) as pilot:
-        await held.session_drawn(pilot)
-        await ask_while_held(app, pilot, "how do solar panels work in winter")
-        waiting_turn(app)
+    async with waiting_question(small_kb, monkeypatch) as (app, pilot, held):
         await pilot.press("escape")
         await pilot.pause()
         assert app.main.prompt.text == "how do solar panels work in winter"  # given back to edit
@@ -173,15 +176,23 @@ async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypat
         assert [(t.number, t.state) for t in turns] == [(1, "cancelled"), (2, "grounded")]
 
 
-async def test_a_question_sent_before_the_session_is_drawn_stays_after_its_turns(small_kb, tmp_path, monkeypatch):
-    """The session drawn after the question was typed clears the log: the question is drawn again after the
-    session's turns, numbered after them (it once vanished until the agent was ready)."""
+@contextlib.asynccontextmanager
+async def question_before_the_session(small_kb, tmp_path, monkeypatch):
+    """A saved session reopened with its drawing held, "what is a heat pump" sent and waiting: ``(app, pilot, held)``."""
     store = SessionStore(tmp_path / "sessions.db")
     session_id = await saved_session(small_kb, store)
     held = HeldStart(monkeypatch)
     app = make_app(small_kb, store=store, session_id=session_id)
     async with app.run_test(size=SIZE) as pilot:
         await ask_while_held(app, pilot)
+        waiting_turn(app)
+        yield app, pilot, held
+
+
+async def test_a_question_sent_before_the_session_is_drawn_stays_after_its_turns(small_kb, tmp_path, monkeypatch):
+    """The session drawn after the question was typed clears the log: the question is drawn again after the
+    session's turns, numbered after them (it once vanished until the agent was ready)."""
+    async with question_before_the_session(small_kb, tmp_path, monkeypatch) as (app, pilot, held):
         assert waiting_turn(app).prompt == "what is a heat pump"
         await held.session_drawn(pilot)
         turns = app.main.turn_log.turns
@@ -197,13 +208,7 @@ async def test_a_question_sent_before_the_session_is_drawn_stays_after_its_turns
 async def test_a_question_cancelled_before_the_session_is_drawn_stays_after_its_turns(small_kb, tmp_path, monkeypatch):
     """Esc on a question waiting for the agent, then the session is drawn: the cancelled turn is drawn again
     after the session's turns (it once vanished, its text back in the box), and the next question follows it."""
-    store = SessionStore(tmp_path / "sessions.db")
-    session_id = await saved_session(small_kb, store)
-    held = HeldStart(monkeypatch)
-    app = make_app(small_kb, store=store, session_id=session_id)
-    async with app.run_test(size=SIZE) as pilot:
-        await ask_while_held(app, pilot)
-        waiting_turn(app)
+    async with question_before_the_session(small_kb, tmp_path, monkeypatch) as (app, pilot, held):
         await pilot.press("escape")
         await pilot.pause()
         await held.session_drawn(pilot)
