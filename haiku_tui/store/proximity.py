@@ -13,8 +13,7 @@ import collections
 import math
 import threading
 
-from .search import QUERY_STOP_WORDS
-from .sentences import STOPWORDS, stem, words
+from .sentences import QUERY_STOP_WORDS, STOPWORDS, stem, words
 
 WINDOW = 3  # two terms stand together when at most this many words apart (1: next to each other)
 CACHE = 8192  # chunks whose term places are kept in memory

@@ -23,6 +23,8 @@ from .tables import (
     CHUNK_COLUMNS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, SENTENCE_TERMS_COLUMN, VECTOR_COLUMN, chunk_columns,
     row_version,
 )
+from .proximity import by_proximity, clear_cache
+from .sentences import QUERY_STOP_WORDS
 
 HEADINGS_BOOST = 2.0  # weight of a title/heading-path match relative to a match anywhere in the chunk
 RRF_K = 60  # reciprocal rank fusion constant: score = sum(weight / (RRF_K + rank))
@@ -43,17 +45,6 @@ SENTENCE_CACHE = 8192  # chunks whose sentences' terms are kept in memory
 DUPLICATE_SHARE = 0.5  # chunks of two documents sharing this share of their 5-word runs repeat each other,
 DUPLICATE_DECAY = 0.5  # and the copy in the larger document keeps this share of its score (the smaller gets the best)
 RUN_SAMPLE = 4  # one in this many 5-word runs (by hash) is compared
-
-# Question and filler words dropped from queries (the index keeps every word). Words that are
-# also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
-# are deliberately absent: they are often exactly what the user is asking about.
-QUERY_STOP_WORDS = frozenset(
-    """a an the how what which who whom whose why when where do does did doing done i me my mine
-    we us our you your yours he she him her his they them their it its this that these those can
-    could should would will shall may might must be been being am are was were to of on at by
-    about into onto than then there here some any please tell explain show example examples
-    want need mean means meant s t don doesn didn isn aren wasn weren way ways""".split()
-)
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -158,8 +149,6 @@ def hybrid_rankings(
         lexical = max(best, default=0.0) if LEXICAL_BY_COVERAGE else 1.0
         rankings = [(text_rows, TEXT_WEIGHT * lexical), (vector_rows, VECTOR_WEIGHT), (by_sentence, SENTENCE_WEIGHT * lexical)]
         if PROXIMITY_WEIGHT > 0:
-            from .proximity import by_proximity
-
             rankings.append((by_proximity(query, candidates), PROXIMITY_WEIGHT))
         fused = fuse(rankings, reranking=len(rankings) - 2)
     return rankings, fused
@@ -265,8 +254,6 @@ def best_sentence_share(query: str, rows: list[dict]) -> list[float]:
 
 def clear_chunk_caches() -> None:
     """Forget every chunk's sentence terms, term places and 5-word runs (benchmarks of the cold path use it)."""
-    from .proximity import clear_cache
-
     clear_cache()
     with _terms_lock:
         _sentence_terms.clear()

@@ -21,6 +21,17 @@ STOPWORDS = frozenset(
     """.split()
 )
 
+# Question and filler words dropped from queries (the index keeps every word). Words that are
+# also programming keywords ("with", "for", "if", "in", "is", "not", "as", "from", "return"…)
+# are deliberately absent: they are often exactly what the user is asking about.
+QUERY_STOP_WORDS = frozenset(
+    """a an the how what which who whom whose why when where do does did doing done i me my mine
+    we us our you your yours he she him her his they them their it its this that these those can
+    could should would will shall may might must be been being am are was were to of on at by
+    about into onto than then there here some any please tell explain show example examples
+    want need mean means meant s t don doesn didn isn aren wasn weren way ways""".split()
+)
+
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _DRAWING = re.compile("[\u2500-\u257f]")
