@@ -50,6 +50,23 @@ def test_citation_stream_joins_markers_split_across_chunks():
     assert out == "light [\\[1\\]](cite:1). more [\\[2\\]](cite:2)"
 
 
+def test_a_follow_up_searched_with_the_question_before_shows_as_asked():
+    from haiku_tui.tui.main.evidence import query_shown
+
+    asked = "and at  night?"
+    assert query_shown("and at night? how do solar panels work in winter", asked) == (
+        "and at night?",
+        "searched with the question before",
+    )
+    assert query_shown("how do solar panels work in winter", "how do solar panels work in winter") == (
+        "how do solar panels work in winter",
+        "",
+    )
+    # a model's own query is shown as it searched it, even when it shares the question's first words
+    assert query_shown("solar panels winter output", "and at night?") == ("solar panels winter output", "")
+    assert query_shown("and at nightfall", "and at night") == ("and at nightfall", "")
+
+
 def test_parse_cite_href():
     assert parse_cite_href("cite:12") == 12
     assert parse_cite_href("https://example.com") is None
@@ -212,6 +229,18 @@ async def test_second_question_marks_earlier_evidence_retained_or_receipted(smal
         first_option = app.main.evidence.get_option_at_index(0)
         assert first_option.id == f"q{second.question}"
         assert [t.number for t in app.main.turn_log.turns] == [1, 2]
+
+
+async def test_evidence_pane_shows_a_follow_up_as_the_user_asked_it(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await ask(pilot, "and at night?")
+        follow_up = app.main.views[-1]
+        assert {i.query for i in follow_up.items} == {"and at night? how do solar panels work in winter"}
+        rows = [str(app.main.evidence.get_option_at_index(i).prompt) for i in range(2)]
+        assert rows[0].startswith("Q2 ❯ and at night?")
+        assert rows[1] == "⌕ “and at night?”  · searched with the question before"
 
 
 # ---- cancel and failure ------------------------------------------------------------------------------------------
