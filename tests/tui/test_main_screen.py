@@ -435,6 +435,25 @@ async def test_session_option_resolves_a_title(small_kb):
 # ---- panes, keys, palette, help, themes -------------------------------------------------------------------------------
 
 
+async def test_shrinking_the_terminal_keeps_the_newest_answer_in_view(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await ask(pilot, "how long should green tea steep")
+        log = app.main.turn_log
+        assert log.max_scroll_y == 0  # everything fits
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert log.max_scroll_y > 0
+        assert log.scroll_y == log.max_scroll_y
+        await pilot.press("shift+tab", "home")  # reading the first answer: a resize leaves it there
+        await settle(pilot)
+        assert log.scroll_y == 0
+        await pilot.resize_terminal(70, 24)
+        await settle(pilot)
+        assert log.scroll_y == 0 < log.max_scroll_y
+
+
 async def test_panes_toggle_and_maximise(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
