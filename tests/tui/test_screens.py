@@ -481,6 +481,7 @@ async def test_f1_on_sessions_lists_its_keys_and_esc_returns(store):
         await settle(app, pilot)
         text = await f1_help(pilot, "Rename the highlighted session", "Export the highlighted session as Markdown")
         assert text.startswith("Sessions")
+        assert "  /  " in text and "Slash" not in text  # the key as it is typed
         await pilot.press("/")  # from the search box too
         await pilot.pause()
         await f1_help(pilot, "Full-text search")
