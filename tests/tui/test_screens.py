@@ -202,6 +202,18 @@ def test_display_path_is_relative_inside_cwd(tmp_path, monkeypatch):
     assert display_path(None) == ""
 
 
+def test_sync_offers_the_documents_folder_never_one_as_broad_as_the_root():
+    from haiku_tui.tui.screens.knowledge import sync_folder
+
+    assert sync_folder(["/srv/notes/a.md", "/srv/notes/sub/b.md"]) == "/srv/notes"
+    assert sync_folder(["/srv/notes/a.md", "/srv/docs/b.md"]) == "/srv/notes"  # /srv: too broad
+    # documents from unrelated folders: the folder holding most of them, not "/"
+    assert sync_folder(["/tmp/docs/a.md", "/usr/share/doc/x/b.txt", "/usr/share/doc/x/c.txt"]) == "/usr/share/doc/x"
+    home = Path.home()
+    assert sync_folder([str(home / "a" / "x.md"), str(home / "b" / "y.md")]) == str(home / "a")
+    assert sync_folder(["s3://bucket/a.md"]) == sync_folder([]) == ""
+
+
 def test_local_time_formats_iso_and_datetimes():
     assert local_time("2026-03-14T09:30:00.123456Z") == "2026-03-14 09:30"
     assert local_time(FIXED) == "2026-03-14 09:30"

@@ -106,6 +106,21 @@ def doc_column_widths(screen_width: int) -> tuple[int, ...]:
     return (title, min(90, room - title), 6, 16)
 
 
+def sync_folder(paths: list[str]) -> str:
+    """The folder a sync offers: the one the documents share, unless that is as broad as the root, a folder
+    just under it (``/tmp``) or the home directory (a sync would walk all of it); then the one holding most."""
+    folders = [str(Path(p).parent) for p in paths if "://" not in p]
+    if not folders:
+        return ""
+    try:
+        common = Path(os.path.commonpath(folders))
+    except ValueError:  # on different drives
+        common = Path(folders[0]).anchor
+    if len(common.parts) > 2 and common != Path.home():
+        return str(common)
+    return max(folders, key=folders.count)
+
+
 class KnowledgeScreen(ScreenHelp, Screen[None]):
     """Documents of a knowledge base, ingest with progress, delete, and a search playground."""
 
@@ -350,15 +365,11 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
     def action_sync(self) -> None:
         if not self._can_ingest():
             return
-        paths = [d.path for d in self.documents if "://" not in d.path]
-        try:
-            common = os.path.commonpath([str(Path(p).parent) for p in paths]) if paths else ""
-        except ValueError:
-            common = ""
+        folder = sync_folder([d.path for d in self.documents])
         self.app.push_screen(
             TextInputDialog(
                 "Sync a folder",
-                value=display_path(common) if common else "",
+                value=display_path(folder) if folder else "",
                 placeholder="path/to/docs",
                 detail="New and changed files are ingested, documents whose file is gone are removed and moved "
                 "files re-linked. The changes are listed first.",
