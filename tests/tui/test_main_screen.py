@@ -214,6 +214,27 @@ async def test_enter_opens_chunk_with_neighbours(small_kb):
         assert not isinstance(app.screen, ChunkScreen)
 
 
+async def test_a_chunk_only_retrieved_opens_as_retrieved_not_cited(small_kb):
+    from haiku_tui.tui.main.modals import ChunkScreen
+
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        pane = app.main.evidence
+        pane.focus()
+        heads = {}
+        for status in ("cited", "current"):
+            pane.highlighted = pane.get_option_index(next(oid for oid, (_, i) in pane.items.items() if i.status == status))
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, ChunkScreen)
+            heads[status] = [str(h.render()) for h in app.screen.query(".chunk-head") if str(h.render()).startswith("▶")]
+            await pilot.press("escape")
+            await settle(pilot)
+        assert heads["cited"][0].startswith("▶ cited chunk  ")
+        assert heads["current"][0].startswith("▶ retrieved chunk  ")
+
+
 async def test_second_question_marks_earlier_evidence_retained_or_receipted(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
