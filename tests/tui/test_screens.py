@@ -214,6 +214,16 @@ def test_sync_offers_the_documents_folder_never_one_as_broad_as_the_root():
     assert sync_folder(["s3://bucket/a.md"]) == sync_folder([]) == ""
 
 
+def test_a_long_path_keeps_its_file_name(tmp_path, monkeypatch):
+    from haiku_tui.tui.screens.dialogs import path_cell
+
+    monkeypatch.chdir(tmp_path)
+    long = "/usr/share/doc/dpkg/spec/frontend-api.txt"
+    assert path_cell(long, 30) == "…oc/dpkg/spec/frontend-api.txt"  # 30 characters: the start goes
+    assert path_cell(long, 41) == long
+    assert path_cell(str(tmp_path / "docs" / "a.md"), 40) == "docs/a.md"
+
+
 def test_local_time_formats_iso_and_datetimes():
     assert local_time("2026-03-14T09:30:00.123456Z") == "2026-03-14 09:30"
     assert local_time(FIXED) == "2026-03-14 09:30"

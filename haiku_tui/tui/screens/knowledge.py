@@ -30,7 +30,7 @@ from haiku_tui.store.tables import INDEX_VERSION, outdated_note
 from haiku_tui.tui.help import ScreenHelp, help_binding
 from haiku_tui.tui.text import clean, clean_line
 
-from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time
+from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time, path_cell
 
 if TYPE_CHECKING:
     from haiku_tui.store import DocumentRecord, IngestProgress, IngestReport, KnowledgeBase, SearchHit
@@ -193,7 +193,8 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         self._open()
 
     def _add_columns(self, table: DataTable) -> None:
-        """Fixed widths (long titles and paths end in "…") from the terminal's width: nothing scrolls sideways."""
+        """Fixed widths (long titles end in "…", long paths start with it) from the terminal's width: nothing
+        scrolls sideways."""
         self._widths = doc_column_widths(self.size.width)
         for (label, key), width in zip(DOC_COLUMNS, self._widths, strict=True):
             table.add_column(label, key=key, width=width)
@@ -275,7 +276,7 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         for doc in self.documents:
             table.add_row(
                 Text(_doc_name(doc), no_wrap=True, overflow="ellipsis"),
-                Text(display_path(doc.path), no_wrap=True, overflow="ellipsis", style="dim"),
+                Text(path_cell(doc.path, self._widths[1]), no_wrap=True, style="dim"),
                 Text(str(doc.chunks), justify="right"),
                 Text(local_time(doc.updated_at)),
                 key=doc.id,
