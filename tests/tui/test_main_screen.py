@@ -51,20 +51,15 @@ def test_citation_stream_joins_markers_split_across_chunks():
 
 
 def test_a_follow_up_searched_with_the_question_before_shows_as_asked():
-    from haiku_tui.tui.main.evidence import query_shown
+    from haiku_tui.capabilities.views import query_shown
 
     asked = "and at  night?"
-    assert query_shown("and at night? how do solar panels work in winter", asked) == (
-        "and at night?",
-        "searched with the question before",
-    )
-    assert query_shown("how do solar panels work in winter", "how do solar panels work in winter") == (
-        "how do solar panels work in winter",
-        "",
-    )
+    assert query_shown("and at night? how do solar panels work in winter", asked) == ("and at night?", True)
+    question = "how do solar panels work in winter"
+    assert query_shown(question, question) == (question, False)
     # a model's own query is shown as it searched it, even when it shares the question's first words
-    assert query_shown("solar panels winter output", "and at night?") == ("solar panels winter output", "")
-    assert query_shown("and at nightfall", "and at night") == ("and at nightfall", "")
+    assert query_shown("solar panels winter output", "and at night?") == ("solar panels winter output", False)
+    assert query_shown("and at nightfall", "and at night") == ("and at nightfall", False)
 
 
 def test_parse_cite_href():
@@ -252,8 +247,11 @@ async def test_second_question_marks_earlier_evidence_retained_or_receipted(smal
         assert [t.number for t in app.main.turn_log.turns] == [1, 2]
 
 
-async def test_evidence_pane_shows_a_follow_up_as_the_user_asked_it(small_kb):
-    app = make_app(small_kb)
+async def test_evidence_pane_shows_a_follow_up_as_the_user_asked_it(small_kb, tmp_path):
+    from haiku_tui.sessions import SessionStore
+
+    store = SessionStore(tmp_path / "sessions.db")
+    app = make_app(small_kb, store=store)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, "how do solar panels work in winter")
         await ask(pilot, "and at night?")
@@ -262,6 +260,15 @@ async def test_evidence_pane_shows_a_follow_up_as_the_user_asked_it(small_kb):
         rows = [str(app.main.evidence.get_option_at_index(i).prompt) for i in range(2)]
         assert rows[0].startswith("Q2 ❯ and at night?")
         assert rows[1] == "⌕ “and at night?”  · searched with the question before"
+        # the conversation's search row says the same, live and when the session is reopened
+        searched = "searched “and at night?” with the question before → "
+        live = [row.text for row in app.main.turn_log.turns[-1].rows if row.kind == "search"]
+        assert live and all(text.startswith(searched) for text in live)
+        await pilot.press("ctrl+q")
+    app = make_app(small_kb, store=store, session_id=app.session.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert [row.text for row in app.main.turn_log.turns[-1].rows if row.kind == "search"] == live
 
 
 # ---- cancel and failure ------------------------------------------------------------------------------------------

@@ -68,23 +68,15 @@ def item_prompt(item: EvidenceItem, mark: str | None = None, *, weak: bool = Fal
     return Content.assemble(*head, "\n", ("  " + snippet, "$text-muted" if dim else ""))
 
 
-def query_shown(query: str, prompt: str) -> tuple[str, str]:
-    """What the pane shows of one search and a note: a short follow-up is searched together with the question
-    before it, so such a search shows the question as the user asked it and notes the rest; any other query
-    (a model's own wording) shows as it was searched."""
-    query, prompt = " ".join(query.split()), " ".join(prompt.split())
-    if prompt and query.startswith(prompt + " "):
-        return prompt, "searched with the question before"
-    return query, ""
-
-
 def query_prompt(query: str, prompt: str) -> Content:
     """The ``⌕ “query”`` row above the items one search found."""
-    shown, note = query_shown(query, prompt)
+    from haiku_tui.capabilities.views import query_shown  # not at start-up: the views module loads Pydantic AI
+
+    shown, combined = query_shown(query, prompt)
     return Content.assemble(
         ("⌕ ", "$accent"),
         (f"“{clean_line(shown, 100)}”", "italic $text-muted"),
-        (f"  · {note}" if note else "", "$text-muted"),
+        ("  · searched with the question before" if combined else "", "$text-muted"),
     )
 
 
