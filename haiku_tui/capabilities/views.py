@@ -211,14 +211,30 @@ def _spans(messages: list[ModelMessage], questions: list[int], offset: int = 0) 
     return {q: messages[max(0, q - offset) : max(0, bounds[i + 1] - offset)] for i, q in enumerate(questions)}
 
 
-def call_step(call: ToolCallPart) -> Step:
-    """The row of a tool call that is still running."""
+def query_shown(query: str, prompt: str) -> tuple[str, bool]:
+    """What a search of question ``prompt`` shows of its ``query``, and whether it was searched with the question
+    before: a short follow-up is searched together with it, so such a search shows the question as the user asked
+    it; any other query (a model's own wording) shows as it was searched."""
+    query, prompt = " ".join(query.split()), " ".join(prompt.split())
+    if prompt and query.startswith(prompt + " "):
+        return prompt, True
+    return query, False
+
+
+def _searched(args: dict[str, Any], prompt: str) -> str:
+    """``“query”`` of a search row (``“and at night?” with the question before`` for a combined one)."""
+    shown, combined = query_shown(str(args.get("query", "")), prompt)
+    return f"“{one_line(shown, 120)}”" + (" with the question before" if combined else "")
+
+
+def call_step(call: ToolCallPart, prompt: str = "") -> Step:
+    """The row of a tool call that is still running (``prompt``: the question it serves)."""
     args = call.args_as_dict()
     name = call.tool_name
     if name == "load_capability":
         return Step("load", f"loading {CAPABILITY_NAMES.get(args.get('id', ''), args.get('id', 'a capability'))}")
     if name.endswith("_search"):
-        return Step("search", f"searching “{one_line(args.get('query', ''), 120)}”")
+        return Step("search", f"searching {_searched(args, prompt)}")
     if name.endswith("_execute_code"):
         return Step("code", f"running a program: {_first_line(args.get('code', ''))}")
     if name.endswith("_cite"):
@@ -227,8 +243,10 @@ def call_step(call: ToolCallPart) -> Step:
     return Step("tool", f"calling {name}")
 
 
-def result_step(call: ToolCallPart, result: ToolReturnPart | RetryPromptPart, state: dict[str, Any]) -> Step:
-    """The row of a finished tool call, from its call, its result and the state it left.
+def result_step(
+    call: ToolCallPart, result: ToolReturnPart | RetryPromptPart, state: dict[str, Any], prompt: str = ""
+) -> Step:
+    """The row of a finished tool call, from its call, its result, the state it left and the question it serves.
 
     The app uses it live (with the run's working state) and :func:`question_views` when a session
     is reopened (with the committed state), so both show the same rows.
@@ -242,7 +260,7 @@ def result_step(call: ToolCallPart, result: ToolReturnPart | RetryPromptPart, st
         return Step("load", f"loaded {CAPABILITY_NAMES.get(args.get('id', ''), args.get('id', 'a capability'))}")
     if name.endswith("_search"):
         hits = 0 if content.strip() == NO_RESULTS else content.count(RESULT_SEPARATOR) + 1
-        return Step("search", f"searched “{one_line(args.get('query', ''), 120)}” → {hits} result(s)")
+        return Step("search", f"searched {_searched(args, prompt)} → {hits} result(s)")
     if name.endswith("_execute_code"):
         return Step("code", f"ran a program: {_first_line(args.get('code', ''))}")
     if name.endswith("_cite"):
@@ -272,7 +290,7 @@ def is_redirect(part: Any) -> bool:
     return not isinstance(part, (ToolReturnPart, RetryPromptPart)) and REDIRECT_TAG in str(getattr(part, "content", ""))
 
 
-def _steps(messages: list[ModelMessage], state: dict[str, Any]) -> list[Step]:
+def _steps(messages: list[ModelMessage], state: dict[str, Any], prompt: str) -> list[Step]:
     results = {
         part.tool_call_id: part
         for message in messages
@@ -286,7 +304,7 @@ def _steps(messages: list[ModelMessage], state: dict[str, Any]) -> list[Step]:
             for part in message.parts:
                 if isinstance(part, ToolCallPart):
                     result = results.get(part.tool_call_id)
-                    steps.append(result_step(part, result, state) if result is not None else call_step(part))
+                    steps.append(result_step(part, result, state, prompt) if result is not None else call_step(part, prompt))
         elif isinstance(message, ModelRequest):
             steps.extend(REDIRECT_STEP for part in message.parts if is_redirect(part))
     return steps
@@ -376,7 +394,7 @@ def question_views(
                 number=number,
                 prompt=prompt,
                 answer=answer,
-                steps=tuple(_steps(span, state)),
+                steps=tuple(_steps(span, state, prompt)),
                 items=tuple(_items(state, q, latest, retained, compaction)),
                 citations=_citations(state, q),
                 policy=_policy(state, q, span, policy_active, cited_so_far),

@@ -297,6 +297,23 @@ class Session:
     def citation_count(self) -> int:
         return _payload.citation_count(self._state)
 
+    # -- the question box's draft (app data) ---------------------------------------------------------------
+
+    @property
+    def draft(self) -> str:
+        """What the question box held when the app quit (a question being answered then, or typed), else ``""``."""
+        draft = self.app_data.get("draft")
+        return draft if isinstance(draft, str) else ""
+
+    @draft.setter
+    def draft(self, text: str) -> None:
+        if text != self.draft:
+            if text:
+                self.app_data["draft"] = text
+            else:
+                self.app_data.pop("draft", None)
+            self.dirty = True
+
     # -- citation review marks (app data) ------------------------------------------------------------------
 
     def set_review(self, question: int, chunk_id: str, mark: str | None) -> None:

@@ -150,11 +150,11 @@ class QuestionRun:
                         yield TextDelta(event.delta.content_delta)
                     elif isinstance(event, FunctionToolCallEvent):
                         calls[event.part.tool_call_id] = event.part
-                        yield StepStarted(event.part.tool_call_id, call_step(event.part))
+                        yield StepStarted(event.part.tool_call_id, call_step(event.part, self.prompt))
                     elif isinstance(event, FunctionToolResultEvent):
                         call = calls.get(event.tool_call_id)
                         if call is not None:
-                            yield StepFinished(event.tool_call_id, result_step(call, event.part, self.deps.state), self.deps.state)
+                            yield StepFinished(event.tool_call_id, result_step(call, event.part, self.deps.state, self.prompt), self.deps.state)
                     elif isinstance(event, EnqueuedMessagesEvent) and _redirects(event, is_redirect):
                         yield StepFinished("", REDIRECT_STEP, self.deps.state)
                     elif isinstance(event, AgentRunResultEvent):

@@ -325,6 +325,7 @@ class Workbench:
         from .run import QuestionRun
 
         assert self.session is not None and self.agent is not None
+        self.session.draft = ""  # sent: saved with the run's answer; a cancelled run leaves it in the box
         return QuestionRun(
             self.agent,
             self.session,
@@ -370,6 +371,16 @@ class Workbench:
         return self._store().recent_prompts(sessions=sessions, exclude=self.session.id if self.session else None)
 
     # -- changes outside a run -----------------------------------------------------------------------------
+
+    def keep_draft(self, text: str) -> str | None:
+        """Keep ``text`` as the session's draft, saved at once (the app quits): it is in the question box when
+        the session is opened again. A new session is saved for it only when there is a draft to keep."""
+        session = self.session
+        text = text.strip()
+        if session is None or (session.draft == text and not session.dirty) or not (text or session.revision):
+            return None
+        session.draft = text
+        return self.save("the question being asked")
 
     def save(self, what: str) -> str | None:
         """Save the open session; the error line (naming ``what`` was not saved) when that fails."""

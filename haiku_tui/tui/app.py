@@ -152,6 +152,12 @@ class HaikuApp(App[None]):
         if self.watch_paths:
             self.watch_folders(self.watch_paths)
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit; a question still being answered is kept as the session's draft."""
+        if self.main.is_mounted:
+            self.main.keep_draft()
+        await super().action_quit()
+
     async def on_unmount(self) -> None:
         if self.folder_watch is not None:  # quitting: the watch thread ends now, not after its next sync
             self.folder_watch.stop()

@@ -52,9 +52,9 @@ def binding_rows(source: type | list[Binding]) -> list[tuple[str, str]]:
 
 
 def key_label(key: str) -> str:
-    """``"ctrl+t"`` → ``"Ctrl+T"``, ``"escape"`` → ``"Esc"``."""
+    """``"ctrl+t"`` → ``"Ctrl+T"``, ``"escape"`` → ``"Esc"``, ``"slash"`` → ``"/"``."""
     names = {"escape": "Esc", "enter": "Enter", "up": "↑", "down": "↓", "left": "←", "right": "→", "backspace": "Backspace",
-             "pageup": "PageUp", "pagedown": "PageDown"}
+             "pageup": "PageUp", "pagedown": "PageDown", "slash": "/"}
     parts = key.split("+")
     modifier = len(parts) > 1
     return "+".join(names.get(p, p.capitalize() if len(p) > 1 or (modifier and i) else p) for i, p in enumerate(parts))

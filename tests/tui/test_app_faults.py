@@ -25,7 +25,38 @@ async def test_ctrl_q_while_an_answer_is_running_exits_cleanly(small_kb, tmp_pat
         await asyncio.sleep(0.2)
     assert time.monotonic() - started < 5
     assert app.return_code in (0, None)
-    assert store.list() == []  # the cancelled answer was not saved
+    (summary,) = store.list()  # the new session is kept for its question, the cancelled answer is not
+    saved = store.load(summary.id)
+    assert saved.messages == [] and saved.state == {} and saved.draft == "a question that stalls"
+
+
+async def test_a_question_quit_mid_answer_is_back_in_the_box_when_the_session_is_reopened(small_kb, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    app = make_app(small_kb, store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "how do solar panels work in winter"
+        await pilot.press("enter")
+        await settle(pilot)
+        session_id, messages = app.session.id, len(app.session.messages)
+        app.workbench.model_override = stalling_model()
+        app.workbench.build_agent()
+        app.main.prompt.text = "a question that stalls"
+        await pilot.press("enter", "ctrl+q")  # at once: the run has not started streaming
+    saved = store.load(session_id)
+    assert len(saved.messages) == messages and saved.draft == "a question that stalls"
+
+    app = make_app(small_kb, store=store, session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert len(app.main.turn_log.turns) == 1  # the stalled question was never committed
+        assert app.main.prompt.text == "a question that stalls"
+        await pilot.press("enter")  # the extractive model answers it: the draft is gone with the commit
+        await settle(pilot)
+        assert len(app.main.turn_log.turns) == 2 and app.main.prompt.text == ""
+        await pilot.press("ctrl+q")
+    saved = store.load(session_id)
+    assert saved.draft == "" and len(saved.messages) > messages
 
 
 async def test_a_session_with_malformed_review_marks_opens_with_a_notice(small_kb, tmp_path):

@@ -50,6 +50,18 @@ def test_citation_stream_joins_markers_split_across_chunks():
     assert out == "light [\\[1\\]](cite:1). more [\\[2\\]](cite:2)"
 
 
+def test_a_follow_up_searched_with_the_question_before_shows_as_asked():
+    from haiku_tui.capabilities.views import query_shown
+
+    asked = "and at  night?"
+    assert query_shown("and at night? how do solar panels work in winter", asked) == ("and at night?", True)
+    question = "how do solar panels work in winter"
+    assert query_shown(question, question) == (question, False)
+    # a model's own query is shown as it searched it, even when it shares the question's first words
+    assert query_shown("solar panels winter output", "and at night?") == ("solar panels winter output", False)
+    assert query_shown("and at nightfall", "and at night") == ("and at nightfall", False)
+
+
 def test_parse_cite_href():
     assert parse_cite_href("cite:12") == 12
     assert parse_cite_href("https://example.com") is None
@@ -197,6 +209,27 @@ async def test_enter_opens_chunk_with_neighbours(small_kb):
         assert not isinstance(app.screen, ChunkScreen)
 
 
+async def test_a_chunk_only_retrieved_opens_as_retrieved_not_cited(small_kb):
+    from haiku_tui.tui.main.modals import ChunkScreen
+
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        pane = app.main.evidence
+        pane.focus()
+        heads = {}
+        for status in ("cited", "current"):
+            pane.highlighted = pane.get_option_index(next(oid for oid, (_, i) in pane.items.items() if i.status == status))
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, ChunkScreen)
+            heads[status] = [str(h.render()) for h in app.screen.query(".chunk-head") if str(h.render()).startswith("▶")]
+            await pilot.press("escape")
+            await settle(pilot)
+        assert heads["cited"][0].startswith("▶ cited chunk  ")
+        assert heads["current"][0].startswith("▶ retrieved chunk  ")
+
+
 async def test_second_question_marks_earlier_evidence_retained_or_receipted(small_kb):
     app = make_app(small_kb)
     async with app.run_test(size=SIZE) as pilot:
@@ -212,6 +245,30 @@ async def test_second_question_marks_earlier_evidence_retained_or_receipted(smal
         first_option = app.main.evidence.get_option_at_index(0)
         assert first_option.id == f"q{second.question}"
         assert [t.number for t in app.main.turn_log.turns] == [1, 2]
+
+
+async def test_evidence_pane_shows_a_follow_up_as_the_user_asked_it(small_kb, tmp_path):
+    from haiku_tui.sessions import SessionStore
+
+    store = SessionStore(tmp_path / "sessions.db")
+    app = make_app(small_kb, store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await ask(pilot, "and at night?")
+        follow_up = app.main.views[-1]
+        assert {i.query for i in follow_up.items} == {"and at night? how do solar panels work in winter"}
+        rows = [str(app.main.evidence.get_option_at_index(i).prompt) for i in range(2)]
+        assert rows[0].startswith("Q2 ❯ and at night?")
+        assert rows[1] == "⌕ “and at night?”  · searched with the question before"
+        # the conversation's search row says the same, live and when the session is reopened
+        searched = "searched “and at night?” with the question before → "
+        live = [row.text for row in app.main.turn_log.turns[-1].rows if row.kind == "search"]
+        assert live and all(text.startswith(searched) for text in live)
+        await pilot.press("ctrl+q")
+    app = make_app(small_kb, store=store, session_id=app.session.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert [row.text for row in app.main.turn_log.turns[-1].rows if row.kind == "search"] == live
 
 
 # ---- cancel and failure ------------------------------------------------------------------------------------------
@@ -404,6 +461,25 @@ async def test_session_option_resolves_a_title(small_kb):
 
 
 # ---- panes, keys, palette, help, themes -------------------------------------------------------------------------------
+
+
+async def test_shrinking_the_terminal_keeps_the_newest_answer_in_view(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ask(pilot, "how do solar panels work in winter")
+        await ask(pilot, "how long should green tea steep")
+        log = app.main.turn_log
+        assert log.max_scroll_y == 0  # everything fits
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert log.max_scroll_y > 0
+        assert log.scroll_y == log.max_scroll_y
+        await pilot.press("shift+tab", "home")  # reading the first answer: a resize leaves it there
+        await settle(pilot)
+        assert log.scroll_y == 0
+        await pilot.resize_terminal(70, 24)
+        await settle(pilot)
+        assert log.scroll_y == 0 < log.max_scroll_y
 
 
 async def test_panes_toggle_and_maximise(small_kb):

@@ -202,6 +202,28 @@ def test_display_path_is_relative_inside_cwd(tmp_path, monkeypatch):
     assert display_path(None) == ""
 
 
+def test_sync_offers_the_documents_folder_never_one_as_broad_as_the_root():
+    from haiku_tui.tui.screens.knowledge import sync_folder
+
+    assert sync_folder(["/srv/notes/a.md", "/srv/notes/sub/b.md"]) == "/srv/notes"
+    assert sync_folder(["/srv/notes/a.md", "/srv/docs/b.md"]) == "/srv/notes"  # /srv: too broad
+    # documents from unrelated folders: the folder holding most of them, not "/"
+    assert sync_folder(["/tmp/docs/a.md", "/usr/share/doc/x/b.txt", "/usr/share/doc/x/c.txt"]) == "/usr/share/doc/x"
+    home = Path.home()
+    assert sync_folder([str(home / "a" / "x.md"), str(home / "b" / "y.md")]) == str(home / "a")
+    assert sync_folder(["s3://bucket/a.md"]) == sync_folder([]) == ""
+
+
+def test_a_long_path_keeps_its_file_name(tmp_path, monkeypatch):
+    from haiku_tui.tui.screens.dialogs import path_cell
+
+    monkeypatch.chdir(tmp_path)
+    long = "/usr/share/doc/dpkg/spec/frontend-api.txt"
+    assert path_cell(long, 30) == "…oc/dpkg/spec/frontend-api.txt"  # 30 characters: the start goes
+    assert path_cell(long, 41) == long
+    assert path_cell(str(tmp_path / "docs" / "a.md"), 40) == "docs/a.md"
+
+
 def test_local_time_formats_iso_and_datetimes():
     assert local_time("2026-03-14T09:30:00.123456Z") == "2026-03-14 09:30"
     assert local_time(FIXED) == "2026-03-14 09:30"
@@ -481,6 +503,7 @@ async def test_f1_on_sessions_lists_its_keys_and_esc_returns(store):
         await settle(app, pilot)
         text = await f1_help(pilot, "Rename the highlighted session", "Export the highlighted session as Markdown")
         assert text.startswith("Sessions")
+        assert "  /  " in text and "Slash" not in text  # the key as it is typed
         await pilot.press("/")  # from the search box too
         await pilot.pause()
         await f1_help(pilot, "Full-text search")

@@ -32,9 +32,12 @@ class Asking:
     _cancel_requested: bool
     _drawing: Any
     update_status: Any
+    asked = ""
+    """The question asked last (while ``running``, the one being answered or waiting)."""
 
     async def ask(self, prompt: str) -> None:
         """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
+        self.asked = prompt
         async with self._drawing:
             self._cancel_requested = False
             if not self.ready:

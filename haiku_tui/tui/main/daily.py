@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from haiku_tui.sessions.history import PromptHistory
+from haiku_tui.tui.text import clean
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import QuestionView
@@ -69,11 +70,23 @@ class DailyActions:
             parts.append("the question is back in the box")
         return " · ".join(parts)
 
+    def keep_draft(self: Any) -> None:
+        """Quitting: the question being answered (a run that ends with the app commits nothing) and what the box
+        holds become the session's draft, back in the box when the session is opened again."""
+        asked = self.asked if self.running else ""
+        draft = "\n\n".join(text for text in (asked.strip(), self.prompt.text.strip()) if text)
+        self.workbench.keep_draft(draft)  # a store that cannot be written keeps nothing: the app is closing
+
     # -- history --------------------------------------------------------------------------------------------------
 
     def reset_history(self: Any) -> None:
-        """↑ in the empty question box: this session's questions now, other sessions' once read (in a worker)."""
+        """↑ in the empty question box: this session's questions now, other sessions' once read (in a worker);
+        an empty box takes the session's draft."""
         self.prompt.questions = PromptHistory(q.prompt for q in self.workbench.view.questions)
+        session, box = self.workbench.session, self.prompt
+        if session is not None and session.draft and not box.text.strip():
+            box.text = clean(session.draft)
+            box.move_cursor(box.document.end)
         self.load_history()
 
     @work(thread=True, exclusive=True, group="history", name="read earlier questions")

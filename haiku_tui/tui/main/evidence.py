@@ -68,6 +68,18 @@ def item_prompt(item: EvidenceItem, mark: str | None = None, *, weak: bool = Fal
     return Content.assemble(*head, "\n", ("  " + snippet, "$text-muted" if dim else ""))
 
 
+def query_prompt(query: str, prompt: str) -> Content:
+    """The ``⌕ “query”`` row above the items one search found."""
+    from haiku_tui.capabilities.views import query_shown  # not at start-up: the views module loads Pydantic AI
+
+    shown, combined = query_shown(query, prompt)
+    return Content.assemble(
+        ("⌕ ", "$accent"),
+        (f"“{clean_line(shown, 100)}”", "italic $text-muted"),
+        ("  · searched with the question before" if combined else "", "$text-muted"),
+    )
+
+
 def program_prompt(program: Program) -> Content:
     """One program the analysis capability ran: its code, then what it printed or its error."""
     code = "\n".join("  " + clean_line(line, 100) for line in program.code.strip().splitlines()[:PROGRAM_LINES])
@@ -198,12 +210,7 @@ class EvidencePane(OptionList):
         for item in shown:
             if item.query != query:
                 query = item.query
-                options.append(
-                    Option(
-                        Content.assemble(("⌕ ", "$accent"), (f"“{clean_line(query, 100)}”", "italic $text-muted")),
-                        disabled=True,
-                    )
-                )
+                options.append(Option(query_prompt(query, view.prompt), disabled=True))
             oid = item_id(view.question, item.chunk_id)
             if oid in self.items:
                 continue

@@ -34,14 +34,15 @@ class ChunkView(VerticalScroll):
         self.placed = False
         """The chunks are shown and scrolled to the target."""
 
-    async def show(self, chunks: Sequence[ChunkText], target: str) -> None:
+    async def show(self, chunks: Sequence[ChunkText], target: str, what: str = "cited chunk") -> None:
+        """Show ``chunks`` with ``target`` marked as ``what`` it is (a cited chunk, or one only retrieved)."""
         self.placed = False
         await self.remove_children()
         widgets = []
         for chunk in chunks:
             is_target = chunk.chunk_id == target
             head = Content.assemble(
-                ("▶ cited chunk  " if is_target else "  neighbour  ", "bold $accent" if is_target else "$text-muted"),
+                (f"▶ {what}  " if is_target else "  neighbour  ", "bold $accent" if is_target else "$text-muted"),
                 (clean_line(chunk.label, 160), "bold" if is_target else "$text-muted"),
                 (f"  · chunk {chunk.order + 1}" if chunk.order is not None else "", "$text-muted"),
             )
@@ -83,9 +84,11 @@ class ChunkScreen(ModalScreen[None]):
         subtitle: str = "",
         locate: Callable[[str], Any] | None = None,
         open_source: Callable[[str], Any] | None = None,
+        cited: bool = True,
     ) -> None:
         """``locate(chunk_id)`` says where the chunk starts in its file (shown under the title, read in the
-        loading worker); ``open_source(chunk_id)`` opens it there (o)."""
+        loading worker); ``open_source(chunk_id)`` opens it there (o); ``cited``: the answers cite it (else it
+        was only retrieved)."""
         super().__init__(classes="haiku-modal")
         self.title_text = title
         self.chunk_id = chunk_id
@@ -93,6 +96,7 @@ class ChunkScreen(ModalScreen[None]):
         self.subtitle = subtitle
         self.locate = locate
         self.opener = open_source
+        self.what = "cited chunk" if cited else "retrieved chunk"
         self.chunks: list[ChunkText] = []
 
     def compose(self) -> ComposeResult:
@@ -130,7 +134,7 @@ class ChunkScreen(ModalScreen[None]):
         if where is not None:
             place = location_text(where) + ("" if where.exists else "  (not on this computer)")
             self.query_one("#chunk-location", Static).update(Content.styled(clean_line(place, 300), "$text-muted"))
-        await self.query_one(ChunkView).show(chunks, self.chunk_id)
+        await self.query_one(ChunkView).show(chunks, self.chunk_id, self.what)
 
     def action_copy(self) -> None:
         """Copy the chunk's text (OSC 52) and say so."""

@@ -33,7 +33,7 @@ from haiku_tui.tui.main.prompt import PromptArea
 from haiku_tui.tui.text import clean_line
 
 if TYPE_CHECKING:
-    from haiku_tui.capabilities.views import QuestionView
+    from haiku_tui.capabilities.views import EvidenceItem, QuestionView
     from haiku_tui.sessions.workbench import ChunkText, Workbench
 
 class StatusBar(Static):
@@ -275,18 +275,18 @@ class MainScreen(Asking, DailyActions, Screen[None]):
             self.app.notify("No evidence item is highlighted.", severity="warning")
             return
         question, item = entry
-        self.open_chunk(item.chunk_id, item.label, question)
+        self.open_chunk(item, question)
 
     @on(EvidencePane.OpenChunk)
     def _open_chunk(self, event: EvidencePane.OpenChunk) -> None:
-        self.open_chunk(event.item.chunk_id, event.item.label, event.question)
+        self.open_chunk(event.item, event.question)
 
-    def open_chunk(self, chunk_id: str, label: str, question: int | None = None) -> None:
+    def open_chunk(self, item: EvidenceItem, question: int) -> None:
         view = self.workbench.view.question(question)
         subtitle = f"retrieved for Q{view.number}: {view.prompt}" if view else ""
         self.app.push_screen(
-            ChunkScreen(label, chunk_id, self.load_neighbours, subtitle=subtitle, locate=self.workbench.locate,
-                        open_source=self.open_source)
+            ChunkScreen(item.label, item.chunk_id, self.load_neighbours, subtitle=subtitle,
+                        locate=self.workbench.locate, open_source=self.open_source, cited=item.citation is not None)
         )
 
     def load_neighbours(self, chunk_id: str) -> list[ChunkText]:

@@ -75,6 +75,8 @@ class TurnLog(VerticalScroll):
         self._preparing = False
         self._anchor: tuple[QuestionTurn, int] | None = None  # a turn to keep in place on screen, its y before
         self._arranged: Any = None  # the last arrangement of the turns
+        self._arranged_size: Any = None  # the size it was arranged in, and the terminal's then
+        self._terminal: Any = None
         self._to_end = False  # the next arrangement scrolls to the end (a jump to the newest turns)
 
     def set_views(self, view: ConversationView, *, rebase: bool = False) -> None:
@@ -131,6 +133,10 @@ class TurnLog(VerticalScroll):
         if optimal or result is self._arranged:
             return result
         previous, self._arranged = self._arranged, result
+        terminal = self.app.size
+        if previous is not None and terminal != self._terminal and self._was_at_end(previous):
+            self._to_end = True  # the terminal was resized with the newest answer in view: it stays in view
+        self._arranged_size, self._terminal = size, terminal
         if self._to_end:
             self._to_end = False
             self._scroll_now(result.spatial_map.total_region.bottom - size.height)
@@ -141,6 +147,10 @@ class TurnLog(VerticalScroll):
             if after is not None and after != before:
                 self._scroll_now(self.scroll_y + after - before)
         return result
+
+    def _was_at_end(self, arranged: Any) -> bool:
+        """Whether the screen showed the end of ``arranged`` (an arrangement at :attr:`_arranged_size`)."""
+        return self.scroll_y >= arranged.spatial_map.total_region.bottom - self._arranged_size.height - 1
 
     def _scroll_now(self, y: float) -> None:
         """Scroll to ``y`` while arranging (as Textual's own anchoring does): this frame is drawn there."""

@@ -217,6 +217,12 @@ def display_path(path: str | os.PathLike[str] | None) -> str:
     return clean_line(_relative(str(path)))
 
 
+def path_cell(path: str, width: int) -> str:
+    """:func:`display_path` in ``width`` characters: a longer one loses its start, not its file name."""
+    shown = display_path(path)
+    return shown if len(shown) <= width else "…" + shown[len(shown) - width + 1 :]
+
+
 def _relative(text: str) -> str:
     if "://" in text:
         return text

@@ -30,7 +30,7 @@ from haiku_tui.store.tables import INDEX_VERSION, outdated_note
 from haiku_tui.tui.help import ScreenHelp, help_binding
 from haiku_tui.tui.text import clean, clean_line
 
-from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time
+from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time, path_cell
 
 if TYPE_CHECKING:
     from haiku_tui.store import DocumentRecord, IngestProgress, IngestReport, KnowledgeBase, SearchHit
@@ -106,6 +106,21 @@ def doc_column_widths(screen_width: int) -> tuple[int, ...]:
     return (title, min(90, room - title), 6, 16)
 
 
+def sync_folder(paths: list[str]) -> str:
+    """The folder a sync offers: the one the documents share, unless that is as broad as the root, a folder
+    just under it (``/tmp``) or the home directory (a sync would walk all of it); then the one holding most."""
+    folders = [str(Path(p).parent) for p in paths if "://" not in p]
+    if not folders:
+        return ""
+    try:
+        common = Path(os.path.commonpath(folders))
+    except ValueError:  # on different drives
+        common = Path(folders[0]).anchor
+    if len(common.parts) > 2 and common != Path.home():
+        return str(common)
+    return max(folders, key=folders.count)
+
+
 class KnowledgeScreen(ScreenHelp, Screen[None]):
     """Documents of a knowledge base, ingest with progress, delete, and a search playground."""
 
@@ -178,7 +193,8 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         self._open()
 
     def _add_columns(self, table: DataTable) -> None:
-        """Fixed widths (long titles and paths end in "…") from the terminal's width: nothing scrolls sideways."""
+        """Fixed widths (long titles end in "…", long paths start with it) from the terminal's width: nothing
+        scrolls sideways."""
         self._widths = doc_column_widths(self.size.width)
         for (label, key), width in zip(DOC_COLUMNS, self._widths, strict=True):
             table.add_column(label, key=key, width=width)
@@ -260,7 +276,7 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         for doc in self.documents:
             table.add_row(
                 Text(_doc_name(doc), no_wrap=True, overflow="ellipsis"),
-                Text(display_path(doc.path), no_wrap=True, overflow="ellipsis", style="dim"),
+                Text(path_cell(doc.path, self._widths[1]), no_wrap=True, style="dim"),
                 Text(str(doc.chunks), justify="right"),
                 Text(local_time(doc.updated_at)),
                 key=doc.id,
@@ -350,15 +366,11 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
     def action_sync(self) -> None:
         if not self._can_ingest():
             return
-        paths = [d.path for d in self.documents if "://" not in d.path]
-        try:
-            common = os.path.commonpath([str(Path(p).parent) for p in paths]) if paths else ""
-        except ValueError:
-            common = ""
+        folder = sync_folder([d.path for d in self.documents])
         self.app.push_screen(
             TextInputDialog(
                 "Sync a folder",
-                value=display_path(common) if common else "",
+                value=display_path(folder) if folder else "",
                 placeholder="path/to/docs",
                 detail="New and changed files are ingested, documents whose file is gone are removed and moved "
                 "files re-linked. The changes are listed first.",

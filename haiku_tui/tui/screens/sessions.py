@@ -29,7 +29,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from haiku_tui.tui.help import ScreenHelp, help_binding
 from haiku_tui.tui.text import clean_line
 
-from .dialogs import ConfirmDialog, TextInputDialog, display_path, error_line, local_time
+from .dialogs import ConfirmDialog, TextInputDialog, display_path, error_line, local_time, path_cell
 
 if TYPE_CHECKING:
     from haiku_tui.sessions import SessionStore, SessionSummary
@@ -179,7 +179,8 @@ class SessionsScreen(ScreenHelp, Screen[str | None]):
         searching = bool(self._query.strip())
         table = self.table
         table.clear(columns=True)
-        # fixed widths (long values end in "…"): the table never draws at header width before it is measured
+        # fixed widths (long values end in "…", a long path starts with it): the table never draws at header
+        # width before it is measured
         self._widths = column_widths(self.size.width)
         for (label, key), width in zip(COLUMNS, self._widths, strict=True):
             table.add_column("KB" if key == "kb" and width < len(label) else label, key=key, width=width)
@@ -192,7 +193,7 @@ class SessionsScreen(ScreenHelp, Screen[str | None]):
                 mark,
                 title,
                 Text(clean_line(s.model) or "—", no_wrap=True, overflow="ellipsis"),
-                Text(clean_line(display_path(s.db), 30) if s.db else "—", no_wrap=True, overflow="ellipsis"),
+                Text(path_cell(s.db, self._widths[3]) if s.db else "—", no_wrap=True),
                 Text(local_time(s.updated_at)),
                 Text(str(s.questions), justify="right"),
                 Text(str(s.citations), justify="right"),
