@@ -114,9 +114,9 @@ def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
 
     from haiku_tui.agent.models import ModelConfigError
     from haiku_tui.sessions.errors import SessionError
-    from haiku_tui.store.errors import StoreError, damaged
+    from haiku_tui.store.errors import StoreError, damaged, unwritable
 
-    exc = damaged(exc) or exc  # a missing LanceDB data file: point to `haiku-tui doctor`
+    exc = damaged(exc) or unwritable(exc) or exc  # a missing LanceDB data file, a full or read-only disk
     if isinstance(exc, (CommandError, ModelConfigError, SessionError, StoreError)):
         return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
     if isinstance(exc, OSError) and exc.errno is not None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .chunking import chunk_blocks
 from .embedding import embed_documents, embedder_id
-from .errors import EmbedderMismatch, ParseError
+from .errors import EmbedderMismatch, ParseError, unwritable
 from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
 from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
@@ -411,6 +411,9 @@ class Ingest:
         except EmbedderMismatch:
             raise
         except Exception as exc:
+            fault = unwritable(exc, kb.uri)
+            if fault is not None:  # every later write would fail the same way: stop with one line
+                raise fault from None
             reason = f"write failed: {one_line(exc)[:200]}"
             report.failed.extend(IngestFailure(d["path"], reason) for d in batch.docs)
             return False
