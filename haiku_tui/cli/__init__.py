@@ -125,6 +125,12 @@ def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
             return f"the disk is full{where}; free some space and try again"
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
             return f"cannot write{where}: the location is read-only or not permitted; check its permissions"
+        if exc.errno == errno.ENOENT:
+            return f"no such file or folder{where}; check the path"
+        if exc.errno == errno.EISDIR:
+            return f"a folder was given where a file is needed{where}; name the file"
+        if exc.errno == errno.ENOTDIR:
+            return f"a part of the path is a file, not a folder{where}; check the path"
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
         if "full" in text:
