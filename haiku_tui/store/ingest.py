@@ -41,6 +41,7 @@ HIDDEN = "hidden"
 DUPLICATE = "same file as another path (symlink)"
 UNREADABLE_FOLDER = "unreadable folder"
 NO_SUCH_PATH = "no such file or directory"
+SYMLINK_LOOP = "symlink loop (the link leads back to itself); point it at a file or folder"
 
 
 def document_id(path: str | os.PathLike[str]) -> str:
@@ -95,6 +96,9 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
         path = Path(raw).expanduser()
         try:
             path = path.resolve()
+        except RuntimeError:  # a symlink loop
+            found.failed.append(IngestFailure(str(path.absolute()), SYMLINK_LOOP))
+            continue
         except OSError:
             pass
         if path.is_dir():

@@ -16,6 +16,8 @@ from haiku_tui.store.formats.pdf import parse_pdf
 from haiku_tui.store.ingest import missing_indexes
 from haiku_tui.store.kb import CHUNKS
 from haiku_tui.store.limits import IngestLimits
+from haiku_tui.store.parsing import parse_bytes
+from tests.store.office_files import docx_bytes
 
 
 def shared_stream_pdf(pages: int, repeats: int) -> bytes:
@@ -61,6 +63,23 @@ def test_extracted_text_is_capped():
     assert len(parse_pdf(data).blocks) > 0
     with pytest.raises(ParseError, match="too much text"):
         parse_pdf(data, max_chars=5_000)
+
+
+def test_a_zip_bomb_docx_is_refused_at_once_and_a_docx_within_the_limit_parses(tmp_path, docs_dir):
+    bomb = docx_bytes([(None, "quokka " * 100_000)])  # unpacks to 700 KB (stored, not deflated: same check)
+    limits = IngestLimits(max_chars=10_000)  # may unpack to 200 KB
+    with pytest.raises(ParseError, match=r"unpacks to 1 MB, over the 0 MB limit \(a zip bomb\?\)"):
+        parse_bytes(Path("bomb.docx"), bomb, limits)
+    small = docx_bytes([("Heading1", "Quokkas"), (None, "Quokkas smile. " * 100)])
+    assert "Quokkas smile." in parse_bytes(Path("small.docx"), small, limits).blocks[-1].text
+
+    (docs_dir / "bomb.docx").write_bytes(bomb)
+    kb = KnowledgeBase.open(tmp_path / "kb")
+    started = time.perf_counter()
+    report = kb.add([docs_dir], limits=IngestLimits(max_chars=10_000, max_seconds=60))
+    assert time.perf_counter() - started < 20
+    assert len(report.added) == 4
+    assert [Path(f.path).name for f in report.failed] == ["bomb.docx"] and "zip bomb" in report.failed[0].reason
 
 
 def test_limits_from_the_environment(monkeypatch):
