@@ -129,6 +129,33 @@ def test_missing_data_file_points_to_doctor_which_rebuilds(tmp_path, docs_dir, c
     assert main(["--db", str(db), "search", "sourdough"]) == 0
 
 
+@pytest.mark.parametrize("damage", ["truncated data", "overwritten data", "truncated manifests", "missing index"])
+def test_a_damaged_file_points_to_doctor_which_rebuilds(tmp_path, docs_dir, capsys, damage):
+    db = tmp_path / "kb"
+    KnowledgeBase.open(db).add([docs_dir])
+    table = db / "chunks.lance"
+    if damage == "missing index":
+        for index_file in (table / "_indices").rglob("*.lance"):
+            index_file.unlink()
+    else:
+        files = list((table / "_versions").iterdir()) if damage == "truncated manifests" else list((table / "data").glob("*.lance"))
+        for found in files:
+            size = found.stat().st_size
+            with found.open("r+b") as f:
+                f.truncate(10) if damage.startswith("truncated") else f.write(b"\x00" * size)
+    for argv in (["search", "tea"], ["ask", "how do I brew tea"]):
+        assert main(["--db", str(db), *argv]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is damaged (a data file" in err and "haiku-tui doctor --repair" in err, err
+        assert "lance error" not in err and ".rs:" not in err and "Error:" not in err, err
+    assert main(["--db", str(db), "doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "problem: " in out and (": a data file is unreadable" in out or ": a data file is missing" in out), out
+    assert main(["--db", str(db), "doctor", "--repair"]) == 0
+    assert "rebuilt 4 documents" in capsys.readouterr().out
+    assert main(["--db", str(db), "search", "sourdough"]) == 0
+
+
 def test_office_parsing_works_from_any_main_module(tmp_path):
     """The parse worker is started with ``-m``: a program read from stdin (no __main__ file) works."""
     import subprocess
