@@ -146,6 +146,9 @@ def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``haiku-tui`` console script; returns the exit status."""
+    for stream in (sys.stdout, sys.stderr):  # a character the terminal's encoding lacks prints as "?", never fails
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv) if argv is not None else None)

@@ -41,6 +41,7 @@ HIDDEN = "hidden"
 DUPLICATE = "same file as another path (symlink)"
 UNREADABLE_FOLDER = "unreadable folder"
 NO_SUCH_PATH = "no such file or directory"
+NOT_UTF8_NAME = "the file name is not valid UTF-8 (shown with �); rename the file"
 SYMLINK_LOOP = "symlink loop (the link leads back to itself); point it at a file or folder"
 
 
@@ -80,6 +81,12 @@ class Discovery:
         self._seen: dict[Path, Path | None] = {}  # file -> the symlink it was first reached through
 
     def push(self, path: Path, link: Path | None = None) -> None:
+        try:
+            str(path).encode("utf-8")
+        except UnicodeEncodeError:  # its id, its row and every report line need the name as text
+            shown = os.fsencode(link or path).decode("utf-8", "replace")
+            self.failed.append(IngestFailure(shown, NOT_UTF8_NAME))
+            return
         if path in self._seen:
             self.passed_over.append(IngestFailure(str(link or self._seen[path] or path), DUPLICATE))
             return
