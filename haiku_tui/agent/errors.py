@@ -174,9 +174,9 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
         CapabilityError = ()  # type: ignore[assignment,misc]  # noqa: N806
     if isinstance(exc, CapabilityError):
         return safe_line(str(exc), MAX_CHARS)
-    from haiku_tui.store.errors import StoreError, damaged
+    from haiku_tui.store.errors import StoreError, damaged, unwritable
 
-    exc = damaged(exc) or exc  # a missing LanceDB data file: point to `haiku-tui doctor`
+    exc = damaged(exc) or unwritable(exc) or exc  # a missing LanceDB data file, a full or read-only disk
     if isinstance(exc, StoreError):
         return safe_line(str(exc), MAX_CHARS)
 

@@ -114,9 +114,9 @@ def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
 
     from haiku_tui.agent.models import ModelConfigError
     from haiku_tui.sessions.errors import SessionError
-    from haiku_tui.store.errors import StoreError, damaged
+    from haiku_tui.store.errors import StoreError, damaged, unwritable
 
-    exc = damaged(exc) or exc  # a missing LanceDB data file: point to `haiku-tui doctor`
+    exc = damaged(exc) or unwritable(exc) or exc  # a missing LanceDB data file, a full or read-only disk
     if isinstance(exc, (CommandError, ModelConfigError, SessionError, StoreError)):
         return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
     if isinstance(exc, OSError) and exc.errno is not None:
@@ -125,6 +125,12 @@ def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
             return f"the disk is full{where}; free some space and try again"
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
             return f"cannot write{where}: the location is read-only or not permitted; check its permissions"
+        if exc.errno == errno.ENOENT:
+            return f"no such file or folder{where}; check the path"
+        if exc.errno == errno.EISDIR:
+            return f"a folder was given where a file is needed{where}; name the file"
+        if exc.errno == errno.ENOTDIR:
+            return f"a part of the path is a file, not a folder{where}; check the path"
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
         if "full" in text:
@@ -140,6 +146,9 @@ def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``haiku-tui`` console script; returns the exit status."""
+    for stream in (sys.stdout, sys.stderr):  # a character the terminal's encoding lacks prints as "?", never fails
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv) if argv is not None else None)

@@ -115,8 +115,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    source = Path(args.file).expanduser()
-    text = sys.stdin.read() if args.file == "-" else source.read_text(encoding="utf-8")
+    text = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).expanduser().read_bytes()
     with _store(args) as store:
         session = store.import_json(text, keep_id=args.keep_id)
     print(f"Imported session {session.id}: {printable_line(session.title)}")
@@ -139,10 +138,12 @@ def _guarded(handler: Any) -> Any:
     def run(args: argparse.Namespace) -> int:
         from haiku_tui.sessions import SessionError
 
+        from . import describe
+
         try:
             return handler(args)
-        except (SessionError, OSError, ValueError, UnicodeDecodeError) as error:
-            message = str(error) or type(error).__name__
+        except (SessionError, OSError, ValueError) as error:
+            message = describe(error) if isinstance(error, OSError) else str(error) or type(error).__name__
             print(f"haiku-tui: error: {printable_line(message)}", file=sys.stderr)
             return 1
 

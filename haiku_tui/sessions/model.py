@@ -128,10 +128,10 @@ class Session:
 
     def rename(self, title: str) -> None:
         """Set a title by hand; from then on it is never replaced by the automatic one."""
-        text = " ".join(str(title).split())
+        text = _payload.clean_title(title)
         if not text:
             raise ValueError("a session title cannot be empty")
-        self.title = text[:200]
+        self.title = text
         self.title_manual = True
         self.dirty = True
 
@@ -410,7 +410,7 @@ class Session:
                 id=payload["id"],
                 conversation=conversation,
                 app_data=payload["app_data"],
-                title=str(meta.get("title") or _payload.DEFAULT_TITLE),
+                title=_payload.clean_title(meta.get("title") or "") or _payload.DEFAULT_TITLE,
                 title_manual=bool(meta.get("title_manual", False)),
                 model=meta.get("model"),
                 db=meta.get("db"),

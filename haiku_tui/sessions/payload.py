@@ -31,6 +31,9 @@ FORMAT = "haiku-tui.session"
 SCHEMA_VERSION = 1
 """Version of the per-session payload this haiku-tui writes."""
 TITLE_MAX = 60
+"""Length of an automatic title (from the first question)."""
+MANUAL_TITLE_MAX = 200
+"""Length a title given by hand or brought by an import is cut to."""
 DEFAULT_TITLE = "New session"
 
 # Payload migrations: version N -> a function turning an N payload into an N+1 payload.
@@ -64,6 +67,11 @@ def make_title(prompt: str, limit: int = TITLE_MAX) -> str:
     if space >= limit // 2:
         cut = cut[:space]
     return cut.rstrip(" ,.;:-") + "…"
+
+
+def clean_title(title: object) -> str:
+    """A title as stored: on one line (whitespace collapsed), at most ``MANUAL_TITLE_MAX`` characters; may be empty."""
+    return " ".join(str(title).split())[:MANUAL_TITLE_MAX]
 
 
 def upgrade(payload: Any, *, where: str) -> dict[str, Any]:

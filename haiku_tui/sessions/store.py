@@ -514,7 +514,7 @@ class SessionStore:
             session.rename(title)
             self.save(session)
             return session.title
-        text = " ".join(str(title).split())[:200]
+        text = _payload.clean_title(title)
         if not text:
             raise ValueError("a session title cannot be empty")
         session_id = self.resolve(session)
@@ -562,7 +562,9 @@ class SessionStore:
         from .validate import check_import
 
         try:
-            data = json.loads(text)
+            data = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+        except UnicodeDecodeError:
+            raise SessionCorrupt("the file is not UTF-8 text (a session export is UTF-8 JSON); nothing was imported") from None
         except ValueError as exc:
             raise SessionCorrupt(f"the file is not valid JSON ({exc}); nothing was imported") from None
         if not isinstance(data, dict) or data.get("format", _payload.FORMAT) != _payload.FORMAT:

@@ -72,5 +72,5 @@ def rebuild(kb: KnowledgeBase) -> RebuildReport:
 def _reason(exc: BaseException) -> str:
     found = damaged(exc)
     if found is not None:
-        return "a data file is missing"
-    return re.sub(r",\s*/rustc/\S+", "", " ".join(str(exc).split()))[:200]
+        return f"a data file {found.what}"
+    return re.sub(r",\s*/(?:rustc|root/\.cargo)/\S+", "", " ".join(str(exc).split()))[:200]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .chunking import chunk_blocks
 from .embedding import embed_documents, embedder_id
-from .errors import EmbedderMismatch, ParseError
+from .errors import EmbedderMismatch, ParseError, unwritable
 from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
 from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
@@ -41,6 +41,8 @@ HIDDEN = "hidden"
 DUPLICATE = "same file as another path (symlink)"
 UNREADABLE_FOLDER = "unreadable folder"
 NO_SUCH_PATH = "no such file or directory"
+NOT_UTF8_NAME = "the file name is not valid UTF-8 (shown with �); rename the file"
+SYMLINK_LOOP = "symlink loop (the link leads back to itself); point it at a file or folder"
 
 
 def document_id(path: str | os.PathLike[str]) -> str:
@@ -79,6 +81,12 @@ class Discovery:
         self._seen: dict[Path, Path | None] = {}  # file -> the symlink it was first reached through
 
     def push(self, path: Path, link: Path | None = None) -> None:
+        try:
+            str(path).encode("utf-8")
+        except UnicodeEncodeError:  # its id, its row and every report line need the name as text
+            shown = os.fsencode(link or path).decode("utf-8", "replace")
+            self.failed.append(IngestFailure(shown, NOT_UTF8_NAME))
+            return
         if path in self._seen:
             self.passed_over.append(IngestFailure(str(link or self._seen[path] or path), DUPLICATE))
             return
@@ -95,6 +103,9 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
         path = Path(raw).expanduser()
         try:
             path = path.resolve()
+        except RuntimeError:  # a symlink loop
+            found.failed.append(IngestFailure(str(path.absolute()), SYMLINK_LOOP))
+            continue
         except OSError:
             pass
         if path.is_dir():
@@ -411,6 +422,9 @@ class Ingest:
         except EmbedderMismatch:
             raise
         except Exception as exc:
+            fault = unwritable(exc, kb.uri)
+            if fault is not None:  # every later write would fail the same way: stop with one line
+                raise fault from None
             reason = f"write failed: {one_line(exc)[:200]}"
             report.failed.extend(IngestFailure(d["path"], reason) for d in batch.docs)
             return False

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .. import locations
 from .chunking import DEFAULT_TARGET
 from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id
-from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged
+from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
 from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
@@ -458,10 +458,13 @@ class KnowledgeBase:
         record = self.document(id_or_path)
         if record is None:
             return None
-        self._table(DOCUMENTS).delete(f"id = '{record.id}'")  # invisible from here on
-        chunks = self._table(CHUNKS)
-        if chunks is not None:
-            chunks.delete(f"document_id = '{record.id}'")
+        try:
+            self._table(DOCUMENTS).delete(f"id = '{record.id}'")  # invisible from here on
+            chunks = self._table(CHUNKS)
+            if chunks is not None:
+                chunks.delete(f"document_id = '{record.id}'")
+        except Exception as exc:
+            raise unwritable(exc, self.uri) or exc from None
         return record
 
     def add(
@@ -517,7 +520,7 @@ class KnowledgeBase:
         except StoreError:
             raise
         except Exception as exc:
-            raise damaged(exc) or exc from None
+            raise damaged(exc) or unwritable(exc, self.uri) or exc from None
 
     def check(self) -> list[str]:
         """Read every table and run a search; one line per problem (empty: healthy)."""

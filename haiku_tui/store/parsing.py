@@ -119,7 +119,7 @@ def parse_bytes(path: Path, data: bytes, limits: IngestLimits | None = None) -> 
     elif suffix in WORKER_SUFFIXES:
         from .formats.office import parse_office
 
-        doc = parse_office(suffix, data)
+        doc = parse_office(suffix, data, limits.max_chars)
     else:
         text = check_chars(_decode(data, html=kind == "html"), limits)
         if kind == "markdown":

@@ -208,3 +208,34 @@ def test_the_secrets_in_use_are_scrubbed_whatever_they_look_like(store, monkeypa
         loaded = reopened.load(session.id)
         assert loaded.turns()[0].answer == "Server said: Authorization: [redacted]; abc"
         assert loaded.state["rag"]["note"] == "sent [redacted]"
+
+
+def test_an_import_with_a_huge_title_is_stored_cut_to_one_short_line(saved, store, capsys, tmp_path):
+    a = saved("How do I feed a sourdough starter?", "Daily [1].")
+    data = json.loads(store.export_json(a.id))
+    data["metadata"]["title"] = "Starter\n" + "A" * 2_000_000
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(data))
+    assert cli("import", str(path)) == 0
+    out = capsys.readouterr().out
+    assert len(out) < 300 and "\n" not in out.rstrip("\n")
+    assert cli("list") == 0
+    listed = capsys.readouterr().out
+    assert len(listed) < 1000 and "Starter AAAA" in listed
+    imported = [s for s in store.list() if s.id != a.id][0]
+    assert store.load(imported.id).title == "Starter " + "A" * 192
+
+
+def test_an_unreadable_import_file_is_one_line_saying_what_to_do(store, capsys, tmp_path):
+    cases = {
+        "missing": (tmp_path / "nope.json", "no such file or folder"),
+        "folder": (tmp_path, "a folder was given where a file is needed"),
+        "not utf-8": (tmp_path / "bin.json", "the file is not UTF-8 text"),
+    }
+    (tmp_path / "bin.json").write_bytes(b"\xff\xfe\x00garbage")
+    for name, (path, message) in cases.items():
+        assert cli("import", str(path)) == 1, name
+        err = capsys.readouterr().err
+        assert err.startswith("haiku-tui: error: ") and message in err and err.count("\n") == 1, (name, err)
+        assert "Errno" not in err and "codec" not in err, (name, err)
+    assert store.count() == 0

@@ -163,3 +163,16 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, docs_dir):
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)
     assert err == b"" and proc.returncode == 141
+
+
+def test_output_a_terminal_cannot_encode_prints_as_question_marks(tmp_path):
+    (tmp_path / "cafe.md").write_text("# Café — naïve\n\nThe café serves crème brûlée 🍮.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "HAIKU_TUI_DATA_DIR": str(tmp_path / "data")}
+    db = str(tmp_path / "kb")
+    for argv in (["add", str(tmp_path / "cafe.md")], ["list"], ["search", "crème"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "haiku_tui.cli", "--db", db, "--embedder", "none", *argv],
+            capture_output=True, env=env, cwd=ROOT, timeout=120,
+        )
+        assert done.returncode == 0 and b"Error" not in done.stderr, (argv, done.stderr)
+    assert b"Caf? ? na?ve" in done.stdout and b"cr?me br?l?e ?." in done.stdout

@@ -16,6 +16,8 @@ from haiku_tui.store.formats.pdf import parse_pdf
 from haiku_tui.store.ingest import missing_indexes
 from haiku_tui.store.kb import CHUNKS
 from haiku_tui.store.limits import IngestLimits
+from haiku_tui.store.parsing import parse_bytes
+from tests.store.office_files import docx_bytes
 
 
 def shared_stream_pdf(pages: int, repeats: int) -> bytes:
@@ -63,6 +65,23 @@ def test_extracted_text_is_capped():
         parse_pdf(data, max_chars=5_000)
 
 
+def test_a_zip_bomb_docx_is_refused_at_once_and_a_docx_within_the_limit_parses(tmp_path, docs_dir):
+    bomb = docx_bytes([(None, "quokka " * 100_000)])  # unpacks to 700 KB (stored, not deflated: same check)
+    limits = IngestLimits(max_chars=10_000)  # may unpack to 200 KB
+    with pytest.raises(ParseError, match=r"unpacks to 1 MB, over the 0 MB limit \(a zip bomb\?\)"):
+        parse_bytes(Path("bomb.docx"), bomb, limits)
+    small = docx_bytes([("Heading1", "Quokkas"), (None, "Quokkas smile. " * 100)])
+    assert "Quokkas smile." in parse_bytes(Path("small.docx"), small, limits).blocks[-1].text
+
+    (docs_dir / "bomb.docx").write_bytes(bomb)
+    kb = KnowledgeBase.open(tmp_path / "kb")
+    started = time.perf_counter()
+    report = kb.add([docs_dir], limits=IngestLimits(max_chars=10_000, max_seconds=60))
+    assert time.perf_counter() - started < 20
+    assert len(report.added) == 4
+    assert [Path(f.path).name for f in report.failed] == ["bomb.docx"] and "zip bomb" in report.failed[0].reason
+
+
 def test_limits_from_the_environment(monkeypatch):
     monkeypatch.setenv("HAIKU_TUI_MAX_PARSE_SECONDS", "7")
     monkeypatch.setenv("HAIKU_TUI_MAX_TEXT_MB", "0.5")
@@ -107,6 +126,33 @@ def test_missing_data_file_points_to_doctor_which_rebuilds(tmp_path, docs_dir, c
     assert "rebuilt 3 documents" in out
     assert len(list(tmp_path.glob("kb.damaged-*"))) == 1  # nothing deleted
     assert main(["--db", str(db), "doctor"]) == 0 and "is healthy (3 documents)" in capsys.readouterr().out
+    assert main(["--db", str(db), "search", "sourdough"]) == 0
+
+
+@pytest.mark.parametrize("damage", ["truncated data", "overwritten data", "truncated manifests", "missing index"])
+def test_a_damaged_file_points_to_doctor_which_rebuilds(tmp_path, docs_dir, capsys, damage):
+    db = tmp_path / "kb"
+    KnowledgeBase.open(db).add([docs_dir])
+    table = db / "chunks.lance"
+    if damage == "missing index":
+        for index_file in (table / "_indices").rglob("*.lance"):
+            index_file.unlink()
+    else:
+        files = list((table / "_versions").iterdir()) if damage == "truncated manifests" else list((table / "data").glob("*.lance"))
+        for found in files:
+            size = found.stat().st_size
+            with found.open("r+b") as f:
+                f.truncate(10) if damage.startswith("truncated") else f.write(b"\x00" * size)
+    for argv in (["search", "tea"], ["ask", "how do I brew tea"]):
+        assert main(["--db", str(db), *argv]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is damaged (a data file" in err and "haiku-tui doctor --repair" in err, err
+        assert "lance error" not in err and ".rs:" not in err and "Error:" not in err, err
+    assert main(["--db", str(db), "doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "problem: " in out and (": a data file is unreadable" in out or ": a data file is missing" in out), out
+    assert main(["--db", str(db), "doctor", "--repair"]) == 0
+    assert "rebuilt 4 documents" in capsys.readouterr().out
     assert main(["--db", str(db), "search", "sourdough"]) == 0
 
 

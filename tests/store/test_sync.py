@@ -107,6 +107,28 @@ def test_symlinked_file_is_one_document(tmp_path, docs_dir):
     ]
 
 
+def test_a_symlink_loop_named_on_the_command_line_is_one_failure_and_the_rest_lands(tmp_path, docs_dir, capsys):
+    os.symlink(tmp_path / "b.md", tmp_path / "a.md")
+    os.symlink(tmp_path / "a.md", tmp_path / "b.md")
+    code = main(["--db", str(tmp_path / "kb"), "--embedder", "none", "add", str(tmp_path / "a.md"), str(docs_dir)])
+    out, err = capsys.readouterr()
+    assert code == 0 and "added 4, replaced 0, skipped unchanged 0, failed 1;" in out
+    assert f"failed: {tmp_path / 'a.md'}: symlink loop (the link leads back to itself)" in out
+    assert "RuntimeError" not in out + err
+
+
+def test_a_file_name_that_is_not_utf8_is_one_failure_and_the_rest_lands(tmp_path, docs_dir, capsys):
+    bad = os.path.join(os.fsencode(docs_dir), b"caf\xe9.md")  # a Latin-1 name
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write("# Okapis\n\nOkapis are shy.\n")
+    for command in ("add", "sync"):
+        code = main(["--db", str(tmp_path / "kb"), "--embedder", "none", command, str(docs_dir)])
+        out, err = capsys.readouterr()
+        assert code == 0 and ", failed 1;" in out and "Error" not in out + err, (command, out, err)
+        assert f"failed: {docs_dir}/caf\ufffd.md: the file name is not valid UTF-8 (shown with \ufffd); rename the file" in out
+    assert len(KnowledgeBase.open(tmp_path / "kb").documents()) == 4
+
+
 def test_unreadable_subfolder_is_reported(tmp_path, docs_dir, monkeypatch):
     locked = docs_dir / "locked"
     locked.mkdir()

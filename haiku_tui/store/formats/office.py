@@ -8,6 +8,7 @@ slide and sheet a heading). markitdown is imported only here, in the parse worke
 from __future__ import annotations
 
 import io
+import zipfile
 
 from ..errors import ParseError
 from ..parsing import ParsedDocument
@@ -22,10 +23,17 @@ CONVERTERS = {
 }
 
 
-def parse_office(suffix: str, data: bytes) -> ParsedDocument:
+UNPACKED_PER_CHAR = 20
+"""Bytes a zipped format (.docx .pptx .xlsx .epub) may unpack to per character of the text limit: its XML,
+styles and images are much larger than its text, but an archive that unpacks far beyond is a zip bomb."""
+
+
+def parse_office(suffix: str, data: bytes, max_chars: int) -> ParsedDocument:
     from .markdown import parse_markdown
 
     name, kind = CONVERTERS[suffix]
+    if suffix != ".csv":
+        _check_unpacked_size(data, max_chars * UNPACKED_PER_CHAR)
     try:
         import markitdown.converters as converters
         from markitdown import StreamInfo
@@ -43,3 +51,17 @@ def parse_office(suffix: str, data: bytes) -> ParsedDocument:
     if result.title:
         doc.title = " ".join(str(result.title).split())
     return doc
+
+
+def _check_unpacked_size(data: bytes, limit: int) -> None:
+    """Refuse an archive whose members unpack to more than ``limit`` bytes, before anything is unpacked."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # not a zip: the converter says what is wrong with it
+    if unpacked > limit:
+        raise ParseError(
+            f"unpacks to {unpacked / 1e6:,.0f} MB, over the {limit / 1e6:,.0f} MB limit (a zip bomb?); "
+            "limit HAIKU_TUI_MAX_TEXT_MB"
+        )
