@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .kb import KnowledgeBase
 
 DEBOUNCE_MS = 400  # changes closer together than this are synced as one step
+STARTED_MS = 50  # the watcher yields after this long without changes (the first time: it runs)
 
 
 def watch(
@@ -40,8 +41,6 @@ def watch(
     from watchfiles import watch as watch_changes
 
     roots = [Path(p).expanduser().resolve() for p in paths]
-    if initial_sync:
-        yield kb.sync(roots, on_progress=on_progress, reindex=False)
     ignore = DefaultFilter()
 
     def relevant(change: object, path: str) -> bool:
@@ -51,9 +50,21 @@ def watch(
         suffix = os.path.splitext(name)[1].lower()
         return suffix in SUPPORTED_SUFFIXES or not suffix or os.path.isdir(path)
 
+    # The first (empty) step comes once the watcher runs: the initial sync goes then, so that a change made
+    # during it or just after it is seen (it once went unseen until the next change).
     for changes in watch_changes(
-        *roots, watch_filter=relevant, debounce=debounce_ms, step=50, stop_event=stop_event, yield_on_timeout=False
+        *roots,
+        watch_filter=relevant,
+        debounce=debounce_ms,
+        step=50,
+        stop_event=stop_event,
+        rust_timeout=STARTED_MS,
+        yield_on_timeout=True,
     ):
+        if initial_sync:
+            initial_sync = False
+            yield kb.sync(roots, on_progress=on_progress, reindex=False)
+            continue
         changed = {Path(path) for _change, path in changes}
         changed = sorted(p for p in changed if p.suffix.lower() in SUPPORTED_SUFFIXES or p.is_dir() or not p.exists())
         if not changed:

@@ -20,7 +20,6 @@ class Watcher:
         self.thread = threading.Thread(target=self._run, args=(kb, paths), daemon=True)
         self.thread.start()
         assert self.ready.wait(30), "initial sync did not finish"
-        time.sleep(0.3)  # let the file-system watcher start
 
     def _run(self, kb: KnowledgeBase, paths: list[Path]) -> None:
         for report in watch(kb, paths, stop_event=self.stop, debounce_ms=200):
@@ -55,6 +54,24 @@ def test_watch_picks_up_a_new_file_and_a_deletion(tmp_path, docs_dir):
     finally:
         watcher.close()
     assert any(Path(d.path).name == "kettles.md" for r in watcher.reports for d in r.added)
+
+
+def test_a_file_written_just_after_the_initial_sync_is_picked_up(tmp_path, docs_dir):
+    """The file is written before the generator resumes after its first report (the app's thread is busy
+    showing it): the watcher already runs and sees it (it once started only then, and missed it)."""
+    kb = KnowledgeBase.open(tmp_path / "kb")
+    stop = threading.Event()
+    steps = watch(kb, [docs_dir], stop_event=stop, debounce_ms=200)
+    assert len(next(steps).added) == 4
+    (docs_dir / "kettles.md").write_text("# Kettles\n\nA whistling kettle sings when the water boils.\n")
+    timer = threading.Timer(20, stop.set)  # without the change seen, the generator ends here
+    timer.start()
+    try:
+        report = next(steps, None)
+    finally:
+        timer.cancel()
+        stop.set()
+    assert report is not None and [Path(d.path).name for d in report.added] == ["kettles.md"]
 
 
 def test_burst_of_a_thousand_writes_ends_consistent(tmp_path):

@@ -355,3 +355,42 @@ async def test_switching_the_knowledge_base_starts_a_new_session_on_it(small_kb,
         await settle(pilot)
         assert app.session.db == zebra_db
         assert [e["title"] for e in app.workbench.view.citations.values()] == ["Zebras"]
+
+
+async def test_esc_on_a_waiting_question_while_the_session_is_drawn(small_kb, tmp_path, monkeypatch):
+    """Esc lands while the reopened session is being drawn (the log cleared, its turns not yet mounted): the
+    question stays, cancelled, after the session's turns, its text back in the box, and the next one is sent
+    (it once vanished from the log and its number was skipped)."""
+    from haiku_tui.tui.main.turn_log import TurnLog
+
+    drawing, release = threading.Event(), threading.Event()
+    show_views = TurnLog.show_views
+
+    async def held_show_views(log, view):
+        drawing.set()
+        await asyncio.to_thread(release.wait, 30)
+        await show_views(log, view)
+
+    monkeypatch.setattr(TurnLog, "show_views", held_show_views)
+    async with question_before_the_session(small_kb, tmp_path, monkeypatch) as (app, pilot, held):
+        held.draw.set()
+        try:  # the log is cleared, the session's turns are not drawn yet
+            await wait_for(pilot, drawing.is_set, 30)
+            await pilot.press("escape")
+            await pilot.pause()
+        finally:
+            release.set()
+        await asyncio.to_thread(held.building.wait, 30)
+        await pilot.pause()
+        turns = app.main.turn_log.turns
+        assert [(t.number, t.prompt, t.state) for t in turns] == [
+            (1, "how do solar panels work in winter", "grounded"),
+            (2, "what is a heat pump", "cancelled"),
+        ]
+        assert app.main.prompt.text == "what is a heat pump" and not app.main.running
+        held.build.set()
+        await settle(pilot)
+        await pilot.press("enter")  # the question given back, sent again
+        await settle(pilot)
+        turns = app.main.turn_log.turns
+        assert [(t.number, t.state) for t in turns] == [(1, "grounded"), (2, "cancelled"), (3, "grounded")]

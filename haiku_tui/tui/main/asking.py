@@ -60,6 +60,19 @@ class Asking:
         turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
         self._waiting = (prompt, turn)
 
+    async def cancel_waiting(self) -> None:
+        """Esc on a question not sent yet. Taken under ``_drawing``: a session being drawn replaces the
+        question's turn (Esc on the old one crashed, and the question vanished); a question sent meanwhile is
+        cancelled by its run (``_cancel_requested``)."""
+        async with self._drawing:
+            if self._waiting is None:
+                return
+            _, turn = self._waiting
+            self._waiting = None
+            self.running = False
+            turn.set_badge("cancelled", self.restore_question(turn.prompt))
+            self.turn_log.keep_uncommitted(turn)  # counted: the next question is numbered after it
+
     async def backend_ready(self) -> None:
         """The agent is built (or failed to build): send a question that was waiting for it."""
         async with self._drawing:  # a question being added now is sent, not left waiting

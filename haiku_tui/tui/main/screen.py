@@ -195,12 +195,8 @@ class MainScreen(Asking, DailyActions, Screen[None]):
             self._cancel_requested = True
             if self._question_run is not None:
                 self._question_run.cancel()
-            elif self._waiting is not None:
-                _, turn = self._waiting
-                self._waiting = None
-                self.running = False
-                turn.set_badge("cancelled", self.restore_question(turn.prompt))
-                self.turn_log.keep_uncommitted(turn)  # counted: the next question is numbered after it
+            else:  # waiting for the agent, or being added: cancelled once the log is not being drawn
+                self.run_worker(self.cancel_waiting(), group="cancel", name="cancel the waiting question")
             return
         if self.maximized is not None:
             self.minimize()
