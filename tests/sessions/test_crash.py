@@ -37,15 +37,18 @@ def test_sigkill_at_random_moments_leaves_only_committed_versions(tmp_path):
         child = subprocess.Popen(
             [sys.executable, "-S", str(CHILD), str(db), "crash", *ids], stdout=subprocess.PIPE, text=True, env=env
         )
+        first = ""
         if rng.random() < 0.1:
             time.sleep(rng.uniform(0, 0.03))  # sometimes while it is still starting / opening the database
         else:
             assert child.stdout.readline() == "ready\n"
+            if rng.random() < 0.5:  # half the time after its first commit: on a loaded box a child may commit
+                first = child.stdout.readline()  # nothing within the sleep, and the test would only kill idle ones
             time.sleep(rng.uniform(0, 0.03))
         child.send_signal(signal.SIGKILL)
         child.wait()
         kills += 1
-        out = child.stdout.read()
+        out = first + child.stdout.read()
         child.stdout.close()
         lines = [line.split() for line in out.split("\n")[:-1] if line and line != "ready"]
         commits += len(lines)
@@ -78,5 +81,5 @@ def test_sigkill_at_random_moments_leaves_only_committed_versions(tmp_path):
         f"\ncrash test: {kills} SIGKILLs, {commits} reported commits, {mid_write} kills between COMMIT and report, "
         f"final revisions {reported}, {elapsed:.1f} s"
     )
-    assert commits > KILLS  # the children really were saving when killed
+    assert commits > KILLS // 2  # the children really were saving when killed (at least once in half the runs)
     assert elapsed < 120

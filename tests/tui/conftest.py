@@ -7,6 +7,7 @@ knowledge bases built once per test session with ``tests/kb_fixture.py``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import shutil
 import tempfile
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.worker import WorkerCancelled
 
 from tests.kb_fixture import build_small_kb
 
@@ -69,7 +71,9 @@ async def settle(pilot) -> None:
     app = pilot.app
     for _ in range(3):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        for worker in list(app.workers):
+            with contextlib.suppress(WorkerCancelled):  # an exclusive worker replaced by a newer one
+                await worker.wait()
     await pilot.pause()
     for _ in range(50):  # a chunk view scrolls to its target after the refresh that lays it out
         if all(view.placed for view in app.screen.query(ChunkView)):
