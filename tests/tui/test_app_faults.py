@@ -7,7 +7,7 @@ import contextlib
 import threading
 import time
 
-from tests.tui.conftest import SIZE, make_app, settle, stalling_model, wait_for
+from tests.tui.conftest import SIZE, ask, make_app, settle, stalling_model, wait_for
 
 from haiku_tui.sessions import SessionStore
 
@@ -34,10 +34,7 @@ async def test_a_question_quit_mid_answer_is_back_in_the_box_when_the_session_is
     store = SessionStore(tmp_path / "sessions.db")
     app = make_app(small_kb, store=store)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.prompt.text = "how do solar panels work in winter"
-        await pilot.press("enter")
-        await settle(pilot)
+        await ask(pilot, "how do solar panels work in winter")
         session_id, messages = app.session.id, len(app.session.messages)
         app.workbench.model_override = stalling_model()
         app.workbench.build_agent()
@@ -63,10 +60,7 @@ async def test_a_session_with_malformed_review_marks_opens_with_a_notice(small_k
     store = SessionStore(tmp_path / "sessions.db")
     app = make_app(small_kb, store=store)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.prompt.text = "how do solar panels work in winter"
-        await pilot.press("enter")
-        await settle(pilot)
+        await ask(pilot, "how do solar panels work in winter")
         session = app.session
     session.app_data["reviews"] = {"0": "zz"}
     store.save(session)
@@ -157,10 +151,7 @@ async def saved_session(small_kb, store: SessionStore) -> str:
     """A saved session with one answered question (the solar one); its id."""
     first = make_app(small_kb, store=store)
     async with first.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        first.main.prompt.text = "how do solar panels work in winter"
-        await pilot.press("enter")
-        await settle(pilot)
+        await ask(pilot, "how do solar panels work in winter")
     return first.session.id
 
 
@@ -337,10 +328,7 @@ async def test_switching_the_knowledge_base_starts_a_new_session_on_it(small_kb,
     zebra_db = zebra_kb(tmp_path)
     app = make_app(small_kb)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await settle(pilot)
-        app.main.prompt.text = "how do solar panels work in winter"
-        await pilot.press("enter")
-        await settle(pilot)
+        await ask(pilot, "how do solar panels work in winter")
         first = app.session.id
         app.main.switch_kb(str(tmp_path / "nowhere.lancedb"))
         await settle(pilot)
