@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .chunking import chunk_blocks
 from .embedding import embed_documents, embedder_id
-from .errors import EmbedderMismatch, ParseError, unwritable
+from .errors import EmbedderMismatch, ParseError, StoreError, unwritable
 from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
 from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
@@ -241,6 +241,7 @@ class Ingest:
         self.moved_ids: set[str] = set()  # new ids of moved documents (reported as moved, not added)
 
     def run(self, paths: Iterable[str | os.PathLike[str]], *, sync: bool = False) -> IngestReport:
+        refuse_newer(self.kb)
         recorded, _ = self.kb.recorded_embedder()
         if recorded and self.kb.embedder is None:
             raise EmbedderMismatch(
@@ -462,6 +463,16 @@ def _planned(doc_id: str, path: Path, content_hash: str, old: DocumentRecord | N
         id=doc_id, path=str(path), title=old.title if old else path.stem, content_hash=content_hash,
         metadata={}, chunks=0, created_at=old.created_at if old else now, updated_at=now, index_version=INDEX_VERSION,
     )
+
+
+def refuse_newer(kb: KnowledgeBase) -> None:
+    """Refuse to write to a knowledge base a newer haiku-tui laid out (its ``schema_version`` is above ours)."""
+    stored = kb._settings().get("schema_version", "")
+    if stored.isdigit() and int(stored) > int(SCHEMA_VERSION):
+        raise StoreError(
+            f"knowledge base {kb.uri} was written by a newer haiku-tui (layout {stored}, this one knows "
+            f"{SCHEMA_VERSION}); upgrade haiku-tui to add to it"
+        )
 
 
 def ensure_embedder_settings(kb: KnowledgeBase, dimension: int | None) -> None:

@@ -138,3 +138,18 @@ def test_stored_sentence_terms_count_only_for_chunks_of_todays_version():
     assert best_sentence_share("how do I reply", [old]) == [1.0]
     assert best_sentence_share("how do I reply", [current]) == [0.0]  # today's stored terms are trusted
     assert best_sentence_share("how do I reply", [newer_unknown]) == [1.0]
+
+
+def test_a_base_a_newer_haiku_tui_laid_out_is_not_written_to(tmp_path, docs_dir, capsys):
+    uri = tmp_path / "newer.lancedb"
+    with KnowledgeBase.open(uri) as kb:
+        kb.add([docs_dir])
+        kb._write_settings({"schema_version": "7"})
+        before = [d.id for d in kb.documents()]
+    extra = tmp_path / "extra.md"
+    extra.write_text("# Extra\n\nA document written after the newer version laid the base out.\n", encoding="utf-8")
+    assert main(["--db", str(uri), "add", str(extra)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "newer haiku-tui" in err[0] and "upgrade haiku-tui" in err[0]
+    with KnowledgeBase.open(uri) as kb:
+        assert [d.id for d in kb.documents()] == before  # nothing was written
