@@ -382,3 +382,24 @@ async def test_esc_on_a_waiting_question_while_the_session_is_drawn(small_kb, tm
         await settle(pilot)
         turns = app.main.turn_log.turns
         assert [(t.number, t.state) for t in turns] == [(1, "grounded"), (2, "cancelled"), (3, "grounded")]
+
+
+async def test_a_sessions_draft_stays_with_it_when_another_session_is_opened(small_kb, tmp_path):
+    store = SessionStore(tmp_path / "sessions.db")
+    first, second = await saved_session(small_kb, store), await saved_session(small_kb, store)
+    session = store.load(first)
+    session.draft = "the draft of the first session"
+    store.save(session)
+    app = make_app(small_kb, store=store, session_id=first)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.main.prompt.text == "the draft of the first session"
+        app.main.switch_session(second)
+        await settle(pilot)
+        assert app.session.id == second and app.main.prompt.text == ""  # not carried into the other session
+        app.main.prompt.text = "typed in the second"
+        app.main.switch_session(first)
+        await settle(pilot)
+        assert app.main.prompt.text == "typed in the second"  # what the user typed is never replaced
+        await pilot.press("ctrl+q")
+    assert store.load(first).draft == "typed in the second" and store.load(second).draft == ""

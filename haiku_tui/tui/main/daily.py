@@ -81,11 +81,14 @@ class DailyActions:
 
     def reset_history(self: Any) -> None:
         """↑ in the empty question box: this session's questions now, other sessions' once read (in a worker);
-        an empty box takes the session's draft."""
+        an empty box takes the session's draft (and leaves it, untouched, to that session when another opens)."""
         self.prompt.questions = PromptHistory(q.prompt for q in self.workbench.view.questions)
         session, box = self.workbench.session, self.prompt
+        if self._restored_draft and box.text == self._restored_draft:
+            box.text = ""
+        self._restored_draft = ""
         if session is not None and session.draft and not box.text.strip():
-            box.text = clean(session.draft)
+            box.text = self._restored_draft = clean(session.draft)
             box.move_cursor(box.document.end)
         self.load_history()
 
