@@ -28,9 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_questions import QUESTIONS, tuning  # noqa: E402
 from eval_retrieval import norm  # noqa: E402
 from minilm_numpy import MiniLM  # noqa: E402
-from tune_extractive import searched  # noqa: E402
+from tune_extractive import corpus_kbs  # noqa: E402
 
+import haiku_tui.agent.extractive as X  # noqa: E402
 import haiku_tui.agent.quoting as Q  # noqa: E402
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result  # noqa: E402
 from haiku_tui.store.sentences import sentences  # noqa: E402
 
 BUCKETS = ["1", "2-4", "5-10", ">10", "none"]
@@ -67,23 +69,22 @@ def sentence_ranks(model: MiniLM, question, results) -> dict[str, int | None]:
     return out
 
 
-def reranked(model: MiniLM, query: str, results) -> tuple[dict[float, list], float]:
-    """The results re-ordered for each weight of MiniLM's order, and the seconds it took."""
+def reranked(model: MiniLM, query: str, hits) -> tuple[dict[float, list], float]:
+    """The hits re-ordered for each weight of MiniLM's order, and the seconds it took."""
     start = time.perf_counter()
     texts, owner = [], []
-    for i, result in enumerate(results):
-        for sentence in sentences(result.text)[:12]:
-            texts.append(f"{result.source}: {sentence}")
+    for i, hit in enumerate(hits):
+        for sentence in sentences(hit.text)[:12]:
+            texts.append(f"{hit.label()}: {sentence}")
             owner.append(i)
-    best = np.full(len(results), -1.0)
+    best = np.full(len(hits), -1.0)
     if texts:
         vectors = model.encode([query, *texts])
         for i, cosine in zip(owner, vectors[1:] @ vectors[0]):
             best[i] = max(best[i], cosine)
     minilm_rank = {i: r for r, i in enumerate(np.argsort(-best, kind="stable"), 1)}
     spent = time.perf_counter() - start
-    fused = {w: sorted(range(len(results)), key=lambda i: -(1 / (11 + i) + w / (10 + minilm_rank[i]))) for w in WEIGHTS}
-    return {w: [results[i] for i in order] for w, order in fused.items()}, spent
+    return {w: [hits[i] for i in sorted(range(len(hits)), key=lambda i: -(1 / (11 + i) + w / (10 + minilm_rank[i])))] for w in WEIGHTS}, spent
 
 
 def main() -> None:
@@ -96,14 +97,17 @@ def main() -> None:
     ranks: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     places: dict[str, list[int | None]] = collections.defaultdict(list)
     costs = []
-    for q, results, stems in searched(questions)[0]:
-        for name, rank in sentence_ranks(model, q, results).items():
-            ranks[name][bucket(rank)] += 1
-        orders, spent = reranked(model, q.question, results)
-        costs.append(spent)
-        for name, order in {"search": results, **{f"search+minilm W={w:g}": o for w, o in orders.items()}}.items():
-            found = [stems[r.chunk_id] for r in order]
-            places[name].append(next((i for i, s in enumerate(found, 1) if s in q.docs), None))
+    for corpus, kb in corpus_kbs(questions):
+        for q in (q for q in questions if q.corpus == corpus):
+            hits = kb.search(q.question, limit=X.SEARCH_LIMIT)
+            results = X.parse_results(RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits))
+            for name, rank in sentence_ranks(model, q, results).items():
+                ranks[name][bucket(rank)] += 1
+            orders, spent = reranked(model, q.question, hits)
+            costs.append(spent)
+            for name, order in {"search": hits, **{f"search+minilm W={w:g}": o for w, o in orders.items()}}.items():
+                stems = [Path(h.path).stem for h in order]
+                places[name].append(next((i for i, s in enumerate(stems, 1) if s in q.docs), None))
     n = len(questions)
     print(f"{args.split}: {n} questions — where the answering sentence lands among the results' sentences")
     for name, counter in ranks.items():

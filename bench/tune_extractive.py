@@ -42,18 +42,24 @@ def searched(questions) -> tuple[list[tuple], list[tuple]]:
     """(question, results, chunk id → document stem) for each question, and (question, results) for each
     off-topic question on each corpus."""
     out, off = [], []
+    for corpus, kb in corpus_kbs(questions):
+        for q in (q for q in questions if q.corpus == corpus):
+            hits = kb.search(q.question, limit=X.SEARCH_LIMIT)
+            text = RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits)
+            out.append((q, X.parse_results(text), {h.chunk_id: Path(h.path).stem for h in hits}))
+        for question in OFF_TOPIC:
+            hits = kb.search(question, limit=X.SEARCH_LIMIT)
+            off.append((question, X.parse_results(RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits))))
+    return out, off
+
+
+def corpus_kbs(questions):
+    """Each corpus the questions ask about, built into a knowledge base with the default embedder (deleted after)."""
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in sorted({q.corpus for q in questions}):
             with KnowledgeBase.open(str(Path(tmp) / f"{corpus}.lancedb"), embedder="auto") as kb:
                 kb.add(corpus_files(corpus, Path(tmp)))
-                for q in (q for q in questions if q.corpus == corpus):
-                    hits = kb.search(q.question, limit=X.SEARCH_LIMIT)
-                    text = RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits)
-                    out.append((q, X.parse_results(text), {h.chunk_id: Path(h.path).stem for h in hits}))
-                for question in OFF_TOPIC:
-                    hits = kb.search(question, limit=X.SEARCH_LIMIT)
-                    off.append((question, X.parse_results(RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits))))
-    return out, off
+                yield corpus, kb
 
 
 def score(cases) -> str:
