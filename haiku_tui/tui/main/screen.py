@@ -67,10 +67,10 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         self._waiting: tuple[str, QuestionTurn] | None = None
         """A question sent before the agent was ready, and its turn."""
         self._drawing = asyncio.Lock()
-        self._restored_draft = ""  # the session's draft as put back in the box (it stays that session's)
         """Held while the log is cleared for a session or a question is added: Enter (this screen's queue) and
         the session's arrival or the agent's (the app's queue) interleave otherwise, and a question added as
         the session clears the log was lost (or never sent)."""
+        self._restored_draft = ""  # the session's draft as put back in the box (it stays that session's)
         self._hold: FrameHold | None = None
         self._live = LivePanes(
             self,
