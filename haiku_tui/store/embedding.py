@@ -14,6 +14,8 @@ AUTO = "auto"  # the built-in embedder for a new knowledge base, else whatever t
 NONE_NAMES = frozenset({"none", "off", "fts"})  # full-text search only
 BUILTIN_ID = "wordllama:l2_supercat_256"  # haiku_tui.store.offline_embedder.MODEL_ID (not imported: it loads pydantic_ai)
 BUILTIN_NAMES = frozenset({"wordllama", BUILTIN_ID})
+MINILM_ID = "minilm:all-MiniLM-L6-v2-int8"  # haiku_tui.store.minilm.MODEL_ID (extra `minilm`; not imported here)
+MINILM_NAMES = frozenset({"minilm", MINILM_ID})
 
 
 def builtin_embedder() -> Any:
@@ -25,23 +27,32 @@ def builtin_embedder() -> Any:
     return Embedder(WordLlamaEmbeddingModel())
 
 
+def minilm_embedder() -> Any:
+    """The offline transformer (extra ``minilm``) behind a Pydantic AI ``Embedder``."""
+    from pydantic_ai.embeddings import Embedder
+
+    from .minilm import MiniLMEmbeddingModel
+
+    return Embedder(MiniLMEmbeddingModel())
+
+
 def choose_embedder(spec: Any, recorded: str | None, has_documents: bool) -> Any:
     """The embedder to open a knowledge base with.
 
-    ``None`` keeps a full-text-only base full-text only but still uses the built-in model for a base
-    built with it; :data:`AUTO` also gives a new (empty) base the built-in model; anything else is
+    ``None`` keeps a full-text-only base full-text only but still uses an offline model (``wordllama``,
+    ``minilm``) for a base built with it; :data:`AUTO` also gives a new (empty) base the built-in model; anything else is
     passed to :func:`as_embedder`.
     """
     if spec is None or spec == AUTO:
         if recorded == BUILTIN_ID or (spec == AUTO and not recorded and not has_documents):
             return builtin_embedder()
-        return None
+        return minilm_embedder() if recorded == MINILM_ID else None
     return as_embedder(spec)
 
 
 def as_embedder(embedder: Any) -> Any:
     """Accept a Pydantic AI ``Embedder``, an ``EmbeddingModel`` or a model string (``"openai:text-embedding-3-small"``,
-    ``"wordllama"`` for the built-in offline model, ``"none"`` for none)."""
+    ``"wordllama"`` for the built-in offline model, ``"minilm"`` for the offline transformer, ``"none"`` for none)."""
     if embedder is None:
         return None
     if isinstance(embedder, str):
@@ -50,6 +61,8 @@ def as_embedder(embedder: Any) -> Any:
             return None
         if name in BUILTIN_NAMES:
             return builtin_embedder()
+        if name in MINILM_NAMES:
+            return minilm_embedder()
     from pydantic_ai.embeddings import Embedder, EmbeddingModel
 
     if isinstance(embedder, Embedder):
@@ -101,18 +114,26 @@ def embed_documents(embedder: Any, texts: Sequence[str]) -> list[list[float]]:
 
 
 def embed_query(embedder: Any, text: str) -> list[float]:
-    if _is_builtin(embedder):  # computed here directly: an event loop per query costs more than the embedding
-        from .offline_embedder import embed_texts
-
-        return [float(x) for x in embed_texts([text])[0]]
+    local = _local_embed(embedder)
+    if local is not None:  # computed here directly: an event loop per query costs more than the embedding
+        return [float(x) for x in local([text])[0]]
     return run_sync(aembed_query(embedder, text))
 
 
-def _is_builtin(embedder: Any) -> bool:
-    """Whether ``embedder`` is the built-in model behind a plain Pydantic AI ``Embedder`` (no wrapper that
-    could change what is embedded)."""
+def _local_embed(embedder: Any) -> Any:
+    """``embed_texts`` of the offline model behind a plain Pydantic AI ``Embedder`` (no wrapper that could
+    change what is embedded), else ``None``."""
     from pydantic_ai.embeddings import Embedder
 
-    from .offline_embedder import WordLlamaEmbeddingModel
+    if type(embedder) is not Embedder:
+        return None
+    name = type(getattr(embedder, "model", None)).__name__
+    if name == "WordLlamaEmbeddingModel":
+        from . import offline_embedder
 
-    return type(embedder) is Embedder and type(getattr(embedder, "model", None)) is WordLlamaEmbeddingModel
+        return offline_embedder.embed_texts if type(embedder.model) is offline_embedder.WordLlamaEmbeddingModel else None
+    if name == "MiniLMEmbeddingModel":
+        from . import minilm
+
+        return minilm.embed_texts if type(embedder.model) is minilm.MiniLMEmbeddingModel else None
+    return None

@@ -169,8 +169,8 @@ class KnowledgeBase:
         if recorded and recorded != name:
             raise EmbedderMismatch(
                 f"knowledge base {self.uri} was built with embedder {recorded!r} ({dim} dims) but {name!r} "
-                f"is configured; use --embedder {recorded} (or that embedder), or build a new knowledge "
-                "base with --db for the new embedder"
+                f"is configured; use --embedder {recorded} (or that embedder), move the base onto the new one "
+                f"with `haiku-tui embed --embedder {name}`, or build a new knowledge base with --db"
             )
         if not recorded and self._doc_count() > 0:
             raise EmbedderMismatch(
@@ -180,18 +180,19 @@ class KnowledgeBase:
             )
 
     def add_vectors(self, embedder: Any = BUILTIN_ID) -> int:
-        """Embed every chunk of a full-text-only knowledge base so that search becomes hybrid.
+        """Embed every chunk with ``embedder`` so that search becomes hybrid, replacing the vectors of
+        another embedder if the base has them.
 
-        The chunks table is rewritten once with a vector column (a new Lance version: an
-        interruption leaves the full-text base as it was), then the embedder is recorded.
+        The chunks table is rewritten once with the new vector column (a new Lance version: an
+        interruption while embedding leaves the base as it was), then the embedder is recorded.
         Returns the number of chunks embedded.
         """
         import pyarrow as pa
 
         recorded, _ = self.recorded_embedder()
-        if recorded:
-            raise StoreError(f"knowledge base {self.uri} already has vectors from embedder {recorded!r}")
         model = as_embedder(embedder)
+        if recorded and model is not None and recorded == embedder_id(model):
+            raise StoreError(f"knowledge base {self.uri} already has vectors from embedder {recorded!r}")
         chunks = self._table(CHUNKS)
         if model is None or chunks is None or not self._doc_count():
             raise EmptyKnowledgeBase(f"the knowledge base at {self.uri} has no documents to embed; {ADD_HINT}")
@@ -207,9 +208,12 @@ class KnowledgeBase:
         dimension = len(vectors[0]) if vectors else 0
         data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))
         schema = chunks_schema(dimension)
+        if recorded:  # until the new record is written, the base reads as one without vectors (`embed` again)
+            self._write_settings({"embedder": "", "dimension": ""})
         self._tables[CHUNKS] = self._db.create_table(CHUNKS, data.select(schema.names).cast(schema), mode="overwrite")
         refresh_index(self)
         self.embedder = model
+        self._vectors_ready = None
         ensure_embedder_settings(self, dimension)
         return data.num_rows
 
