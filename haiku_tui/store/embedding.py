@@ -86,6 +86,13 @@ def embedder_id(embedder: Any) -> str:
     return str(name) if name else type(embedder).__name__
 
 
+def vector_weight(embedder: Any) -> float | None:
+    """The weight of the vector ranking in hybrid search that ``embedder``'s model was measured best at
+    (``fusion_weight``), else ``None`` (``search.VECTOR_WEIGHT``)."""
+    weight = getattr(getattr(embedder, "model", None), "fusion_weight", None)
+    return float(weight) if isinstance(weight, (int, float)) else None
+
+
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to completion from sync code, even when this thread already runs an event loop."""
     try:

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET
-from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id
+from .embedding import (
+    BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id, vector_weight,
+)
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
 from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
@@ -429,7 +431,7 @@ class KnowledgeBase:
         limit = max(1, int(limit))
         fetch = limit  # widened below only if orphan or stale chunks crowd the top
         while True:
-            rows = ranked_rows(chunks, where, query, vector, fetch)
+            rows = ranked_rows(chunks, where, query, vector, fetch, vector_weight(self.embedder))
             visible = self._visible(rows, docmap)
             if len(visible) >= limit or len(rows) < fetch or fetch > 50 * limit + 200:
                 break

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from haiku_tui.cli import main
-from haiku_tui.store import EmbedderMismatch, KnowledgeBase, minilm
-from haiku_tui.store.embedding import BUILTIN_ID, MINILM_ID
+from haiku_tui.store import EmbedderMismatch, KnowledgeBase, minilm, search
+from haiku_tui.store.embedding import BUILTIN_ID, MINILM_ID, as_embedder, vector_weight
 from tests.kb_fixture import write_documents
 
 FILLER = "Green tea is steeped briefly in water that is hot but not boiling. " * 30  # ~450 tokens
@@ -105,3 +105,20 @@ def test_search_with_wordllama_does_not_import_onnxruntime(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "False False"
+
+
+def test_minilm_ranks_vectors_with_its_own_fusion_weight(tmp_path, monkeypatch):
+    assert vector_weight(as_embedder("minilm")) == minilm.FUSION_WEIGHT != search.VECTOR_WEIGHT
+    assert vector_weight(as_embedder("wordllama")) is None
+    text = [{"id": "a", "document_id": "d1", "text": "Green tea.", "_relevance_score": 1.0}]
+    vectors = [{"id": "b", "document_id": "d2", "text": "Steep it.", "_relevance_score": 1.0}]
+    rankings, _ = search.hybrid_rankings("green tea", text, vectors, fetch=5, vector_weight=minilm.FUSION_WEIGHT)
+    assert rankings[1] == (vectors, minilm.FUSION_WEIGHT)
+
+    seen = []
+    monkeypatch.setattr(search, "hybrid_rankings", lambda *args: seen.append(args[-1]) or ([], []))
+    docs = write_documents(tmp_path / "docs")
+    with KnowledgeBase.open(str(tmp_path / "kb"), embedder="minilm") as kb:
+        kb.add([docs])
+        kb.search("solar panels in winter")
+    assert seen == [minilm.FUSION_WEIGHT]
