@@ -10,10 +10,10 @@ corpus of ``bench/eval_questions.py`` (ingest seconds, to searchable), then for 
 (test + fresh + fresh2) and on ``fresh4``, and the p50 of ``KnowledgeBase.search`` (query embedding included).
 The weight is chosen on the tuning splits alone (best MRR@10); the table shows the held-out sets at it.
 
-``--spin`` builds the pydoc base with wordllama and measures its search p50 before and after an ONNX
-Runtime session of the model has run (60 chunks embedded), once with ONNX Runtime's default session
-options, once with the product's (``minilm.THREADS`` intra-op threads, no spinning) and once with those
-at two threads, each in a fresh process, three rounds alternating.
+``--spin`` builds the pydoc base with wordllama and times its searches, each right after the query was
+embedded by the model (what a search of a minilm base does first) with ONNX Runtime's default session
+options, with the product's (``minilm.THREADS`` intra-op threads, no spinning) and with those at one
+thread, or with no model run before it: all four in one process, alternating per query, three processes.
 
 ``--ingest N`` adds the pydoc corpus and N replicas (``bench/corpus.py``) with each embedder, in a process
 of its own: seconds until the command returns (the base is searchable), chunks/s, the search p50 after,
@@ -94,34 +94,42 @@ def worker(embedder: str, weights: list[float]) -> dict:
     return out
 
 
-def spin_worker(options: str) -> dict:
+def spin_worker() -> dict:
+    import onnxruntime
+
     from haiku_tui.store import minilm
     from haiku_tui.store.kb import KnowledgeBase
 
-    if options.startswith("threads="):  # the product's options with another thread count
-        minilm.THREADS = int(options.removeprefix("threads="))
-    if options == "default":  # the session ONNX Runtime gives without options
-        import onnxruntime
-        from tokenizers import Tokenizer
-
-        onnx_path, tokenizer_path = minilm.model_files()
-        tokenizer = Tokenizer.from_file(tokenizer_path)
-        tokenizer.no_padding()
-        tokenizer.no_truncation()
-        minilm._loaded = (onnxruntime.InferenceSession(onnx_path, providers=["CPUExecutionProvider"]), tokenizer)
+    product, tokenizer = minilm._model()
+    onnx_path, _ = minilm.model_files()
+    minilm.THREADS = 1
+    minilm._loaded = None
+    sessions = {
+        "no model": None,
+        "ORT defaults": onnxruntime.InferenceSession(onnx_path, providers=["CPUExecutionProvider"]),
+        "product": product,
+        "product, 1 thread": minilm._model()[0],
+    }
     queries = [q.question for q in QUESTIONS if q.corpus == "pydoc"][:40]
+    search_ms: dict[str, list[float]] = {name: [] for name in sessions}
+    embed_ms: dict[str, list[float]] = {name: [] for name in sessions}
     with tempfile.TemporaryDirectory() as tmp:
         with KnowledgeBase.open(str(Path(tmp) / "pydoc.lancedb"), embedder="wordllama") as kb:
             kb.add(corpus_files("pydoc", Path(tmp)))
             p50_ms(kb, queries, reps=1)  # warm
-            before = p50_ms(kb, queries)
-            texts = kb._table("chunks").to_arrow().column("text").to_pylist()[:60]
-            t0 = time.perf_counter()
-            minilm.embed_texts(texts)
-            embed_s = time.perf_counter() - t0
-            after = p50_ms(kb, queries)
-    return {"options": options, "before_ms": round(before, 2), "after_ms": round(after, 2), "ratio": round(after / before, 2),
-            "embed_s": round(embed_s, 1)}
+            names = list(sessions)
+            for rep in range(3):
+                for i, q in enumerate(queries):
+                    for name in names[(i + rep) % len(names) :] + names[: (i + rep) % len(names)]:
+                        if sessions[name] is not None:  # what a search of a minilm base does first
+                            minilm._loaded = (sessions[name], tokenizer)
+                            t0 = time.perf_counter()
+                            minilm.embed_texts([q])
+                            embed_ms[name].append((time.perf_counter() - t0) * 1000)
+                        t0 = time.perf_counter()
+                        kb.search(q, limit=10)
+                        search_ms[name].append((time.perf_counter() - t0) * 1000)
+    return {name: [round(statistics.median(search_ms[name]), 2), round(statistics.median(embed_ms[name] or [0]), 2)] for name in sessions}
 
 
 def ingest_worker(embedder: str, copies: int) -> dict:
@@ -155,7 +163,7 @@ def main() -> None:
     parser.add_argument("--spin", action="store_true")
     parser.add_argument("--ingest", type=int, metavar="COPIES")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
-    parser.add_argument("--spin-worker", help=argparse.SUPPRESS)
+    parser.add_argument("--spin-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--ingest-worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.ingest_worker:
@@ -169,17 +177,13 @@ def main() -> None:
         print(json.dumps(worker(args.worker, args.weights)))
         return
     if args.spin_worker:
-        print(json.dumps(spin_worker(args.spin_worker)))
+        print(json.dumps(spin_worker()))
         return
     if args.spin:
-        variants = ("default", "product", "threads=2")
-        rows = [run("--spin-worker", options) for _ in range(3) for options in variants]
-        for options in variants:
-            mine = [r for r in rows if r["options"] == options]
-            print(f"{options:8s} search p50 before {statistics.median(r['before_ms'] for r in mine):6.2f} ms, after the "
-                  f"model ran {statistics.median(r['after_ms'] for r in mine):6.2f} ms (median ratio "
-                  f"{statistics.median(r['ratio'] for r in mine):.2f}; runs: {[r['ratio'] for r in mine]}); "
-                  f"60 chunks embedded in {statistics.median(r['embed_s'] for r in mine):.1f} s")
+        rows = [run("--spin-worker") for _ in range(3)]
+        for name in rows[0]:
+            print(f"{name:20s} search p50 {statistics.median(r[name][0] for r in rows):6.2f} ms (runs {[r[name][0] for r in rows]}), "
+                  f"query embedding before it {statistics.median(r[name][1] for r in rows):6.2f} ms")
         return
     results = [run("--worker", e, "--weights", *map(str, args.weights)) for e in args.embedders]
     for r in results:
