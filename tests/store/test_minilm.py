@@ -122,3 +122,11 @@ def test_minilm_ranks_vectors_with_its_own_fusion_weight(tmp_path, monkeypatch):
         kb.add([docs])
         kb.search("solar panels in winter")
     assert seen == [minilm.FUSION_WEIGHT]
+
+
+async def test_async_search_embeds_the_query_off_the_event_loop(tmp_path):
+    docs = write_documents(tmp_path / "docs")
+    with KnowledgeBase.open(str(tmp_path / "kb"), embedder="minilm") as kb:
+        kb.add([docs])
+        hits = await kb.asearch("does a solar panel work when it snows", limit=1)
+    assert "Solar" in hits[0].label()
