@@ -1,0 +1,185 @@
+"""Start-up time of every command, as whole processes, against ``haiku-tui --help`` in the same run.
+
+    python bench/bench_startup.py [--runs 3] [--keep DIR] [--skip-app] [--skip-mcp]
+
+Builds (or reuses, with ``--keep``) a knowledge base of the 79-topic pydoc corpus (``bench/corpus.py``),
+then per round runs ``--help`` and each command alternately, so load on the box hits both alike. Prints
+the medians, each as a multiple of ``--help``'s median, and the peak RSS of ``search`` (the child's
+``ru_maxrss`` from ``wait4``). Also:
+
+- the app: ``haiku-tui demo`` in a tmux pane (160×48): the time to its first paint (the footer is on
+  screen), then a question typed at that moment, and the time until its answer's ``[1]`` shows;
+- ``haiku-tui mcp``: from starting the server (an ``mcp`` SDK stdio client) to the result of its first
+  ``tools/call`` (a search).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.corpus import write_corpus  # noqa: E402
+
+CLI = [sys.executable, "-m", "haiku_tui.cli"]
+QUERY = "with statement context manager"
+QUESTION = "What does the with statement do?"
+APP_QUESTION = "How do I export a session?"
+TMUX = ["tmux", "-L", "hc-startup"]
+
+
+def run(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one whole process; a failure stops the benchmark."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(argv[3:])} failed ({proc.returncode}): {proc.stderr.read().decode()[-500:]}")
+    proc.stderr.close()
+    return wall, usage.ru_maxrss
+
+
+def commands(db: str, work: Path) -> dict[str, list[str]]:
+    def add() -> list[str]:  # a new small file each run, so it is really ingested
+        note = work / "notes" / f"note-{time.time_ns()}.md"
+        note.parent.mkdir(exist_ok=True)
+        note.write_text(f"# A note\n\nThe start-up benchmark wrote this note at {time.time_ns()}.\n")
+        return ["add", str(note), "--db", db]
+
+    return {
+        "list": ["list", "--db", db],
+        "info": ["info", "--db", db],
+        f'search "{QUERY}"': ["search", QUERY, "--db", db],
+        "add one.md": add,  # type: ignore[dict-item]
+        f'ask "{QUESTION}"': ["ask", QUESTION, "--db", db],
+        "sessions list": ["sessions", "list"],
+    }
+
+
+def command_table(db: str, work: Path, env: dict[str, str], runs: int) -> tuple[dict[str, list[float]], list[int]]:
+    walls: dict[str, list[float]] = {"--help": []}
+    rss: list[int] = []
+    table = commands(db, work)
+    for _ in range(runs):
+        for name, argv in table.items():
+            walls["--help"].append(run([*CLI, "--help"], env)[0])
+            args = argv() if callable(argv) else argv
+            wall, peak = run([*CLI, *args], env)
+            walls.setdefault(name, []).append(wall)
+            if name.startswith("search"):
+                rss.append(peak)
+    return walls, rss
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run([*TMUX, *args], capture_output=True, text=True).stdout
+
+
+def wait_for(text: str, since: float, limit: float) -> float | None:
+    """Seconds from ``since`` until ``text`` is in the pane (polled every 20 ms), ``None`` after ``limit``."""
+    while time.perf_counter() - since < limit:
+        if text in tmux("capture-pane", "-p", "-t", "b"):
+            return time.perf_counter() - since
+        time.sleep(0.02)
+    return None
+
+
+def app_once(env: dict[str, str]) -> tuple[float, float]:
+    """``haiku-tui demo`` in tmux: (first paint, answer shown) in seconds from the start."""
+    tmux("kill-server")
+    command = " ".join([f"{k}={v}" for k, v in env.items() if k.startswith(("HAIKU_", "PYTHON"))] + [*CLI, "demo"])
+    t0 = time.perf_counter()
+    subprocess.run([*TMUX, "new-session", "-d", "-s", "b", "-x", "160", "-y", "48", command], check=True)
+    try:
+        paint = wait_for("^q", t0, 30)
+        if paint is None:
+            raise SystemExit(f"the app did not paint: {tmux('capture-pane', '-p', '-t', 'b')[-400:]}")
+        tmux("send-keys", "-t", "b", "-l", APP_QUESTION)
+        tmux("send-keys", "-t", "b", "Enter")
+        answer = wait_for("[1]", t0, 60)
+        if answer is None:
+            raise SystemExit(f"no answer on screen: {tmux('capture-pane', '-p', '-t', 'b')[-800:]}")
+        return paint, answer
+    finally:
+        tmux("send-keys", "-t", "b", "C-q")
+        time.sleep(0.3)
+        tmux("kill-server")
+
+
+async def mcp_once(db: str, env: dict[str, str]) -> float:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    server = StdioServerParameters(command=CLI[0], args=[*CLI[1:], "mcp", "--db", db], cwd=str(ROOT), env=env)
+    t0 = time.perf_counter()
+    async with Client(server) as client:
+        result = await client.call_tool("search", {"query": QUERY, "limit": 3})
+        took = time.perf_counter() - t0
+        assert not result.is_error, result.content
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="build the knowledge base under this folder and reuse it")
+    parser.add_argument("--skip-app", action="store_true")
+    parser.add_argument("--skip-mcp", action="store_true")
+    args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        work = args.keep or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        work.mkdir(parents=True, exist_ok=True)
+        db = str(work / "kb.lancedb")
+        data = work / "data"
+        env = {**os.environ, "HAIKU_TUI_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
+        env.pop("HAIKU_RAG_DB", None)
+        if not Path(db).exists():
+            write_corpus(work / "corpus", 0)
+            run([*CLI, "add", str(work / "corpus"), "--db", db], env)
+        shutil.rmtree(work / "notes", ignore_errors=True)
+        run([*CLI, "ask", QUESTION, "--db", db], env)  # warm the page cache; a session exists
+        walls, rss = command_table(db, work, env, args.runs)
+        help_median = statistics.median(walls["--help"])
+        print(f"| command | wall | × `--help` |  (medians of {args.runs}; --help of {len(walls['--help'])})")
+        print("|---|---|---|")
+        for name, values in walls.items():
+            median = statistics.median(values)
+            print(f"| `haiku-tui {name}` | {median:.2f} s | {median / help_median:.1f}× |")
+        print(f"peak RSS of search: {statistics.median(rss) / 1024:.0f} MB")
+        if not args.skip_mcp:
+            helps, mcps = [], []
+            for _ in range(args.runs):
+                helps.append(run([*CLI, "--help"], env)[0])
+                mcps.append(asyncio.run(mcp_once(db, env)))
+            mcp = statistics.median(mcps)
+            print(f"mcp: first tools/call answered {mcp:.2f} s = {mcp / statistics.median(helps):.1f}× --help")
+        if not args.skip_app and shutil.which("tmux"):
+            app_once(env)  # prepares the demo knowledge base (the guide), as a user's first demo did
+            helps, paints, answers = [], [], []
+            for _ in range(args.runs):
+                helps.append(run([*CLI, "--help"], env)[0])
+                paint, answer = app_once(env)
+                paints.append(paint)
+                answers.append(answer)
+            paint, answer, h = statistics.median(paints), statistics.median(answers), statistics.median(helps)
+            print(
+                f"demo: first paint {paint:.2f} s = {paint / h:.1f}× --help; question typed at first paint answered "
+                f"at {answer:.2f} s = {answer / paint:.1f}× first paint"
+            )
+
+
+if __name__ == "__main__":
+    main()
