@@ -25,6 +25,7 @@ from .chunking import DEFAULT_TARGET
 from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
 from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
+from .lancedb_import import import_lancedb
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
 from .search import ranked_rows, vector_query, vector_text
@@ -70,8 +71,7 @@ class KnowledgeBase:
         also gives a new base the built-in model (see ``embedding.choose_embedder``).
         ``create=False`` on a missing local path raises :class:`EmptyKnowledgeBase`.
         """
-        import lancedb
-
+        lancedb = import_lancedb()
         resolved = locations.resolve_db(uri)
         local = not locations.is_uri(resolved)
         if local:
