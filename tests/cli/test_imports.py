@@ -27,9 +27,11 @@ NOT_FOR_THE_STORE = ("pydantic_ai", "pandas", "textual", *CATALOG_API)
 PROBE = """
 import json, os, sys
 from haiku_tui.cli import main
-code = main(sys.argv[1:])
-with open(os.environ["IMPORT_PROBE"], "w") as out:
-    json.dump(sorted(sys.modules), out)
+try:
+    code = main(sys.argv[1:])
+finally:
+    with open(os.environ["IMPORT_PROBE"], "w") as out:
+        json.dump(sorted(sys.modules), out)
 sys.exit(code)
 """
 
@@ -66,6 +68,27 @@ def test_store_commands_import_no_agent_framework_pandas_or_catalog_client(tmp_p
 def test_sessions_list_imports_no_store_agent_or_ui(tmp_path):
     modules = imported(tmp_path, "sessions", "list")
     assert not modules & {"lancedb", "pyarrow", "numpy", "pydantic_ai", "textual"}
+
+
+async def test_mcp_answers_search_without_importing_the_agent_framework(tmp_path):
+    pytest.importorskip("mcp")
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.kb_fixture import build_small_kb
+
+    db = tmp_path / "kb.lancedb"
+    build_small_kb(db).close()
+    probe = tmp_path / "modules.json"
+    server = StdioServerParameters(
+        command=sys.executable, args=["-c", PROBE, "mcp", "--db", str(db)], cwd=str(ROOT),
+        env={"HAIKU_TUI_DATA_DIR": os.environ["HAIKU_TUI_DATA_DIR"], "IMPORT_PROBE": str(probe)},
+    )
+    async with Client(server) as client:
+        found = await client.call_tool("search", {"query": "green tea temperature", "limit": 2})
+        assert not found.is_error and "Green tea" in found.content[0].text
+    modules = set(json.loads(probe.read_text()))
+    assert "lancedb" in modules and not modules & set(NOT_FOR_THE_STORE)
 
 
 class _CloudStandIn(BaseHTTPRequestHandler):
