@@ -138,3 +138,37 @@ def test_lancedb_cloud_uri_connects_through_the_remote_client():
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result == {"tables": ["chunks", "documents"], "api_loaded": [], "client": "ApiClientTableApi"}
     assert ("/v1/namespace/$/table/list", "sk-test") in _CloudStandIn.seen
+
+
+AFTER_IMPORT = """
+import json, sys
+from haiku_tui.store.lancedb_import import import_lancedb
+
+lancedb = import_lancedb()
+held = "pandas" in sys.modules
+import pandas as pd
+import pyarrow as pa
+
+table = lancedb.connect(sys.argv[1]).create_table("t", pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}))
+import overrides
+print(json.dumps({
+    "pandas_imported_by_lancedb": held,
+    "series": str(pa.array(pd.Series([1, 2])).type),
+    "timestamp": str(pa.scalar(pd.Timestamp("2020-01-01")).type),
+    "frame": type(table.to_pandas()).__name__,
+    "real_overrides": getattr(overrides, "__file__", None) is not None,
+}))
+"""
+
+
+def test_what_lancedb_imports_later_still_works(tmp_path):
+    """pandas and the overrides package are only kept out of lancedb's import: pandas data still goes in and out,
+    and the real overrides package is what other code imports afterwards."""
+    done = subprocess.run(
+        [sys.executable, "-c", AFTER_IMPORT, str(tmp_path / "db")], cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {
+        "pandas_imported_by_lancedb": False, "series": "int64", "timestamp": "timestamp[us]", "frame": "DataFrame",
+        "real_overrides": True,
+    }
