@@ -20,7 +20,7 @@ from collections.abc import Sequence
 PROG = "haiku-tui"
 
 # Modules under haiku_tui.cli that register subcommands, in help order.
-COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "sync", "embed", "ask", "sessions", "serve")
+COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "sync", "embed", "ask", "eval", "sessions", "serve")
 
 
 class CommandError(Exception):
