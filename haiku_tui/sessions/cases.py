@@ -118,3 +118,17 @@ def _read(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def evaluate_reviews(store: SessionStore, kb: Any, *, k: int = 5) -> tuple[ReviewCases, Evaluation | None]:
+    """Rerun the reviewed citations of ``kb``'s sessions through its search and keep the figures (None: no cases)."""
+    from datetime import datetime, timezone
+
+    from haiku_tui.store.evaluation import evaluate
+
+    found = review_cases(store, kb.uri)
+    if not found.cases:
+        return found, None
+    evaluation = evaluate(lambda question, limit: kb.search(question, limit=limit), found.cases, k=k)
+    save_figures(store, kb.uri, evaluation, when=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    return found, evaluation
