@@ -12,7 +12,7 @@ from typing import Any
 
 from haiku_tui.text import printable_line
 
-from . import CommandError, db_arg, embedder_arg
+from . import CommandError, attach_reranker, db_arg, embedder_arg
 
 SHOWN_HITS = 3
 """Top hits printed under each question (``--json`` lists the top k)."""
@@ -89,7 +89,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         cases, errors = _read_cases(args)
         for line in errors:
             print(f"haiku-tui: error: {printable_line(line)}", file=sys.stderr)
-    kb = KnowledgeBase.open(db_arg(args), embedder=embedder_arg(args), create=False)
+    kb = attach_reranker(args, KnowledgeBase.open(db_arg(args), embedder=embedder_arg(args), create=False))
     if args.from_reviews:
         cases, store = _review_cases(kb.uri)
         if not cases:
