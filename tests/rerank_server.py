@@ -52,7 +52,7 @@ def serve_reranker(**settings: Any) -> Iterator[RerankServer]:
     server = RerankServer(**settings)
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server protocol
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             server.requests.append({"path": self.path, "body": body, "authorization": self.headers.get("Authorization")})
             if self.path != "/rerank":

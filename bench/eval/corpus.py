@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eval_retrieval import corpus_files  # noqa: E402
+from eval_retrieval import corpus_files
 
 CORPORA = ("pydoc", "stdlib", "readmes", "readmes2", "numpy", "guide")
 

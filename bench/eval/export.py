@@ -17,8 +17,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import questions  # noqa: E402
-from eval_questions import QUESTIONS  # noqa: E402
+import questions
+from eval_questions import QUESTIONS
 
 
 def case(question: str, docs: set[str] | frozenset[str], phrase: str | None = None) -> str:

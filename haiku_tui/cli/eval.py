@@ -105,11 +105,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         lambda question, limit: kb.search(question, limit=limit, filter=args.filter), cases, k=args.k, on_progress=on_progress
     ))
     if store is not None:
-        from datetime import datetime, timezone
-
         from haiku_tui.sessions.cases import save_figures
 
-        save_figures(store, kb.uri, evaluation, when=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        save_figures(store, kb.uri, evaluation)
     if args.json:
         from haiku_tui.store.evaluation import evaluation_json
 
@@ -138,7 +136,13 @@ def with_progress(args: argparse.Namespace, total: int, run: Callable[[Any], Any
 
     def on_progress(done: int, _total: int) -> None:
         if not bar and time.monotonic() - started > 1.0 and done < total:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
 
             progress = Progress(TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("questions"),
                                 TimeElapsedColumn(), console=err, transient=True)

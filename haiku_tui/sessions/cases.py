@@ -12,6 +12,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,8 +92,9 @@ def figures_path(store: SessionStore) -> Path:
     return Path(store.path).parent / FIGURES_FILE
 
 
-def save_figures(store: SessionStore, kb_uri: str, evaluation: Evaluation, *, when: str) -> None:
-    """Keep ``evaluation`` as the latest review figures of ``kb_uri`` (written atomically; ``when``: ISO time)."""
+def save_figures(store: SessionStore, kb_uri: str, evaluation: Evaluation) -> None:
+    """Keep ``evaluation`` as the latest review figures of ``kb_uri``, with the time (written atomically)."""
+    when = datetime.now(UTC).isoformat(timespec="seconds")
     path = figures_path(store)
     data = _read(path)
     data[kb_uri] = {"when": when, **evaluation_json(evaluation)}
@@ -122,13 +124,11 @@ def _read(path: Path) -> dict[str, Any]:
 
 def evaluate_reviews(store: SessionStore, kb: Any, *, k: int = 5) -> tuple[ReviewCases, Evaluation | None]:
     """Rerun the reviewed citations of ``kb``'s sessions through its search and keep the figures (None: no cases)."""
-    from datetime import datetime, timezone
-
     from haiku_tui.store.evaluation import evaluate
 
     found = review_cases(store, kb.uri)
     if not found.cases:
         return found, None
     evaluation = evaluate(lambda question, limit: kb.search(question, limit=limit), found.cases, k=k)
-    save_figures(store, kb.uri, evaluation, when=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    save_figures(store, kb.uri, evaluation)
     return found, evaluation

@@ -150,3 +150,22 @@ def test_reviews_on_another_knowledge_base_are_left_out(capsys, tmp_path, kb_pat
     code, _, err = run(capsys, "--db", str(other), "eval", "--from-reviews")
     assert code == 1
     assert "1 session(s) made on other knowledge bases left out" in err and "no reviewed citations" in err
+
+
+def test_a_progress_bar_on_a_terminal_once_past_a_second(capsys, tmp_path, kb_path, monkeypatch):
+    import itertools
+
+    import rich.console
+
+    import haiku_tui.cli.eval as eval_cli
+
+    cases = write_cases(tmp_path / "c.jsonl", CASES)
+    monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))
+    code, _, quick = run(capsys, "--db", kb_path, "eval", cases)
+    assert code == 0 and "evaluating" not in quick  # done within the second: no bar
+    clock = itertools.count(start=0.0, step=0.7)
+    monkeypatch.setattr(eval_cli.time, "monotonic", lambda: next(clock))
+    code, out, slow = run(capsys, "--db", kb_path, "eval", cases)
+    assert code == 0 and "evaluating" in slow and "questions" in slow and "recall@5" in out
+    code, _, quiet = run(capsys, "--db", kb_path, "eval", cases, "--quiet")
+    assert "evaluating" not in quiet

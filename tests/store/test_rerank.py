@@ -12,7 +12,7 @@ from haiku_tui.agent.config import make_reranker
 from haiku_tui.cli import main
 from haiku_tui.store import KnowledgeBase
 from haiku_tui.store.kb import RERANK_CANDIDATES
-from haiku_tui.store.rerank import RerankFault, Reranker, parse_ranking
+from haiku_tui.store.rerank import Reranker, RerankFault, parse_ranking
 from tests.kb_fixture import build_small_kb
 from tests.rerank_server import serve_reranker
 
@@ -124,6 +124,7 @@ def test_key_environment_and_config_file(capsys, kb_path, monkeypatch, _isolated
         again, _ = search_ids(capsys, kb_path)
         assert server.requests[-1]["body"]["model"] == "m1"
         code, out, _ = run(capsys, "--db", kb_path, "info")
+    assert code == 0
     assert ids == again == list(reversed(fused(kb_path, RERANK_CANDIDATES)))[:5]
     assert f"reranker         {server.url}/rerank (m1)" in out.splitlines()
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from haiku_tui.tui.main.status import StatusFacts, fit_status
 from tests.rerank_server import serve_reranker
 from tests.tui.conftest import ask, make_app
 from tests.tui.test_status import FACTS
-
-from haiku_tui.tui.main.status import StatusFacts, fit_status
 
 
 def line(width: int, **changes) -> str:

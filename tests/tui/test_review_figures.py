@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic_ai import Conversation
-from tests.kb_fixture import build_small_kb
-from tests.tui.conftest import f1_help
 from textual.app import App
 
 from haiku_tui.sessions import Session, SessionStore
 from haiku_tui.tui.screens import KnowledgeScreen
 from haiku_tui.tui.screens.review_figures import ReviewFigures
+from tests.kb_fixture import build_small_kb
+from tests.tui.conftest import f1_help
 
 
 class Host(App):

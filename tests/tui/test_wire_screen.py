@@ -154,7 +154,7 @@ async def test_enter_opens_the_earlier_history_with_every_part_labelled(small_kb
 
     from haiku_tui.tui.screens.wire import WireScreen
 
-    store, script, app = _scripted_app(small_kb, tmp_path)
+    _, script, app = _scripted_app(small_kb, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, SOLAR)
         script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
@@ -191,7 +191,7 @@ async def test_enter_opens_the_earlier_history_with_every_part_labelled(small_kb
 async def test_a_bounded_capsules_fold_names_its_receipts(small_kb, tmp_path):
     from haiku_tui.tui.screens.wire import WireScreen
 
-    store, script, app = _scripted_app(small_kb, tmp_path, retained_chars=1)
+    _, script, app = _scripted_app(small_kb, tmp_path, retained_chars=1)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, SOLAR)
         script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
