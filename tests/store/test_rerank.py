@@ -160,3 +160,23 @@ def test_parse_ranking_accepts_both_shapes_and_orders_by_score():
 def test_make_reranker_names_the_server():
     assert make_reranker("http://127.0.0.1:8012/v1/", "bge").describe() == "http://127.0.0.1:8012/v1/rerank (bge)"
     assert make_reranker("http://h/rerank").endpoint == "http://h/rerank"
+
+
+def test_the_agent_and_the_servers_search_through_the_configured_reranker(kb_path):
+    """build_agent gives the knowledge base the reranker (the app, ask, AG-UI and MCP build through it), and the
+    browser server starts its app processes with the same options."""
+    import argparse
+
+    from haiku_tui.agent.config import AgentConfig, build_agent
+    from haiku_tui.cli import build_parser
+    from haiku_tui.cli.serve import _app_args
+
+    faults: list[str] = []
+    with serve_reranker(mode="fail") as server, KnowledgeBase.open(kb_path) as kb:
+        build_agent(AgentConfig(model="extractive", reranker=server.url, reranker_model="m", on_reranker_fault=faults.append), kb=kb)
+        assert kb.reranker is not None and kb.reranker.describe() == f"{server.url}/rerank (m)"
+        assert [h.chunk_id for h in kb.search(QUERY, limit=5)] == fused(kb_path, 5)
+    assert faults == [f"reranker {server.url}/rerank failed (HTTP 500); the search kept its own order"]
+    args = build_parser().parse_args(["serve", "--reranker", "http://127.0.0.1:8012", "--reranker-model", "bge"])
+    assert isinstance(args, argparse.Namespace)
+    assert _app_args(args)[-4:] == ["--reranker", "http://127.0.0.1:8012", "--reranker-model", "bge"]
