@@ -103,6 +103,8 @@ class KnowledgeBase:
             pass
 
     def close(self) -> None:
+        if self.reranker is not None:
+            self.reranker.close()
         self._tables.clear()
         self._docmap_cache = None
         self._vectors_ready = None

@@ -57,6 +57,12 @@ class Reranker:
         """``"http://127.0.0.1:8012/rerank (bge-reranker-v2-m3)"``: what ``info`` and the status bar name."""
         return self.endpoint + (f" ({self.model})" if self.model else "")
 
+    def close(self) -> None:
+        """Close the HTTP connections (a later rerank opens new ones)."""
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
     def reorder(self, query: str, items: Sequence[T], text: Callable[[T], str]) -> list[tuple[T, float | None]] | None:
         """``items`` in the reranker's order with its scores (those it leaves out after, in their order, with None),
         or None when it failed (then ``on_fault`` got one line). ``text(item)`` is what the reranker reads."""
