@@ -65,10 +65,10 @@ async def test_e_reruns_the_reviewed_citations_and_the_figures_stay(tmp_path):
         await pilot.press("e")
         await settle(app, pilot)
         line = figures_line(app)
-        assert line.startswith("Reviewed citations: 2 question(s) · recall@5 0.500 · MRR@10 0.500 · "
+        assert line.startswith("Reviewed citations: 2 · recall@5 0.500 · MRR@10 0.500 · "
                                "1 no longer find their source in the top 5 · "), line
         assert line.endswith("— e reruns")
-        assert any("2 reviewed question(s) measured" in (n.title or "") for n in app._notifications)
+        assert any("2 reviewed citation(s) measured" in (n.title or "") for n in app._notifications)
 
     again = Host(KnowledgeScreen(kb_path, store=store))  # the next visit shows the kept figures without a rerun
     async with again.run_test(size=(120, 30)) as pilot:

@@ -26,10 +26,11 @@ def figures_text(figures: dict[str, Any] | None) -> str:
 
 
 def figures_summary(figures: dict[str, Any]) -> str:
-    """``"Reviewed citations: 12 question(s) · recall@5 0.917 · MRR@10 0.850"`` and how many missed."""
+    """``"Reviewed citations: 12 · recall@5 0.917 · MRR@10 0.850"`` (a case per question and cited document) and how
+    many no longer find their source."""
     k = figures.get("k", 5)
     missed = sum(1 for r in figures.get("results", []) if r.get("rank") is None or r["rank"] > k)
-    text = (f"Reviewed citations: {figures.get('questions', 0)} question(s) · recall@{k} {figures['recall']:.3f} · "
+    text = (f"Reviewed citations: {figures.get('questions', 0)} · recall@{k} {figures['recall']:.3f} · "
             f"MRR@10 {figures.get('mrr', 0.0):.3f}")
     if missed:
         text += f" · {missed} no longer find their source in the top {k}"
@@ -109,7 +110,7 @@ class ReviewFigures(Static):
                         "(r on an answer, s on each source that supports it).", title="Reviewed citations", markup=False)
             return
         self._show(figures)
-        self.notify(figures_summary(figures), title=f"{cases} reviewed question(s) measured", markup=False)
+        self.notify(figures_summary(figures), title=f"{cases} reviewed citation(s) measured", markup=False)
 
     def _failed(self, message: str) -> None:
         self.running = False
