@@ -7,6 +7,7 @@ from the same agent as the app). Text from documents and models is sanitised bef
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from haiku_tui.text import terminal_safe
@@ -47,6 +48,11 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
     choice = choose_model(config.model, config.base_url, config.api_key, config.timeout)
     if choice.base_url or not is_extractive(choice.name):  # a provider's or a server's model: a bad one fails now
         resolve_model(choice.name, choice.base_url, choice.api_key)
+    if config.reranker:  # search reranks from the start; the agent then finds it on the knowledge base
+        from haiku_tui.agent.config import make_reranker
+
+        kb.reranker = make_reranker(config.reranker, config.reranker_model, on_fault=config.on_reranker_fault)
+        config = dataclasses.replace(config, reranker=None)
     server = MCPServer(
         "haiku-tui",
         instructions="Search a local document knowledge base; cite results by chunk id, or ask for a grounded answer.",

@@ -172,3 +172,14 @@ def test_what_lancedb_imports_later_still_works(tmp_path):
         "pandas_imported_by_lancedb": False, "series": "int64", "timestamp": "timestamp[us]", "frame": "DataFrame",
         "real_overrides": True,
     }
+
+
+def test_mcp_search_reranks_before_any_ask(tmp_path):
+    from haiku_tui.agent.config import AgentConfig
+    from haiku_tui.serve.mcp_server import create_server
+    from tests.kb_fixture import build_small_kb
+
+    pytest.importorskip("mcp")
+    with build_small_kb(tmp_path / "kb.lancedb") as kb:
+        create_server(AgentConfig(model="extractive", reranker="http://127.0.0.1:9", reranker_model="m"), kb)
+        assert kb.reranker is not None and kb.reranker.describe() == "http://127.0.0.1:9/rerank (m)"
