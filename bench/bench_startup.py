@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.corpus import write_corpus  # noqa: E402
+from bench.corpus import write_corpus
 
 CLI = [sys.executable, "-m", "haiku_tui.cli"]
 QUERY = "with statement context manager"
@@ -88,7 +88,7 @@ def command_table(
 
 
 def tmux(*args: str) -> str:
-    return subprocess.run([*TMUX, *args], capture_output=True, text=True).stdout
+    return subprocess.run([*TMUX, *args], capture_output=True, text=True, check=False).stdout
 
 
 def wait_for(text: str, since: float, limit: float) -> float | None:

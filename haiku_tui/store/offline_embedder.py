@@ -9,7 +9,7 @@ from typing import Any
 from pydantic_ai.embeddings import EmbeddingModel, EmbeddingResult
 from pydantic_ai.embeddings.settings import EmbeddingSettings
 
-from .wordllama_model import CONFIG, DIMENSION, MODEL_ID, MODEL_NAME, SYSTEM, _model, embed_texts, model_files  # noqa: F401 (re-exported)
+from .wordllama_model import MODEL_NAME, SYSTEM, _model, embed_texts
 
 
 class WordLlamaEmbeddingModel(EmbeddingModel):

@@ -13,6 +13,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -41,7 +42,7 @@ def imported(tmp_path: Path, *args: str) -> set[str]:
     probe = tmp_path / "modules.json"
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args], cwd=ROOT, env={**os.environ, "IMPORT_PROBE": str(probe)},
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode == 0, done.stderr
     return set(json.loads(probe.read_text()))
@@ -94,9 +95,9 @@ async def test_mcp_answers_search_without_importing_the_agent_framework(tmp_path
 class _CloudStandIn(BaseHTTPRequestHandler):
     """A loopback stand-in for LanceDB Cloud's table listing."""
 
-    seen: list[tuple[str, str | None]] = []
+    seen: ClassVar[list[tuple[str, str | None]]] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server hook
+    def do_GET(self) -> None:
         type(self).seen.append((self.path, self.headers.get("x-api-key")))
         body = json.dumps({"tables": ["chunks", "documents"]}).encode()
         self.send_response(200)
@@ -129,7 +130,7 @@ def test_lancedb_cloud_uri_connects_through_the_remote_client():
     try:
         done = subprocess.run(
             [sys.executable, "-c", CLOUD_PROBE.format(api=CATALOG_API), f"http://127.0.0.1:{server.server_port}"],
-            cwd=ROOT, capture_output=True, text=True, timeout=120,
+            cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
         )
     finally:
         server.shutdown()
@@ -165,7 +166,7 @@ def test_what_lancedb_imports_later_still_works(tmp_path):
     """pandas and the overrides package are only kept out of lancedb's import: pandas data still goes in and out,
     and the real overrides package is what other code imports afterwards."""
     done = subprocess.run(
-        [sys.executable, "-c", AFTER_IMPORT, str(tmp_path / "db")], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", AFTER_IMPORT, str(tmp_path / "db")], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {
