@@ -99,12 +99,36 @@ def _where(exc: BaseException) -> str:
     return f" ({model})" if model else ""
 
 
-def describe_error(exc: BaseException) -> str:
+def describe_error(exc: BaseException, streamed: int = 0) -> str:
     """A one-line, user-facing description of an exception that ended a run, naming the fix.
 
-    Sanitised for the terminal, with the key values in use redacted.
+    ``streamed``: characters of answer text the failing response had sent; a response whose
+    stream broke off (a dropped connection, a body cut short, no ``finish_reason``) is said to be
+    cut off, not unreachable. Sanitised for the terminal, with the key values in use redacted.
     """
+    if cut_off(exc):
+        if streamed:
+            return f"the model's answer was cut off after {streamed} characters; nothing was saved"
+        return "the model's reply was cut off before it finished; nothing was saved; try again"
     return safe_line(_describe(exc), MAX_CHARS)
+
+
+_CUT_MARKERS = re.compile(r"incomplete chunked read|peer closed connection|without a `?finish_reason|"
+                          r"RemoteProtocolError|IncompleteRead", re.I)
+
+
+def cut_off(exc: BaseException) -> bool:
+    """True when the model's response started and then broke off (the request itself got through)."""
+    from pydantic_ai import exceptions as ex
+
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return cut_off(exc.exceptions[-1])
+    if isinstance(exc, (ex.ModelRequestTimeout, ex.ModelTimeoutError)):
+        return False
+    chain = _cause_chain(exc)
+    if any(type(link).__name__ in {"RemoteProtocolError", "IncompleteRead"} for link in chain):
+        return True
+    return isinstance(exc, ex.ModelConnectionError) and bool(_CUT_MARKERS.search(str(exc)))
 
 
 def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases

@@ -135,6 +135,7 @@ class QuestionRun:
 
         calls: dict[str, Any] = {}
         result = None
+        streamed = 0  # characters of answer text the response being streamed has sent
         conversation = self.conversation
         try:
             async with self.agent.run_stream_events(
@@ -145,10 +146,13 @@ class QuestionRun:
                     events.cancel()
                 async for event in events:
                     if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                        streamed += len(event.part.content)
                         yield TextStarted(event.part.content)
                     elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                        streamed += len(event.delta.content_delta)
                         yield TextDelta(event.delta.content_delta)
                     elif isinstance(event, FunctionToolCallEvent):
+                        streamed = 0
                         calls[event.part.tool_call_id] = event.part
                         yield StepStarted(event.part.tool_call_id, call_step(event.part, self.prompt))
                     elif isinstance(event, FunctionToolResultEvent):
@@ -163,7 +167,7 @@ class QuestionRun:
             yield Finished("cancelled")
             return
         except Exception as exc:  # noqa: BLE001 - one line for the user; nothing is committed
-            yield Finished("cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc))
+            yield Finished("cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc, streamed))
             return
         finally:
             self._events = None

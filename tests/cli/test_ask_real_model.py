@@ -1,0 +1,78 @@
+"""``haiku-tui ask`` as a user runs it, against the loopback model server: what it prints, exits and saves."""
+
+from __future__ import annotations
+
+import pytest
+
+from haiku_tui.cli import main
+from haiku_tui.sessions import SessionNotFound, SessionStore
+
+QUESTION = "How long should I steep green tea?"
+
+
+def ask(server, kb_path, *extra: str, session: str = "tea") -> int:
+    return main(["ask", "--db", kb_path, "--base-url", server.base_url, "--model", "fake", "-s", session, "--new",
+                 *extra, QUESTION])
+
+
+def saved_messages(session: str = "tea") -> int:
+    """Messages saved in the session (0 when it was never saved)."""
+    with SessionStore() as store:
+        try:
+            return len(store.load(store.resolve(session)).messages)
+        except SessionNotFound:
+            return 0
+
+
+def error_line(capsys) -> tuple[str, str]:
+    """(stdout, the single error line on stderr)."""
+    captured = capsys.readouterr()
+    errors = [line for line in captured.err.splitlines() if line.startswith("haiku-tui: error: ")]
+    assert len(errors) == 1, captured.err
+    return captured.out, errors[0].removeprefix("haiku-tui: error: ")
+
+
+def test_a_grounded_answer_streams_with_its_sources_and_is_saved(model_server, kb_path, capsys):
+    assert ask(model_server, kb_path) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('The documents say: "') and "[1]" in out and "\nSources:\n[1] " in out
+    assert saved_messages() > 0
+
+
+@pytest.mark.parametrize("chunked", [True, False], ids=["chunked", "close-delimited"])
+def test_an_answer_cut_mid_stream_fails_and_saves_nothing(model_server, kb_path, capsys, chunked):
+    model_server.mode, model_server.chunked = "cut", chunked
+    assert ask(model_server, kb_path) == 1
+    out, error = error_line(capsys)
+    streamed = len(out.rstrip("\n"))
+    assert streamed > 20 and "Sources:" not in out
+    assert error == f"the model's answer was cut off after {streamed} characters; nothing was saved"
+    assert saved_messages() == 0
+
+
+def test_a_stream_that_ends_without_finish_reason_is_cut_off(model_server, kb_path, capsys):
+    model_server.mode = "no-finish"
+    assert ask(model_server, kb_path) == 1
+    out, error = error_line(capsys)
+    assert error.startswith("the model's answer was cut off after ") and "Sources:" not in out
+    assert saved_messages() == 0
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("error500", "the model provider failed (fake) (HTTP 500): the model crashed; try again later"),
+        ("ratelimit", "rate limited by the model provider (fake) (HTTP 429) (retry after 1 s); wait a moment and try again"),
+        ("unauthorized", "the model provider rejected the credentials (fake) (HTTP 401): Invalid API key; "),
+        ("bad-json", "model request failed (fake): Failed to decode response as JSON"),
+        ("hang", "the model did not answer within 1 s (fake); check the server, or allow longer"),
+    ],
+)
+def test_server_failures_are_one_line_non_zero_and_unsaved(model_server, kb_path, capsys, mode, expected):
+    model_server.mode, model_server.retry_after = mode, 1
+    assert ask(model_server, kb_path, *(["--timeout", "1"] if mode == "hang" else [])) == 1
+    _, error = error_line(capsys)
+    assert error.startswith(expected)
+    assert saved_messages() == 0
+    if mode == "ratelimit":  # the client waited Retry-After and tried again before giving up
+        assert len(model_server.requests) > 1
