@@ -67,3 +67,33 @@ async def test_connection_refused_is_one_line(small_kb, monkeypatch):
     assert describe_error(info.value) == (
         "could not reach the model (m): connection refused; is the server running and the URL right?"
     )
+
+
+@pytest.mark.parametrize(
+    ("mode", "error", "row"),
+    [
+        ("unknown-tool", "the model called a tool that does not exist (frobnicate); try another model",
+         "frobnicate failed: no such tool"),
+        ("bad-args", "the model sent rag_search arguments that are not valid JSON; try another model",
+         "rag_search failed: arguments that are not valid JSON"),
+    ],
+)
+async def test_tool_misuse_ends_in_plain_words_with_one_failed_row_per_call(model_server, small_kb, mode, error, row):
+    from haiku_tui.sessions.model import Session
+    from haiku_tui.sessions.run import Finished, QuestionRun, StepFinished, StepStarted
+
+    model_server.mode = mode
+    agent = build_agent(AgentConfig(model="m", base_url=model_server.base_url), kb=small_kb)
+    started, rows, finished = [], {}, None
+    async for event in QuestionRun(agent, Session(), QUESTION):
+        if isinstance(event, StepStarted):
+            started.append(event.step.text)
+        elif isinstance(event, StepFinished):
+            rows[event.call_id] = event.step
+        elif isinstance(event, Finished):
+            finished = event
+    assert finished.outcome == "failed" and finished.error.startswith(error)
+    failed = [step.text for step in rows.values() if step.failed]
+    assert len(rows) == len(started)  # every call ends in one row: none left "interrupted"
+    assert failed == [row] * len(failed) and len(failed) >= 2, (started, rows)
+    assert not any("“”" in text or "{'type'" in text for text in started + failed)

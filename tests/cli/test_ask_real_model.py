@@ -65,6 +65,8 @@ def test_a_stream_that_ends_without_finish_reason_is_cut_off(model_server, kb_pa
         ("ratelimit", "rate limited by the model provider (fake) (HTTP 429) (retry after 1 s); wait a moment and try again"),
         ("unauthorized", "the model provider rejected the credentials (fake) (HTTP 401): Invalid API key; "),
         ("bad-json", "model request failed (fake): Failed to decode response as JSON"),
+        ("unknown-tool", "the model called a tool that does not exist (frobnicate); try another model, or ask again"),
+        ("bad-args", "the model sent rag_search arguments that are not valid JSON; try another model, or ask again"),
         ("hang", "the model did not answer within 1 s (fake); check the server, or allow longer"),
     ],
 )
