@@ -80,13 +80,15 @@ class AnswerPrinter:
     def _emit(self, text: str) -> None:
         self.printed += text
         if self.out is not None:
-            self.out.write(terminal_safe(text))
-            self.out.flush()
+            try:
+                self.out.write(terminal_safe(text))
+                self.out.flush()
+            except BrokenPipeError:  # the reader went away (`ask … | head -1`): the answer is still saved
+                self.out = None
 
     def finish(self) -> None:
         if self.printed and self.out is not None and not self.printed.endswith("\n"):
-            self.out.write("\n")
-            self.out.flush()
+            self._emit("\n")
 
 
 async def run_question(run: Any, out: TextIO | None = None) -> Any:

@@ -142,6 +142,8 @@ def _guarded(handler: Any) -> Any:
 
         try:
             return handler(args)
+        except BrokenPipeError:  # the reader went away: the command line ends quietly
+            raise
         except (SessionError, OSError, ValueError) as error:
             message = describe(error) if isinstance(error, OSError) else str(error) or type(error).__name__
             print(f"haiku-tui: error: {printable_line(message)}", file=sys.stderr)
