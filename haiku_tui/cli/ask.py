@@ -54,7 +54,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 class AnswerPrinter:
     """Writes streamed answer text; a later response that repeats what was printed is not printed again.
 
-    (After a citation-policy redirect the model repeats its answer: the user sees it once. A revised
+    (A model may write its answer, call a tool, and write it again: the user sees it once. A revised
     answer that diverges from what was printed is shown after a blank line.)
     """
 
@@ -91,23 +91,36 @@ class AnswerPrinter:
             self._emit("\n")
 
 
-async def run_question(run: Any, out: TextIO | None = None) -> Any:
+async def run_question(run: Any, out: TextIO | None = None, *, policy: bool = False) -> Any:
     """Consume a :class:`~haiku_tui.sessions.run.QuestionRun`, streaming answer text to ``out``.
 
-    Returns the run's :class:`~haiku_tui.sessions.run.Finished` event.
+    With the citation ``policy`` on, text written before the answer declared its grounding is held
+    back: a redirect would replace it with the answer that is saved, so only that one is printed
+    (text written after a cite call streams). Returns the run's :class:`~haiku_tui.sessions.run.Finished` event.
     """
-    from haiku_tui.sessions.run import Finished, TextDelta, TextStarted
+    from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
 
     printer = AnswerPrinter(out)
+    held: list[str] | None = [] if policy else None  # None: streaming
     finished = Finished("failed", "the run ended without a result")
     async for event in run:
         match event:
+            case TextStarted(text) if held is not None:
+                held[:] = [text]
+            case TextDelta(text) if held is not None:
+                held.append(text)
             case TextStarted(text):
                 printer.start(text)
             case TextDelta(text):
                 printer.write(text)
+            case StepStarted() if held is not None:
+                held.clear()  # text written before a tool call is not the answer
+            case StepFinished(_, step) if held is not None:
+                held = None if step.kind == "cite" else []  # declared: stream; redirected: drop what was held
             case Finished():
                 finished = event
+    if held and finished.outcome == "completed":
+        printer.start("".join(held))
     printer.finish()
     return finished
 
@@ -253,7 +266,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         session = Session()  # kept in memory only
     run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained)
     out = None if args.json else sys.stdout
-    finished = asyncio.run(run_question(run, out))
+    finished = asyncio.run(run_question(run, out, policy=config.policy))
     if finished.outcome != "completed":
         raise CommandError(finished.error or "the run was cancelled; nothing was saved")
 

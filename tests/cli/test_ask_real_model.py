@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from haiku_tui.capabilities.policy import REDIRECT_TAG
 from haiku_tui.cli import main
 from haiku_tui.sessions import SessionNotFound, SessionStore
 
@@ -78,3 +81,21 @@ def test_server_failures_are_one_line_non_zero_and_unsaved(model_server, kb_path
     assert saved_messages() == 0
     if mode == "ratelimit":  # the client waited Retry-After and tried again before giving up
         assert len(model_server.requests) > 1
+
+
+def test_after_a_citation_redirect_only_the_saved_answer_is_printed(model_server, kb_path, capsys):
+    model_server.mode = "undeclared"  # answers undeclared, then cites and answers again when redirected
+    assert ask(model_server, kb_path, "--json") == 0
+    saved = json.loads(capsys.readouterr().out)["answer"]
+    assert "[1]" in saved
+    assert ask(model_server, kb_path, session="again") == 0
+    out = capsys.readouterr().out
+    assert out.split("\n\nSources:\n")[0] == saved
+    assert any(REDIRECT_TAG in str(m.get("content")) for m in model_server.requests[-1].messages)
+
+
+def test_without_the_policy_the_answer_streams_as_written(model_server, kb_path, capsys):
+    model_server.mode = "uncited"
+    assert ask(model_server, kb_path, "--no-policy") == 0
+    out = capsys.readouterr().out
+    assert out.startswith('The documents say: "') and out.count("The documents say") == 1
