@@ -285,6 +285,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print("\nSources:")
         for citation in sorted(data["citations"], key=lambda c: c["number"]):
             print(source_line(citation))
+    if data["unbacked"]:
+        markers = " ".join(f"[{n}]" for n in data["unbacked"])
+        print(f"haiku-tui: note: no citation backs {markers} in this answer; what it marks has no source", file=sys.stderr)
     if data["policy"] == "violation":
         print("haiku-tui: note: this answer did not declare what grounds it", file=sys.stderr)
     if store is not None:

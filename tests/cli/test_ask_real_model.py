@@ -99,3 +99,23 @@ def test_without_the_policy_the_answer_streams_as_written(model_server, kb_path,
     assert ask(model_server, kb_path, "--no-policy") == 0
     out = capsys.readouterr().out
     assert out.startswith('The documents say: "') and out.count("The documents say") == 1
+
+
+def test_unbacked_markers_are_named_under_the_answer_and_stay_unbacked_in_the_export(model_server, kb_path, capsys):
+    model_server.mode = "unbacked"  # cites [1] [2], and also writes [7]
+    assert ask(model_server, kb_path) == 0
+    captured = capsys.readouterr()
+    assert "Some say otherwise [7]." in captured.out
+    assert "haiku-tui: note: no citation backs [7] in this answer; what it marks has no source" in captured.err.splitlines()
+    model_server.mode = "ok"
+    for question in ("How do I feed a sourdough starter?", "How often should I oil a bicycle chain?",
+                     "How efficient are solar panels?"):
+        assert main(["ask", "--db", kb_path, "--base-url", model_server.base_url, "--model", "fake", "-s", "tea", question]) == 0
+    with SessionStore() as store:
+        session = store.load(store.resolve("tea"))
+    assert 7 in {c["index"] for c in session.state["rag"]["citation_index"].values()}  # a later question registered [7]
+    capsys.readouterr()
+    assert main(["sessions", "show", "tea"]) == 0
+    first = capsys.readouterr().out.split("## Question 2")[0]
+    assert "**Unbacked:** [7]" in first
+    assert "⚠ [7] no citation has this number" in first and "[7] score" not in first
