@@ -129,7 +129,8 @@ def answer_text(turn: list[dict[str, Any]], mode: str) -> str:
     registered = [r for r in results if r.startswith("Registered ")]
     numbers = re.findall(r"\[(\d+)\] = ([0-9a-f]{16})", registered[-1]) if registered else []
     if mode == "long":
-        return ("The sources go on at length. " * (LONG_ANSWER_CHARS // 30 + 1))[:LONG_ANSWER_CHARS] + " [1]"
+        phrase = "The sources go on at length. "
+        return (phrase * (LONG_ANSWER_CHARS // len(phrase) + 1))[:LONG_ANSWER_CHARS] + " [1]"
     if mode == "hostile":
         return HOSTILE_ANSWER + ("[1]" if numbers else "")
     quoted = [(n, chunks.get(cid, "")) for n, cid in numbers] or [(None, t) for t in list(chunks.values())[:1]]
