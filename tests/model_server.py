@@ -39,7 +39,7 @@ MODES = {
     "ok": "a tool-using model: load, search, cite, answer with [n]",
     "error500": "HTTP 500 with a JSON error body",
     "ratelimit": "HTTP 429 with Retry-After (server.retry_after seconds, 7 by default)",
-    "unauthorized": "HTTP 401 (the message echoes nothing secret)",
+    "unauthorized": "HTTP 401 whose message echoes the Authorization header (as careless servers do)",
     "hang": "accept the request and never answer",
     "cut": "the answer stops mid-stream: no finish_reason, no [DONE], connection closed "
     "(a truncated body when not streamed)",
@@ -218,7 +218,7 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "ratelimit":
             return self._error(429, "slow down", {"Retry-After": str(self.server.retry_after)})
         if mode == "unauthorized":
-            return self._error(401, "Invalid API key")
+            return self._error(401, f"Invalid API key ({self.headers.get('Authorization', 'none sent')})")
         if mode == "hang":
             self.server.stopping.wait(600)
             self.close_connection = True

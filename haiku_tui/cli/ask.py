@@ -193,8 +193,8 @@ def support_entry(claim: Any) -> dict[str, Any]:
 
 def open_session(store: Any, name: str, *, new: bool = False, window: int = 0) -> Any:
     """The session ``name`` names (an id, a unique id prefix, or an exact title); with ``new``, a new
-    session titled ``name`` when none has that name (said on stderr). ``window``: the run sees that many
-    earlier questions, so only their messages are read (0: the whole history)."""
+    session titled ``name`` when none has that name (saved only when its first answer is). ``window``: the
+    run sees that many earlier questions, so only their messages are read (0: the whole history)."""
     from haiku_tui.sessions import SessionNotFound
 
     try:
@@ -202,9 +202,7 @@ def open_session(store: Any, name: str, *, new: bool = False, window: int = 0) -
     except SessionNotFound as error:
         if not new:
             raise SessionNotFound(f"{error}; add --new to start a session titled {name!r}") from None
-    session = store.new(title=name)
-    print(f"haiku-tui: created session {session.id} ({terminal_safe(session.title)})", file=sys.stderr)
-    return session
+    return store.new(title=name)
 
 
 # ---- the command ------------------------------------------------------------------------------
@@ -264,12 +262,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from haiku_tui.sessions.model import Session
 
         session = Session()  # kept in memory only
+    created = store is not None and not store.exists(session.id)
     run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained)
     out = None if args.json else sys.stdout
     finished = asyncio.run(run_question(run, out, policy=config.policy))
     if finished.outcome != "completed":
         raise CommandError(finished.error or "the run was cancelled; nothing was saved")
 
+    if created:
+        print(f"haiku-tui: created session {session.id} ({terminal_safe(session.title)})", file=sys.stderr)
     result = finished.result
     # question identities are absolute indexes: the session may hold its newest messages only
     data = report(

@@ -32,6 +32,7 @@ def error_line(capsys) -> tuple[str, str]:
     captured = capsys.readouterr()
     errors = [line for line in captured.err.splitlines() if line.startswith("haiku-tui: error: ")]
     assert len(errors) == 1, captured.err
+    assert "created session" not in captured.err  # nothing was saved, so no session was created
     return captured.out, errors[0].removeprefix("haiku-tui: error: ")
 
 
@@ -66,14 +67,16 @@ def test_a_stream_that_ends_without_finish_reason_is_cut_off(model_server, kb_pa
     [
         ("error500", "the model provider failed (fake) (HTTP 500): the model crashed; try again later"),
         ("ratelimit", "rate limited by the model provider (fake) (HTTP 429) (retry after 1 s); wait a moment and try again"),
-        ("unauthorized", "the model provider rejected the credentials (fake) (HTTP 401): Invalid API key; "),
+        ("unauthorized", "the model provider rejected the credentials (fake) (HTTP 401): Invalid API key (Bearer [redacted]); "
+         "check the API key (HAIKU_TUI_API_KEY)"),
         ("bad-json", "model request failed (fake): Failed to decode response as JSON"),
         ("unknown-tool", "the model called a tool that does not exist (frobnicate); try another model, or ask again"),
         ("bad-args", "the model sent rag_search arguments that are not valid JSON; try another model, or ask again"),
         ("hang", "the model did not answer within 1 s (fake); check the server, or allow longer"),
     ],
 )
-def test_server_failures_are_one_line_non_zero_and_unsaved(model_server, kb_path, capsys, mode, expected):
+def test_server_failures_are_one_line_non_zero_and_unsaved(model_server, kb_path, capsys, monkeypatch, mode, expected):
+    monkeypatch.setenv("HAIKU_TUI_API_KEY", "sk-local-123456")
     model_server.mode, model_server.retry_after = mode, 1
     assert ask(model_server, kb_path, *(["--timeout", "1"] if mode == "hang" else [])) == 1
     _, error = error_line(capsys)
@@ -119,3 +122,13 @@ def test_unbacked_markers_are_named_under_the_answer_and_stay_unbacked_in_the_ex
     first = capsys.readouterr().out.split("## Question 2")[0]
     assert "**Unbacked:** [7]" in first
     assert "⚠ [7] no citation has this number" in first and "[7] score" not in first
+
+
+def test_escapes_and_markup_in_an_answer_never_act(model_server, kb_path, capsys):
+    from tests.hostile import active_controls
+
+    model_server.mode = "hostile"
+    assert ask(model_server, kb_path) == 0
+    out = capsys.readouterr().out
+    assert active_controls(out) == []
+    assert "[bold]three[/bold]" in out and "[link=http://x]here[/link]" in out  # markup shown as written
