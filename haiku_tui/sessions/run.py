@@ -163,6 +163,7 @@ class QuestionRun:
                             finished.add(event.tool_call_id)
                             yield StepFinished(event.tool_call_id, result_step(call, event.part, self.deps.state, self.prompt), self.deps.state)
                     elif isinstance(event, EnqueuedMessagesEvent) and _redirects(event, is_redirect):
+                        streamed = 0
                         yield StepFinished("", REDIRECT_STEP, self.deps.state)
                     elif isinstance(event, AgentRunResultEvent):
                         result = event.result
