@@ -228,7 +228,7 @@ def tool_misuse(exc: BaseException) -> tuple[str, str] | None:
     """
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return tool_misuse(exc.exceptions[-1])
-    found = re.match(r"Tool '(.{1,200}?)' exceeded max retries", str(getattr(exc, "message", exc)), re.S)
+    found = re.match(r"Tool '(.{1,200}?)' exceeded max retries", str(getattr(exc, "message", exc)), re.DOTALL)
     if not found:
         return None
     tool = safe_line(found.group(1), 60)

@@ -67,8 +67,8 @@ def test_a_stream_that_ends_without_finish_reason_is_cut_off(model_server, kb_pa
     [
         ("error500", "the model provider failed (fake) (HTTP 500): the model crashed; try again later"),
         ("ratelimit", "rate limited by the model provider (fake) (HTTP 429) (retry after 1 s); wait a moment and try again"),
-        ("unauthorized", "the model provider rejected the credentials (fake) (HTTP 401): Invalid API key (Bearer [redacted]); "
-         "check the API key (HAIKU_TUI_API_KEY)"),
+        ("unauthorized", ("the model provider rejected the credentials (fake) (HTTP 401): Invalid API key "
+                          "(Bearer [redacted]); check the API key (HAIKU_TUI_API_KEY)")),
         ("bad-json", "model request failed (fake): Failed to decode response as JSON"),
         ("unknown-tool", "the model called a tool that does not exist (frobnicate); try another model, or ask again"),
         ("bad-args", "the model sent rag_search arguments that are not valid JSON; try another model, or ask again"),
