@@ -23,12 +23,13 @@ def many_sessions():
 
 @pytest.mark.parametrize(
     "command",
-    [["sessions", "list"], ["sessions", "list", "--json"], ["sessions", "search", "tea"]],
+    [["haiku_tui.cli", "sessions", "list"], ["haiku_tui.cli", "sessions", "list", "--json"],
+     ["haiku_tui.cli", "sessions", "search", "tea"], ["haiku_tui.cli.sessions", "list"]],
     ids=lambda c: " ".join(c),
 )
 def test_a_closed_pipe_ends_the_command_quietly(many_sessions, command):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "haiku_tui.cli", *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
+        [sys.executable, "-m", *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
     )
     proc.stdout.close()  # the reader is gone before the listing (more than the output buffer holds) is written
     _, err = proc.communicate(timeout=120)
