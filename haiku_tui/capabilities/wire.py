@@ -249,3 +249,26 @@ def session_sizes(
         if requests:
             out.append((question, max(r.chars for r in requests), max(r.uncompacted_chars for r in requests)))
     return out
+
+
+EARLIER_EVIDENCE = frozenset({"capsule", "evidence receipted", "evidence retained"})
+"""Kinds of the earlier questions' evidence as a request carries it (not unchanged: compaction rewrote it)."""
+
+
+def earlier_history(request: WireRequest) -> list[WirePart]:
+    """The parts of ``request`` from before its question, in order: the unchanged history and, where they sit in
+    it, the receipts, retained results and capsule its earlier evidence became."""
+    return [p for p in request.parts if p.folded or p.kind in EARLIER_EVIDENCE]
+
+
+def capsule_entries(state: dict[str, Any], question: int, retained: int = 0) -> list[tuple[str, str]]:
+    """The chunks the capsule before ``question`` carries (``retained``: its bound, as for :func:`wire_requests`),
+    newest first: ``("retained", "[id] Source: …")`` for one kept in full, ``("receipt", …)`` for one named only."""
+    from haiku_tui.capabilities.evidence import source_label
+
+    entries = []
+    for _, chunk_id, full in ledger.retained(state, question, retained):
+        entry = ledger.citation_for(state, chunk_id) or {}
+        label = source_label(entry.get("title", ""), entry.get("headings", []), entry.get("pages", []))
+        entries.append(("retained" if full else "receipt", f"[{chunk_id}] Source: {label}"))
+    return entries

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 from haiku_tui.agent.models import API_KEY_ENV
 from haiku_tui.text import json_dumps, printable_line, terminal_safe
-from . import CommandError, db_arg, embedder_arg
+from . import CommandError, db_arg, embedder_arg, reranker_args, warn_once
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -240,7 +240,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         db = db_arg(args) or (session.db if session is not None else None)
         model_name = getattr(args, "model", None) or (session.model if session is not None else None)
         choice = choose_model(model_name, getattr(args, "base_url", None))
+        reranker, reranker_model = reranker_args(args)
         config = AgentConfig(
+            reranker=reranker,
+            reranker_model=reranker_model,
+            on_reranker_fault=warn_once(),
             model=choice.name,
             base_url=choice.base_url,
             timeout=getattr(args, "timeout", None),
