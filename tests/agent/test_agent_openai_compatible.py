@@ -97,3 +97,13 @@ async def test_tool_misuse_ends_in_plain_words_with_one_failed_row_per_call(mode
     assert len(rows) == len(started)  # every call ends in one row: none left "interrupted"
     assert failed == [row] * len(failed) and len(failed) >= 2, (started, rows)
     assert not any("“”" in text or "{'type'" in text for text in started + failed)
+
+
+async def test_a_body_cut_short_is_a_cut_off_reply(model_server, small_kb):
+    model_server.mode = "cut"  # not streamed: the JSON body stops halfway through its Content-Length
+    model = resolve_model("m", base_url=model_server.base_url)
+    model.client.max_retries = 0
+    agent = build_agent(AgentConfig(model="m", base_url=model_server.base_url), kb=small_kb, model=model)
+    with pytest.raises(Exception) as info:
+        await agent.run(QUESTION, deps=Deps(state={}))
+    assert describe_error(info.value) == "the model's reply was cut off before it finished; nothing was saved; try again"
