@@ -15,7 +15,7 @@ The behaviour is ``server.mode`` (one of :data:`MODES`), or the model name when 
 ``fake-<mode>`` (e.g. ``--model fake-cut``). Every request is recorded in ``server.requests``.
 
 In tests: the ``model_server`` fixture of ``tests/conftest.py`` (started and stopped per test).
-By hand: ``python tests/model_server.py --port 8765 [--mode cut] [--close-delimited]``, then
+By hand: ``python tests/model_server.py --port 8765 [--mode cut] [--close-delimited] [--delay 0.05]``, then
 ``haiku-tui --base-url http://127.0.0.1:8765/v1 --model fake``.
 """
 
@@ -166,7 +166,7 @@ def next_step(body: dict[str, Any], mode: str) -> Step:
 
 
 class ModelServer(ThreadingHTTPServer):
-    """The server; ``mode``, ``chunked`` and ``retry_after`` may be changed between requests."""
+    """The server; ``mode``, ``chunked``, ``retry_after`` and ``delay`` may be changed between requests."""
 
     daemon_threads = True
 
@@ -175,6 +175,7 @@ class ModelServer(ThreadingHTTPServer):
         self.mode = mode
         self.chunked = chunked
         self.retry_after = 7
+        self.delay = 0.0  # seconds before each streamed event (a real model's pace)
         self.requests: list[Request] = []
         self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -275,6 +276,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
         def send(data: bytes) -> None:
+            if self.server.delay:
+                self.server.stopping.wait(self.server.delay)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
             self.wfile.flush()
 
@@ -323,8 +326,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--mode", choices=sorted(MODES), default="ok")
     parser.add_argument("--close-delimited", action="store_true", help="stream without chunked encoding")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before each streamed event")
     args = parser.parse_args(argv)
     server = ModelServer(args.port, args.mode, chunked=not args.close_delimited)
+    server.delay = args.delay
     print(f"serving {server.base_url} (mode {args.mode}); Ctrl+C stops", flush=True)
     try:
         server.serve_forever()

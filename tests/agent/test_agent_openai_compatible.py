@@ -107,3 +107,13 @@ async def test_a_body_cut_short_is_a_cut_off_reply(model_server, small_kb):
     with pytest.raises(Exception) as info:
         await agent.run(QUESTION, deps=Deps(state={}))
     assert describe_error(info.value) == "the model's reply was cut off before it finished; nothing was saved; try again"
+
+
+async def test_the_server_streams_at_a_set_pace(model_server, small_kb):
+    import time
+
+    model_server.delay = 0.02
+    agent = build_agent(AgentConfig(model="m", base_url=model_server.base_url), kb=small_kb)
+    started = time.monotonic()
+    text, _, _ = await stream_run(agent, QUESTION, Deps(state={}))
+    assert time.monotonic() - started >= 0.02 * len(text)  # at least one delay per streamed piece
