@@ -4,27 +4,49 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import sys
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
+
+from .wordllama_model import MODEL_ID as BUILTIN_ID
 
 T = TypeVar("T")
 
 EMBED_BATCH = 256
 AUTO = "auto"  # the built-in embedder for a new knowledge base, else whatever the existing one was built with
 NONE_NAMES = frozenset({"none", "off", "fts"})  # full-text search only
-BUILTIN_ID = "wordllama:l2_supercat_256"  # haiku_tui.store.offline_embedder.MODEL_ID (not imported: it loads pydantic_ai)
 BUILTIN_NAMES = frozenset({"wordllama", BUILTIN_ID})
 MINILM_ID = "minilm:all-MiniLM-L6-v2-int8"  # haiku_tui.store.minilm.MODEL_ID (extra `minilm`; not imported here)
 MINILM_NAMES = frozenset({"minilm", MINILM_ID})
 
 
-def builtin_embedder() -> Any:
-    """The offline default: wordllama's bundled static model behind a Pydantic AI ``Embedder``."""
-    from pydantic_ai.embeddings import Embedder
+class BuiltinEmbedder:
+    """The offline default, wordllama's bundled static model, with a Pydantic AI ``Embedder``'s interface.
 
-    from .offline_embedder import WordLlamaEmbeddingModel
+    The store embeds with the model directly (:func:`embed_documents`, :func:`embed_query`), so opening,
+    searching and adding never import Pydantic AI; the ``Embedder`` (``embed_documents``, ``model``, …)
+    is made when other code first asks for it.
+    """
 
-    return Embedder(WordLlamaEmbeddingModel())
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        embedder = self.__dict__.get("_embedder")
+        if embedder is None:
+            from pydantic_ai.embeddings import Embedder
+
+            from .offline_embedder import WordLlamaEmbeddingModel
+
+            embedder = self.__dict__["_embedder"] = Embedder(WordLlamaEmbeddingModel())
+        return getattr(embedder, name)
+
+    def __repr__(self) -> str:
+        return f"BuiltinEmbedder({BUILTIN_ID!r})"
+
+
+def builtin_embedder() -> BuiltinEmbedder:
+    """The offline default: wordllama's bundled static model (see :class:`BuiltinEmbedder`)."""
+    return BuiltinEmbedder()
 
 
 def minilm_embedder() -> Any:
@@ -53,8 +75,8 @@ def choose_embedder(spec: Any, recorded: str | None, has_documents: bool) -> Any
 def as_embedder(embedder: Any) -> Any:
     """Accept a Pydantic AI ``Embedder``, an ``EmbeddingModel`` or a model string (``"openai:text-embedding-3-small"``,
     ``"wordllama"`` for the built-in offline model, ``"minilm"`` for the offline transformer, ``"none"`` for none)."""
-    if embedder is None:
-        return None
+    if embedder is None or isinstance(embedder, BuiltinEmbedder):
+        return embedder
     if isinstance(embedder, str):
         name = embedder.strip().lower()
         if name in NONE_NAMES:
@@ -76,6 +98,8 @@ def as_embedder(embedder: Any) -> Any:
 
 def embedder_id(embedder: Any) -> str:
     """``"provider:model"`` for the embedder's model, as recorded in the database."""
+    if isinstance(embedder, BuiltinEmbedder):
+        return BUILTIN_ID
     model = getattr(embedder, "model", None)
     if isinstance(model, str):
         return model
@@ -89,6 +113,8 @@ def embedder_id(embedder: Any) -> str:
 def vector_weight(embedder: Any) -> float | None:
     """The weight of the vector ranking in hybrid search that ``embedder``'s model was measured best at
     (``fusion_weight``), else ``None`` (``search.VECTOR_WEIGHT``)."""
+    if isinstance(embedder, BuiltinEmbedder):
+        return None
     weight = getattr(getattr(embedder, "model", None), "fusion_weight", None)
     return float(weight) if isinstance(weight, (int, float)) else None
 
@@ -104,6 +130,8 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 
 
 async def aembed_documents(embedder: Any, texts: Sequence[str]) -> list[list[float]]:
+    if _is_builtin(embedder):
+        return _builtin_vectors(texts)
     vectors: list[list[float]] = []
     for start in range(0, len(texts), EMBED_BATCH):
         result = await embedder.embed_documents(list(texts[start : start + EMBED_BATCH]))
@@ -112,35 +140,56 @@ async def aembed_documents(embedder: Any, texts: Sequence[str]) -> list[list[flo
 
 
 async def aembed_query(embedder: Any, text: str) -> list[float]:
+    if _is_builtin(embedder):
+        return _builtin_vectors([text])[0]
     result = await embedder.embed_query(text)
     return [float(x) for x in result.embeddings[0]]
 
 
 def embed_documents(embedder: Any, texts: Sequence[str]) -> list[list[float]]:
+    if _is_builtin(embedder):  # computed here directly: no event loop, no Pydantic AI
+        return _builtin_vectors(texts)
     return run_sync(aembed_documents(embedder, texts))
 
 
 def embed_query(embedder: Any, text: str) -> list[float]:
-    local = _local_embed(embedder)
-    if local is not None:  # computed here directly: an event loop per query costs more than the embedding
-        return [float(x) for x in local([text])[0]]
+    if _is_builtin(embedder):  # computed here directly: an event loop per query costs more than the embedding
+        return _builtin_vectors([text])[0]
+    if _is_minilm(embedder):  # likewise
+        from .minilm import embed_texts
+
+        return embed_texts([text])[0].tolist()
     return run_sync(aembed_query(embedder, text))
 
 
-def _local_embed(embedder: Any) -> Any:
-    """``embed_texts`` of the offline model behind a plain Pydantic AI ``Embedder`` (no wrapper that could
-    change what is embedded), else ``None``."""
+def _builtin_vectors(texts: Sequence[str]) -> list[list[float]]:
+    from .wordllama_model import embed_texts
+
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        vectors.extend(embed_texts(texts[start : start + EMBED_BATCH]).tolist())
+    return vectors
+
+
+def _is_builtin(embedder: Any) -> bool:
+    """Whether ``embedder`` is the built-in model: a :class:`BuiltinEmbedder`, or the model behind a plain
+    Pydantic AI ``Embedder`` (no wrapper that could change what is embedded)."""
+    if isinstance(embedder, BuiltinEmbedder):
+        return True
+    if "pydantic_ai.embeddings" not in sys.modules:  # then no Pydantic AI Embedder exists in this process
+        return False
     from pydantic_ai.embeddings import Embedder
 
-    if type(embedder) is not Embedder:
-        return None
-    name = type(getattr(embedder, "model", None)).__name__
-    if name == "WordLlamaEmbeddingModel":
-        from . import offline_embedder
+    from .offline_embedder import WordLlamaEmbeddingModel
 
-        return offline_embedder.embed_texts if type(embedder.model) is offline_embedder.WordLlamaEmbeddingModel else None
-    if name == "MiniLMEmbeddingModel":
-        from . import minilm
+    return type(embedder) is Embedder and type(getattr(embedder, "model", None)) is WordLlamaEmbeddingModel
 
-        return minilm.embed_texts if type(embedder.model) is minilm.MiniLMEmbeddingModel else None
-    return None
+
+def _is_minilm(embedder: Any) -> bool:
+    """Whether ``embedder`` is the MiniLM model behind a plain Pydantic AI ``Embedder``."""
+    minilm = sys.modules.get(f"{__package__}.minilm")  # not imported: no MiniLM model exists in this process
+    if minilm is None:
+        return False
+    from pydantic_ai.embeddings import Embedder
+
+    return type(embedder) is Embedder and type(getattr(embedder, "model", None)) is minilm.MiniLMEmbeddingModel
