@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .. import locations
 from .chunking import DEFAULT_TARGET
 from .embedding import (
-    BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id, vector_weight,
+    BUILTIN_ID, EMBED_BATCH, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id, vector_weight,
 )
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
 from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
@@ -186,13 +186,13 @@ class KnowledgeBase:
                 "it without an embedder (--embedder none)"
             )
 
-    def add_vectors(self, embedder: Any = BUILTIN_ID) -> int:
+    def add_vectors(self, embedder: Any = BUILTIN_ID, on_progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every chunk with ``embedder`` so that search becomes hybrid, replacing the vectors of
         another embedder if the base has them.
 
         The chunks table is rewritten once with the new vector column (a new Lance version: an
         interruption while embedding leaves the base as it was), then the embedder is recorded.
-        Returns the number of chunks embedded.
+        ``on_progress(chunks embedded, chunks)`` is called as the embedding goes. Returns the number of chunks embedded.
         """
         import pyarrow as pa
 
@@ -211,7 +211,12 @@ class KnowledgeBase:
             data = data.append_column(SENTENCE_TERMS_COLUMN, pa.array(terms, type=pa.string()))
         if INDEX_VERSION_COLUMN not in data.column_names:  # nor the index version
             data = data.append_column(INDEX_VERSION_COLUMN, pa.array([UNVERSIONED] * data.num_rows, type=pa.int32()))
-        vectors = embed_documents(model, [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()])
+        texts = [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()]
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            vectors.extend(embed_documents(model, texts[start : start + EMBED_BATCH]))
+            if on_progress is not None:
+                on_progress(len(vectors), len(texts))
         dimension = len(vectors[0]) if vectors else 0
         data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))
         schema = chunks_schema(dimension)
