@@ -35,8 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eval_questions import QUESTIONS, TUNING  # noqa: E402
-from eval_retrieval import corpus_files  # noqa: E402
+from eval_questions import QUESTIONS, TUNING
+from eval_retrieval import corpus_files
 
 SPLITS = {"tuning": set(TUNING), "held-out": {"test", "fresh", "fresh2"}, "fresh4": {"fresh4"}}
 
@@ -114,22 +114,21 @@ def spin_worker() -> dict:
     queries = [q.question for q in QUESTIONS if q.corpus == "pydoc"][:40]
     search_ms: dict[str, list[float]] = {name: [] for name in sessions}
     embed_ms: dict[str, list[float]] = {name: [] for name in sessions}
-    with tempfile.TemporaryDirectory() as tmp:
-        with KnowledgeBase.open(str(Path(tmp) / "pydoc.lancedb"), embedder="wordllama") as kb:
-            kb.add(corpus_files("pydoc", Path(tmp)))
-            p50_ms(kb, queries, reps=1)  # warm
-            names = list(sessions)
-            for rep in range(3):
-                for i, q in enumerate(queries):
-                    for name in names[(i + rep) % len(names) :] + names[: (i + rep) % len(names)]:
-                        if sessions[name] is not None:  # what a search of a minilm base does first
-                            minilm._loaded = (sessions[name], tokenizer)
-                            t0 = time.perf_counter()
-                            minilm.embed_texts([q])
-                            embed_ms[name].append((time.perf_counter() - t0) * 1000)
+    with tempfile.TemporaryDirectory() as tmp, KnowledgeBase.open(str(Path(tmp) / "pydoc.lancedb"), embedder="wordllama") as kb:
+        kb.add(corpus_files("pydoc", Path(tmp)))
+        p50_ms(kb, queries, reps=1)  # warm
+        names = list(sessions)
+        for rep in range(3):
+            for i, q in enumerate(queries):
+                for name in names[(i + rep) % len(names) :] + names[: (i + rep) % len(names)]:
+                    if sessions[name] is not None:  # what a search of a minilm base does first
+                        minilm._loaded = (sessions[name], tokenizer)
                         t0 = time.perf_counter()
-                        kb.search(q, limit=10)
-                        search_ms[name].append((time.perf_counter() - t0) * 1000)
+                        minilm.embed_texts([q])
+                        embed_ms[name].append((time.perf_counter() - t0) * 1000)
+                    t0 = time.perf_counter()
+                    kb.search(q, limit=10)
+                    search_ms[name].append((time.perf_counter() - t0) * 1000)
     return {name: [round(statistics.median(search_ms[name]), 2), round(statistics.median(embed_ms[name] or [0]), 2)] for name in sessions}
 
 
@@ -139,17 +138,16 @@ def ingest_worker(embedder: str, copies: int) -> dict:
     from haiku_tui.store.kb import KnowledgeBase
 
     queries = [q.question for q in QUESTIONS if q.corpus == "pydoc"][:40]
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, KnowledgeBase.open(str(Path(tmp) / "kb.lancedb"), embedder=embedder) as kb:
         files = write_corpus(Path(tmp) / "corpus", copies)
-        with KnowledgeBase.open(str(Path(tmp) / "kb.lancedb"), embedder=embedder) as kb:
-            t0 = time.perf_counter()
-            report = kb.add(files)
-            seconds = time.perf_counter() - t0
-            return {
-                "embedder": embedder, "files": len(files), "chunks": report.chunks, "seconds": round(seconds, 1),
-                "chunks_per_s": round(report.chunks / seconds, 1), "search_p50_ms": round(p50_ms(kb, queries), 1),
-                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-            }
+        t0 = time.perf_counter()
+        report = kb.add(files)
+        seconds = time.perf_counter() - t0
+        return {
+            "embedder": embedder, "files": len(files), "chunks": report.chunks, "seconds": round(seconds, 1),
+            "chunks_per_s": round(report.chunks / seconds, 1), "search_p50_ms": round(p50_ms(kb, queries), 1),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        }
 
 
 def run(*args: str) -> dict:

@@ -42,7 +42,14 @@ def cmd_embed(args: argparse.Namespace) -> int:
 def _with_progress(run: Any) -> int:
     """``run(on_progress)`` with a progress bar of chunks embedded on a terminal's stderr."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     err = Console(stderr=True)
     if not err.is_terminal:
