@@ -9,8 +9,10 @@ never committed, so history and state stay as they were, and :meth:`SessionStore
 
 from __future__ import annotations
 
-from dataclasses import replace
 import secrets as _random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -273,6 +275,17 @@ class Session:
                 self.title = _payload.make_title(scrub_text(first[0].prompt))
         self.updated_at = _payload.now_iso()
         self.dirty = True
+
+    @contextmanager
+    def undone_on_error(self) -> Iterator[None]:
+        """Undo what the block commits (:meth:`commit_run`, the model, the knowledge base) when it raises: a run
+        committed but not saved leaves the session as it was before the question."""
+        kept = (self._conversation, self._state, self.title, self.updated_at, self._model, self._db, self.dirty)
+        try:
+            yield
+        except BaseException:
+            self._conversation, self._state, self.title, self.updated_at, self._model, self._db, self.dirty = kept
+            raise
 
     # -- reading ----------------------------------------------------------------------------------------------
 

@@ -177,13 +177,14 @@ class QuestionRun:
         """Commit and save a completed run; the error line when that failed (the session is then unchanged)."""
         session = self.session
         try:
-            session.commit_run(result, self.deps.state, self.offset)
-            if self.model and session.model != self.model:
-                session.model = self.model
-            if self.db and session.db is None:
-                session.db = self.db
-            if self.store is not None:
-                await asyncio.to_thread(self.store.save, session)  # big sessions take a while
+            with session.undone_on_error():
+                session.commit_run(result, self.deps.state, self.offset)
+                if self.model and session.model != self.model:
+                    session.model = self.model
+                if self.db and session.db is None:
+                    session.db = self.db
+                if self.store is not None:
+                    await asyncio.to_thread(self.store.save, session)  # big sessions take a while
         except Exception as exc:  # noqa: BLE001 - stale, corrupt, not JSON or a full disk
             return f"could not save the session: {one_line(str(exc), 200)}"
         return None
