@@ -54,7 +54,8 @@ def run_loop(db: str, turns: int) -> tuple[str, list[float]]:
     import inspect
 
     from haiku_tui.agent import AgentConfig, build_agent
-    from haiku_tui.cli.ask import report, run_question
+    from haiku_tui.capabilities.report import answer_report
+    from haiku_tui.cli.ask import run_question
     from haiku_tui.sessions import SessionStore
     from haiku_tui.sessions.run import QuestionRun
     from haiku_tui.store.kb import KnowledgeBase
@@ -72,7 +73,7 @@ def run_loop(db: str, turns: int) -> tuple[str, list[float]]:
         finished = asyncio.run(run_question(run))
         assert finished.outcome == "completed", finished.error
         messages = session.conversation.messages if windowed else finished.result.all_messages()
-        report(session.state, messages, compaction=True, answer=str(finished.result.output))
+        answer_report(session.state, messages, compaction=True, answer=str(finished.result.output))
         times.append(time.perf_counter() - t0)
     store.close()
     return session.id, times

@@ -124,55 +124,6 @@ def source_line(citation: dict[str, Any]) -> str:
     return printable_line(text)
 
 
-def report(
-    state: dict[str, Any], messages: list[Any], *, compaction: bool, answer: str, offset: int = 0
-) -> dict[str, Any]:
-    """``{"answer", "citations", "status", "policy", "unbacked", "support"}`` for the latest question
-    (``offset``: the index in the whole history of ``messages[0]``)."""
-    from haiku_tui.capabilities.views import citations_by_number, question_views
-
-    views = question_views(state, messages, compaction=compaction, last=1, offset=offset)
-    view = views[-1] if views else None
-    citations = []
-    if view is not None:
-        by_number = citations_by_number(state)
-        for number in view.citations:
-            entry = by_number.get(number)
-            if entry is None:
-                continue
-            citations.append(
-                {
-                    "number": number,
-                    "chunk_id": entry["chunk_id"],
-                    "title": entry.get("title"),
-                    "headings": list(entry.get("headings") or []),
-                    "pages": list(entry.get("pages") or []),
-                    "path": entry.get("path"),
-                }
-            )
-    return {
-        "answer": answer,
-        "citations": citations,
-        "status": view.policy.declaration if view is not None else "missing",
-        "policy": view.policy.outcome if view is not None else "not enforced",
-        "unbacked": list(view.policy.unbacked) if view is not None else [],
-        "support": [support_entry(claim) for claim in view.support] if view is not None else [],
-    }
-
-
-def support_entry(claim: Any) -> dict[str, Any]:
-    """One scored claim (``haiku_tui.capabilities.support.ClaimSupport``) as JSON."""
-    return {
-        "number": claim.number,
-        "sentence": claim.sentence,
-        "chunk_id": claim.chunk_id,
-        "score": round(claim.score, 3),
-        "lexical": round(claim.lexical, 3),
-        "semantic": None if claim.semantic is None else round(claim.semantic, 3),
-        "weak": claim.weak,
-    }
-
-
 # ---- sessions ---------------------------------------------------------------------------------
 
 
@@ -242,6 +193,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     except ModelConfigError as error:
         raise CommandError(str(error)) from None
 
+    from haiku_tui.capabilities.report import answer_report
     from haiku_tui.locations import resolve_db
     from haiku_tui.sessions.run import QuestionRun
 
@@ -257,7 +209,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     result = finished.result
     # question identities are absolute indexes: the session may hold its newest messages only
-    data = report(
+    data = answer_report(
         session.state, session.messages, compaction=config.compaction, answer=str(result.output),
         offset=session.first_message,
     )

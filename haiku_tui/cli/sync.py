@@ -91,8 +91,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    from haiku_tui.store.doctor import check, rebuild
+
     kb = _open(args, create=False)
-    problems = kb.check()
+    problems = check(kb)
     if not problems:
         print(f"knowledge base {printable_line(kb.uri)} is healthy ({kb.info()['documents']} documents)")
         return 0
@@ -101,7 +103,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if not args.repair:
         print("run `haiku-tui doctor --repair` to rebuild it from the source files (the damaged copy is kept)")
         return 1
-    result = kb.rebuild()
+    result = rebuild(kb)
     print(f"moved the damaged knowledge base to {printable_line(result.moved_aside)}")
     for path in result.missing_sources:
         print(f"  source file gone, not rebuilt: {printable_line(path)}")

@@ -40,7 +40,7 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
 
     from haiku_tui.agent import build_agent, describe_error, run_limits
     from haiku_tui.capabilities import Deps
-    from haiku_tui.cli.ask import report
+    from haiku_tui.capabilities.report import answer_report
     from haiku_tui.store.errors import StoreError
 
     server = MCPServer(
@@ -83,7 +83,7 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
             result = await agent.run(question, deps=deps, usage_limits=run_limits())
         except Exception as exc:  # noqa: BLE001 - the client gets one line, never a traceback
             raise ToolError(describe_error(exc)) from None
-        data = report(deps.state, result.all_messages(), compaction=config.compaction, answer=terminal_safe(result.output))
+        data = answer_report(deps.state, result.all_messages(), compaction=config.compaction, answer=terminal_safe(result.output))
         for citation in data["citations"]:
             citation.update(
                 title=terminal_safe(citation["title"] or ""),

@@ -140,7 +140,7 @@ class SessionStore:
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
-            migrate(self)
+            migrate(self.path, self._conn, self._write, self._reader, self._pieces())
             self._setup_fts()
         except (UnsupportedSchema, SessionStoreUnavailable):
             self._conn.close()

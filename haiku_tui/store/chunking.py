@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .parsing import Block
+from .document import Block
 
 DEFAULT_TARGET = 1600
 MIN_SECTION = 100  # sections shorter than this (a one-line intro) merge into the next one

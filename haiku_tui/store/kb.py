@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET
@@ -34,8 +34,6 @@ from .tables import (
     SETTINGS, UNVERSIONED, chunk_columns, chunk_record, chunks_schema, doc_record, one_line, row_version, sql_list,
 )
 
-if TYPE_CHECKING:
-    from .doctor import RebuildReport
 from .remote import explain as explain_remote
 
 # How stale an open handle may be about another process's writes (own writes are seen at once).
@@ -521,18 +519,6 @@ class KnowledgeBase:
             raise
         except Exception as exc:
             raise damaged(exc) or unwritable(exc, self.uri) or exc from None
-
-    def check(self) -> list[str]:
-        """Read every table and run a search; one line per problem (empty: healthy)."""
-        from .doctor import check
-
-        return check(self)
-
-    def rebuild(self) -> RebuildReport:
-        """Move this (damaged) knowledge base aside and rebuild it from its documents' files on disk."""
-        from .doctor import rebuild
-
-        return rebuild(self)
 
 
 def _generation_filter(group: dict[str, Any]) -> str:

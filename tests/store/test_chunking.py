@@ -8,7 +8,8 @@ import pytest
 
 from haiku_tui.store.chunking import chunk_blocks, split_sentences
 from haiku_tui.store.errors import ParseError
-from haiku_tui.store.parsing import Block, parse_bytes
+from haiku_tui.store.document import Block
+from haiku_tui.store.parsing import parse_bytes
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the quiet river bank."
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..parsing import ParsedDocument, Sections
+from ..document import ParsedDocument, Sections
 
 ADORNMENT = re.compile(r"^([=\-~^\"'*+#:.`_])\1{2,}\s*$")
 _DIRECTIVE = re.compile(r"^\.\.\s+(?:[\w:-]+::.*|_[^:]*:.*|\|[^|]+\|.*)?$")
