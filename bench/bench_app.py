@@ -1,8 +1,8 @@
 """App start and first-token latency, with the extractive model over the bundled guide.
 
-    python bench/bench_app.py [--runs N] [--questions N] [--tmux [--poll]] [--long N ...]
+    python -m bench.bench_app [--runs N] [--questions N] [--tmux [--poll]] [--long N ...]
 
-Before/after: ``BENCH_CODE=<another checkout> python bench/bench_app.py …`` times that checkout's app.
+Before/after: ``BENCH_CODE=<another checkout> python -m bench.bench_app …`` times that checkout's app.
 
 - *launch → first frame*: a fresh Python process imports the app, opens it headless and waits
   until the first screen is composed and painted (wall time of the whole process up to that point,
@@ -42,8 +42,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, os.environ.get("BENCH_CODE", str(ROOT)))  # another checkout to time (before/after)
-sys.path.insert(0, str(ROOT / "bench"))
 
 CHILD = """
 import asyncio, sys, time
@@ -353,7 +351,7 @@ def percentile(values: list[float], p: float) -> float:
 async def long_session(db: str, questions: int) -> dict[str, float]:
     """Reopen a saved session of ``questions`` RAG turns (saved through the store in seconds, see
     ``bench_keys.saved_session``) and time drawing and scrolling it."""
-    from bench_keys import saved_session
+    from bench.bench_keys import saved_session
 
     from haiku_tui.agent import AgentConfig
     from haiku_tui.sessions import SessionStore

@@ -11,8 +11,8 @@
 Turn N against turns 1–10 is the issue's measure; against turns 21–30 (a run that already carries a full
 window of 20 questions) it tells what grows with the session's length from what the window costs.
 
-    python bench/bench_ask_turns.py [--turns 1000] [--samples 7] [--keep DIR]
-    PYTHONPATH=<checkout> python bench/bench_ask_turns.py --grown DIR --samples 9 --no-subprocess
+    python -m bench.bench_ask_turns [--turns 1000] [--samples 7] [--keep DIR]
+    PYTHONPATH=<checkout> python -m bench.bench_ask_turns --grown DIR --samples 9 --no-subprocess
 """
 
 from __future__ import annotations
@@ -30,10 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from corpus import topics, write_corpus  # noqa: E402
+from bench.corpora.pydoc import topics, write_corpus
 
 
 def questions() -> list[str]:

@@ -1,14 +1,13 @@
 """Key latency of the app in a real terminal (tmux, 160×48) on sessions of N questions.
 
-    python bench/bench_keys.py build DIR N [N ...]   # sessions of N questions saved through the store
-    python bench/bench_keys.py keys DIR N [N ...]    # open each in tmux, time keys
-    python bench/bench_keys.py compare DIR BEFORE ROUNDS N [N ...]   # BEFORE (a checkout) and this tree,
+    python -m bench.bench_keys build DIR N [N ...]   # sessions of N questions saved through the store
+    python -m bench.bench_keys keys DIR N [N ...]    # open each in tmux, time keys
+    python -m bench.bench_keys compare DIR BEFORE ROUNDS N [N ...]   # BEFORE (a checkout) and this tree,
                                                      # alternating, ROUNDS times; medians over the rounds
-    python bench/bench_keys.py walk DIR BEFORE ROUNDS N  # the same, every press's time: p50 … max, the
+    python -m bench.bench_keys walk DIR BEFORE ROUNDS N  # the same, every press's time: p50 … max, the
                                                      # presses over 50 ms; memory after walking it all
 
-``BENCH_APP=line`` or ``mount`` times the line-API prototype or the windowed mounting in the same
-shell (``bench/line_log.py``) instead of the app; ``BENCH_RAW=1`` prints every press's time.
+``BENCH_RAW=1`` prints every press's time.
 Each key is sent with ``tmux send-keys``; the time is until ``tmux capture-pane -p`` shows a
 changed screen, once the app has finished loading (its CPU use has stopped). Prints medians per key at
 each size, the time to the last answer on opening and the app's memory.
@@ -25,8 +24,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, os.environ.get("BENCH_CODE", str(ROOT)))  # another checkout to time (before/after)
-sys.path.insert(0, str(ROOT / "bench"))
 ENTRY = ("haiku_tui.cli", "main")
 
 
@@ -34,7 +31,7 @@ def saved_session(store, questions: int) -> str:
     """Save a session of ``questions`` realistic RAG turns (``bench_sessions.build``: real pydoc text, the
     evidence ledger the runs would leave) through the store's own save path; return its id. Seconds, not
     the 14+ minutes of 1000 agent runs."""
-    from bench_sessions import _texts, build
+    from bench.bench_sessions import _texts, build
 
     session = store.new(model="extractive")
     session.commit_run(*build(questions, _texts()))
@@ -164,11 +161,7 @@ def open_app(base: Path, n: int) -> float:
     env = f"HAIKU_TUI_DATA_DIR={base / 'data'}"
     code = os.environ.get("BENCH_CODE", str(ROOT))  # another checkout to time (before/after)
     python = f"env {env} PYTHONPATH={code} {ROOT / '.venv/bin/python'}"
-    mode = os.environ.get("BENCH_APP", "app")
-    if mode == "app":
-        cmd = f"{python} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
-    else:
-        cmd = f"{python} {ROOT / 'bench' / 'line_log.py'} --mode {mode} --session {ids[str(n)]}"
+    cmd = f"{python} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
     tmux("kill-server")
     t0 = time.perf_counter()
     while not tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip():  # a server still exiting refuses it

@@ -1,9 +1,9 @@
 """Search latency by corpus size (default: hybrid with the built-in embedder; --embedder none for full text).
 
-    python bench/bench_search.py [--copies 0 19 190] [--reps 5] [--embedder auto] [--cold] [--keep DIR]
+    python -m bench.bench_search [--copies 0 19 190] [--reps 5] [--embedder auto] [--cold] [--keep DIR]
 
 For each size: build the knowledge base from the pydoc corpus plus replicas, then run every
-question of ``bench/questions.py`` ``--reps`` times (warm) and print p50/p95/max in ms, plus
+question of ``bench/sets/pydoc_questions.py`` ``--reps`` times (warm) and print p50/p95/max in ms, plus
 the latency of a filtered search and of a search restricted to one document by filter.
 ``--cold`` empties the ranking's per-chunk caches (sentence terms, 5-word runs) before every search,
 as for a question whose chunks no earlier search has read. ``--keep DIR`` builds each size's knowledge
@@ -16,17 +16,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.corpora.pydoc import write_corpus
+from bench.sets.pydoc_questions import DEV, HELD_OUT
 
-from corpus import write_corpus  # noqa: E402
-from questions import DEV, HELD_OUT  # noqa: E402
-
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
+from haiku_tui.store.kb import KnowledgeBase
 
 
 def pct(values: list[float], p: float) -> float:

@@ -20,7 +20,7 @@ synchronous=FULL), median of several repeats:
   history window's questions, and the state a run needs);
 * list / search: ``SessionStore.list()`` and ``search()`` over the store holding all three sessions.
 
-    python bench/bench_sessions.py [--repeat N] [--sizes 10 100 1000]
+    python -m bench.bench_sessions [--repeat N] [--sizes 10 100 1000]
 """
 
 from __future__ import annotations
@@ -33,10 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from pydantic_ai import Conversation  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
+from pydantic_ai import Conversation
+from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     TextPart,
@@ -44,7 +42,7 @@ from pydantic_ai.messages import (  # noqa: E402
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.usage import RequestUsage, RunUsage  # noqa: E402
+from pydantic_ai.usage import RequestUsage, RunUsage
 
 SIZES = (10, 100, 1000)
 

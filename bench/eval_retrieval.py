@@ -1,6 +1,6 @@
-"""Retrieval and extractive-answer quality on ``bench/eval_questions.py``.
+"""Retrieval and extractive-answer quality on ``bench/sets/eval_questions.py``.
 
-    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|dev2|dev3|tuning|test|fresh|fresh2|fresh4|held-out|all] [--no-ask] [--misses] [--check] [--off-topic [tuning|fresh4]]
+    python -m bench.eval_retrieval [--embedder auto|none|MODEL] [--split dev|dev2|dev3|tuning|test|fresh|fresh2|fresh4|held-out|all] [--no-ask] [--misses] [--check] [--off-topic [tuning|fresh4]]
 
 Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings,
 package READMEs, numpy docstrings) and
@@ -23,19 +23,16 @@ import contextlib
 import io
 import itertools
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from corpus import write_corpus  # noqa: E402
-from corpus_numpy import write_corpus as write_numpy  # noqa: E402
-from corpus_readmes import write_corpus as write_readmes  # noqa: E402
-from corpus_readmes import write_corpus2 as write_readmes2  # noqa: E402
-from corpus_stdlib import write_corpus as write_stdlib  # noqa: E402
-from eval_questions import OFF_TOPIC, OFF_TOPIC_FRESH4, QUESTIONS, TUNING, Question  # noqa: E402
+from bench.corpora.pydoc import write_corpus
+from bench.corpora.numpydoc import write_corpus as write_numpy
+from bench.corpora.readmes import write_corpus as write_readmes
+from bench.corpora.readmes import write_corpus2 as write_readmes2
+from bench.corpora.stdlib import write_corpus as write_stdlib
+from bench.sets.eval_questions import OFF_TOPIC, OFF_TOPIC_FRESH4, QUESTIONS, TUNING, Question
 
 GROUPS = {"tuning": set(TUNING), "held-out": {"test", "fresh", "fresh2"}}
 OFF_TOPIC_LISTS = {"tuning": OFF_TOPIC, "fresh4": OFF_TOPIC_FRESH4}

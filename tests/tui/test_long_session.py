@@ -16,8 +16,7 @@ QUESTIONS = 200
 @pytest.fixture(scope="module")
 def long_db(tmp_path_factory) -> tuple[Path, str]:
     """A sessions database holding one session of 200 questions, saved through the store (no model runs)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    from bench_keys import saved_session
+    from bench.bench_keys import saved_session
 
     from haiku_tui.sessions import SessionStore
 

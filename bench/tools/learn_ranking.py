@@ -1,7 +1,7 @@
 """A learned combination of the search's candidate features, judged by leave-one-corpus-out cross-validation
 on the tuning questions only (dev, dev2, dev3). Test and fresh questions are never read here.
 
-    python bench/learn_ranking.py [--collect] [--cache PATH] [--loss softmax|pairs|top-pairs|mrr] [--decay D] [--l2 ...] [--drop J ...]
+    python -m bench.tools.learn_ranking [--collect] [--cache PATH] [--loss softmax|pairs|top-pairs|mrr] [--decay D] [--l2 ...] [--drop J ...]
 
 ``--collect`` (or a missing cache) builds each tuning corpus (hybrid, the built-in embedder, as the
 product does) and pickles, per question, the features of every candidate chunk of the BM25 and vector
@@ -22,21 +22,18 @@ import argparse
 import collections
 import math
 import pickle
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.sets.eval_questions import tuning
+from bench.eval_retrieval import corpus_files
 
-from eval_questions import tuning  # noqa: E402
-from eval_retrieval import corpus_files  # noqa: E402
-
-import haiku_tui.store.search as S  # noqa: E402
-from haiku_tui.store.embedding import embed_documents, embed_query  # noqa: E402
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
-from haiku_tui.store.sentences import sentences, term_set  # noqa: E402
+import haiku_tui.store.search as S
+from haiku_tui.store.embedding import embed_documents, embed_query
+from haiku_tui.store.kb import KnowledgeBase
+from haiku_tui.store.sentences import sentences, term_set
 
 
 FEATURES = (

@@ -1,6 +1,6 @@
 """Why DEV questions miss: each ranking's view of the answering document, and where the answering sentence went.
 
-    python bench/eval_misses.py [--split dev|dev2|dev3|tuning] [--all]
+    python -m bench.tools.eval_misses [--split dev|dev2|dev3|tuning] [--all]
 
 For every dev question whose answering document is not ranked first (``--all``: every question),
 prints the rank of that document in the fused result and in each ranking fused into it (BM25,
@@ -14,22 +14,19 @@ Only tuning questions (dev, dev2, dev3) are read.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.sets.eval_questions import split, tuning
+from bench.eval_retrieval import corpus_files, norm
 
-from eval_questions import split, tuning  # noqa: E402
-from eval_retrieval import corpus_files, norm  # noqa: E402
-
-import haiku_tui.agent.extractive as X  # noqa: E402
-import haiku_tui.agent.quoting as Q  # noqa: E402
-import haiku_tui.store.search as S  # noqa: E402
-from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result  # noqa: E402
-from haiku_tui.store.embedding import embed_query  # noqa: E402
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
-from haiku_tui.store.sentences import sentences  # noqa: E402
+import haiku_tui.agent.extractive as X
+import haiku_tui.agent.quoting as Q
+import haiku_tui.store.search as S
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result
+from haiku_tui.store.embedding import embed_query
+from haiku_tui.store.kb import KnowledgeBase
+from haiku_tui.store.sentences import sentences
 
 
 def doc_rank(rows: list[dict], stem_of: dict[str, str], docs) -> int | None:

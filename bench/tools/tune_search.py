@@ -1,6 +1,6 @@
 """Ranking experiments on the tuning questions only (dev, dev2, dev3) (search figures; no answers).
 
-    python bench/tune_search.py [--chunk-size N ...]
+    python -m bench.tools.tune_search [--chunk-size N ...]
 
 Builds each tuning corpus once per chunk size (hybrid, the built-in embedder, as the product does),
 then varies ``haiku_tui.store.search`` constants grid by grid around their current values and
@@ -12,18 +12,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.sets.eval_questions import tuning
+from bench.eval_retrieval import corpus_files, grid_settings
 
-from eval_questions import tuning  # noqa: E402
-from eval_retrieval import corpus_files, grid_settings  # noqa: E402
-
-import haiku_tui.store.search as S  # noqa: E402
-from haiku_tui.store.chunking import DEFAULT_TARGET  # noqa: E402
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
+import haiku_tui.store.search as S
+from haiku_tui.store.chunking import DEFAULT_TARGET
+from haiku_tui.store.kb import KnowledgeBase
 
 GRIDS = [
     {"SENTENCE_WEIGHT": [0.0, 0.5, 1.0, 2.0], "VECTOR_WEIGHT": [0.5, 1.0], "RERANK": [30, 60]},
