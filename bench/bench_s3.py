@@ -24,7 +24,7 @@ from bench.corpora.pydoc import write_corpus
 from bench.sets.pydoc_questions import DEV, HELD_OUT
 
 from haiku_tui.store.kb import KnowledgeBase
-from tests.reach.s3 import moto_server
+from tests.store.s3 import moto_server
 
 
 def pct(values: list[float], p: float) -> float:

@@ -84,7 +84,7 @@ class SessionSummary:
 
 
 @dataclass(frozen=True)
-class SearchHit:
+class SessionHit:
     """A full-text search result: the session and a snippet around the match."""
 
     session: SessionSummary
@@ -489,7 +489,7 @@ class SessionStore:
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
 
-    def search(self, query: str, *, limit: int = 20, mark: tuple[str, str] = ("**", "**")) -> list[SearchHit]:
+    def search(self, query: str, *, limit: int = 20, mark: tuple[str, str] = ("**", "**")) -> list[SessionHit]:
         """Full-text search over titles, questions and answers of every session (all words must match somewhere
         in the session; each word also matches as a prefix). Best matches first; FTS5 when available, else
         ``LIKE``."""
@@ -499,7 +499,7 @@ class SessionStore:
             for num, snippet in found:
                 row = self._conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE num=?", (num,)).fetchone()
                 summary = SessionSummary(*row)
-                hits.append(SearchHit(summary, snippet or summary.title))
+                hits.append(SessionHit(summary, snippet or summary.title))
         return hits
 
     def rename(self, session: Session | str, title: str) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from tests.reach.servers import free_port, launch, stop, wait_for_port
+from tests.serve.servers import free_port, launch, stop, wait_for_port
 
 REGION = "us-east-1"
 SETUP_ACTIONS = 3

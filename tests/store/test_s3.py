@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from tests.kb_fixture import DOCUMENTS
-from tests.reach.s3 import moto_server
-from tests.reach.servers import ROOT
+from tests.store.s3 import moto_server
+from tests.serve.servers import ROOT
 
 pytest.importorskip("moto")
 pytestmark = pytest.mark.slow

@@ -1,4 +1,4 @@
-"""Helpers for the reach tests: free ports and ``haiku-tui`` servers in subprocesses."""
+"""Helpers for the server tests: free ports and ``haiku-tui`` servers in subprocesses."""
 
 from __future__ import annotations
 

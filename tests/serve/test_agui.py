@@ -12,7 +12,7 @@ from ag_ui.core import AssistantMessage, EventType, RunAgentInput, UserMessage
 from haiku_tui.agent import AgentConfig, build_agent
 from haiku_tui.capabilities import Deps, ledger
 from haiku_tui.store import KnowledgeBase
-from tests.reach.servers import free_port, start, stop, wait_for_port
+from tests.serve.servers import free_port, start, stop, wait_for_port
 
 pytest.importorskip("pydantic_ai.ui.ag_ui")
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.reach.servers import free_port, start, stop, wait_for_port
+from tests.serve.servers import free_port, start, stop, wait_for_port
 
 pytestmark = pytest.mark.slow
 
