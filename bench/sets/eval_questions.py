@@ -5,7 +5,7 @@ of the sentence that answers it (matched case- and whitespace-insensitively). ``
 ``"dev"`` and ``"dev2"`` (used while tuning), ``"test"`` (reported only, never tuned on), ``"fresh"``
 (a second held-out set written on 2026-12-01 before that session tuned anything), ``"fresh2"``
 (a third, written later that day before the next session tuned anything) or ``"dev3"`` (60
-questions written that afternoon by helper H4 for issue 11, from reading the documents only, before
+questions written that afternoon by helper H4, from reading the documents only, before
 anything was searched, asked or measured with them, while other helpers changed the ranking and the
 extractive model; it served once as their unseen check — flat: 0.817 / 0.683 / 0.717 / 0.300 before,
 0.817 / 0.691 / 0.717 / 0.300 after — and then joined tuning: ``TUNING``) or ``"fresh4"`` (80
@@ -246,7 +246,7 @@ QUESTIONS: list[Question] = [
     _q("dev2", "guide", "does running the demo a second time ingest everything again", "01-getting-started", "Running the demo again is fast, because unchanged files are skipped."),
     # ---------------------------------------------------------------- dev3 (2026-12-01 afternoon, helper H4)
     # Written from reading the documents only, before anything was searched, asked or measured with
-    # them, to check issue-11 ranking and extractive changes on questions none of their authors saw.
+    # them, to check ranking and extractive changes on questions none of their authors saw.
     _q("dev3", "pydoc", "what happens after I catch an error, can python go back and retry the line that failed", "exceptions execmodel", "it cannot repair the cause of the error and retry"),
     _q("dev3", "pydoc", "can my code depend on the exact wording of an error message", "exceptions execmodel", "Exception messages are not part of the Python API"),
     _q("dev3", "pydoc", "is -5 one number or a minus applied to 5", "numbers", "numeric literals do not include a sign"),

@@ -45,10 +45,10 @@ LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
 PAIR_WEIGHT = 0.3  # the share of the question's word pairs a sentence holds together counts this much more in the
 # order of the sentences (which is best, which are weighed next), not in the score the others are measured against;
-# 0.1–0.5 won the same question on the tuning set, 0.7–1.0 nothing (bench/RESULTS.md, issue 11, word pairs)
+# 0.1–0.5 won the same question on the tuning set, 0.7–1.0 nothing (measured with bench/tools/tune_extractive.py)
 RANK_DECAY = 0.1  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
 POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n); halved to 0.05 for 1600-
-# character chunks it won 2 quotes on the 55 old questions but lost on the 60 fresh ones (bench/RESULTS.md, issue 11)
+# character chunks it won 2 quotes on the 55 old questions but lost on the 60 fresh ones (bench/tools/tune_extractive.py)
 MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
 MIN_WORDS_MEANING = 0.2  # and at or above it, this similarity: sharing a word is not being about the same thing
 MIN_SEMANTIC = 0.3  # bench/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)

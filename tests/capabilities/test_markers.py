@@ -1,4 +1,4 @@
-"""Issue 15: markers with nothing behind them — ``[n]`` no cite call gave is recorded, not trusted."""
+"""Markers with nothing behind them — ``[n]`` no cite call gave is recorded, not trusted."""
 
 from __future__ import annotations
 

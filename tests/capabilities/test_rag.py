@@ -310,7 +310,7 @@ async def test_repeated_ids_are_registered_once_and_only_unresolvable_ones_repor
 
 async def test_an_imported_label_never_labels_a_fresh_citation(kb):
     """Provenance comes from the knowledge base: a forged title/path carried in the state is replaced
-    when the chunk is cited again, and its citation number is kept (issue 18)."""
+    when the chunk is cited again, and its citation number is kept."""
     deps = Deps()
     first = Script(load(), search("sourdough starter"), cite_top(), text("Feed it [1]."))
     result = await agent_for(first, kb).run("starter?", deps=deps)

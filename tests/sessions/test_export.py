@@ -122,7 +122,7 @@ def test_import_refuses_bad_files_without_change(store):
 
 async def test_markdown_export_flags_weakly_supported_claims(store, kb):
     """A claim whose cited chunk says something else is listed under its answer with its number and
-    score; a supported one is not (issue 15)."""
+    score; a supported one is not."""
     session = await conversation(store, kb)
     assert "Claim support" not in to_markdown(session).split("## Question ")[1]
     entry = next(e for e in session.state["rag"]["citation_index"].values() if e["index"] == 1)

@@ -1,4 +1,4 @@
-"""Issue 13: a saved session opened at start-up is shown from its newest runs, then loaded whole."""
+"""A saved session opened at start-up is shown from its newest runs, then loaded whole."""
 
 from __future__ import annotations
 
