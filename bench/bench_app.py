@@ -280,7 +280,7 @@ def tmux_first_token(db: str, questions: int, limit: float = 10.0, poll: bool = 
             time.sleep(1.5)  # the answer ends and is saved
             replay, shown = TerminalScreen(before, term.width, term.height), None
             chunks = term.output[start:]
-            for k, (at, data) in enumerate(chunks):
+            for at, data in chunks:
                 replay.feed(data)
                 if shown is None and at >= sent and answer_shown(replay.lines(), i + 1, words):
                     shown = at - sent

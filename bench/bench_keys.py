@@ -201,7 +201,7 @@ def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, flo
         tmux("send-keys", "-t", "b", "Escape")
         settle(0.3)
         times = []
-        for i in range(reps):
+        for _ in range(reps):
             before = settle(0.15)
             tmux("send-keys", "-t", "b", "-l", "x")
             times.append(wait_change(before)[0])

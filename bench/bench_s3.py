@@ -18,11 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
 from bench.corpora.pydoc import write_corpus
 from bench.sets.pydoc_questions import DEV, HELD_OUT
-
 from haiku_tui.store.kb import KnowledgeBase
 from tests.store.s3 import moto_server
 

@@ -58,7 +58,7 @@ def ann_recall(kb, queries: list[str]) -> tuple[float, float, float] | None:
     for q in queries:
         vector = embed_query(kb.embedder, q)
 
-        def top(exact: bool) -> list[float]:
+        def top(exact: bool, vector=vector) -> list[float]:
             b = chunks.search(vector, query_type="vector").distance_type("cosine").select(["id", "_distance"]).limit(10)
             b = b.bypass_vector_index() if exact else b.nprobes(ANN_NPROBES)
             t0 = time.perf_counter()
@@ -97,9 +97,9 @@ def main() -> None:
                 continue
             for q in queries[:3]:
                 kb.search(q)  # warm up
-            plain = timed(lambda q: kb.search(q, limit=5), args.reps, queries, args.cold)
-            filtered = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries, args.cold)
-            single = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"), args.reps, queries, args.cold)
+            plain = timed(lambda q, kb=kb: kb.search(q, limit=5), args.reps, queries, args.cold)
+            filtered = timed(lambda q, kb=kb: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries, args.cold)
+            single = timed(lambda q, kb=kb: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"), args.reps, queries, args.cold)
             ann = ann_recall(kb, queries)
             if ann:
                 print(f"vector index: recall@10 vs exact {ann[0]:.3f}, exact p50 {ann[1]:.1f} ms, indexed p50 {ann[2]:.1f} ms", flush=True)

@@ -232,8 +232,8 @@ def main() -> None:
     }[args.loss]
     corpora = sorted({d["corpus"] for d in data})
     print("features:", ", ".join(FEATURES))
-    print("current ranking: recall@5=%.3f mrr@10=%.3f" % metrics(data, None, S.DOC_DECAY))
-    print("current weights: recall@5=%.3f mrr@10=%.3f" % metrics(data, np.array(CURRENT), args.decay))
+    print("current ranking: recall@5={:.3f} mrr@10={:.3f}".format(*metrics(data, None, S.DOC_DECAY)))
+    print("current weights: recall@5={:.3f} mrr@10={:.3f}".format(*metrics(data, np.array(CURRENT), args.decay)))
     for l2 in args.l2:
         cur, new = [], []
         for corpus in corpora:

@@ -107,7 +107,7 @@ def describe_error(exc: BaseException) -> str:
     return safe_line(_describe(exc), MAX_CHARS)
 
 
-def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
+def _describe(exc: BaseException) -> str:  # a flat table of cases
     from pydantic_ai import exceptions as ex
 
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -144,7 +144,7 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
             )
         if isinstance(exc, ex.ModelContextWindowExceededError):
             return f"the conversation is too long for the model's context window{where}; start a new session"
-        if isinstance(exc, ex.ModelRequestTimeout) or isinstance(exc, ex.ModelTimeoutError):
+        if isinstance(exc, (ex.ModelRequestTimeout, ex.ModelTimeoutError)):
             return _timeout_advice(where)
         if isinstance(exc, ex.ModelConnectionError):
             return f"could not reach the model{where}: {_connection_reason(exc)}; is the server running and the URL right?"
@@ -171,7 +171,7 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
     try:
         from haiku_tui.capabilities.errors import CapabilityError
     except ImportError:  # pragma: no cover
-        CapabilityError = ()  # type: ignore[assignment,misc]  # noqa: N806
+        CapabilityError = ()  # type: ignore[assignment,misc]
     if isinstance(exc, CapabilityError):
         return safe_line(str(exc), MAX_CHARS)
     from haiku_tui.store.errors import StoreError, damaged, unwritable

@@ -107,7 +107,7 @@ def error(message: str) -> None:
     print(f"{PROG}: error: {text}", file=sys.stderr)
 
 
-def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
+def describe(exc: BaseException) -> str:  # a flat table of cases
     """The user-facing line for an exception that reached the command line, naming what to do."""
     import errno
     import sqlite3
@@ -172,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as exc:
         error(str(exc))
         return exc.code
-    except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback
+    except Exception as exc:  # one clear line, never a traceback
         if os.environ.get("HAIKU_TUI_DEBUG"):
             raise
         error(describe(exc))

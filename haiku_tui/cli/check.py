@@ -21,7 +21,7 @@ def offline_embed() -> Callable[[Sequence[str]], list[list[float]]] | None:
         from haiku_tui.store.embedding import default_embedder, embed_documents  # type: ignore[attr-defined]
 
         embedder = default_embedder()
-    except Exception:  # noqa: BLE001 - not installed or not loadable: support falls back to lexical
+    except Exception:  # not installed or not loadable: support falls back to lexical
         return None
     if embedder is None:
         return None

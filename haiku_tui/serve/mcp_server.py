@@ -81,7 +81,7 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
         deps = Deps()
         try:
             result = await agent.run(question, deps=deps, usage_limits=run_limits())
-        except Exception as exc:  # noqa: BLE001 - the client gets one line, never a traceback
+        except Exception as exc:  # the client gets one line, never a traceback
             raise ToolError(describe_error(exc)) from None
         data = answer_report(deps.state, result.all_messages(), compaction=config.compaction, answer=terminal_safe(result.output))
         for citation in data["citations"]:

@@ -162,7 +162,7 @@ class QuestionRun:
         except RunCancelled:
             yield Finished("cancelled")
             return
-        except Exception as exc:  # noqa: BLE001 - one line for the user; nothing is committed
+        except Exception as exc:  # one line for the user; nothing is committed
             yield Finished("cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc))
             return
         finally:
@@ -185,7 +185,7 @@ class QuestionRun:
                     session.db = self.db
                 if self.store is not None:
                     await asyncio.to_thread(self.store.save, session)  # big sessions take a while
-        except Exception as exc:  # noqa: BLE001 - stale, corrupt, not JSON or a full disk
+        except Exception as exc:  # stale, corrupt, not JSON or a full disk
             return f"could not save the session: {one_line(str(exc), 200)}"
         return None
 

@@ -377,7 +377,7 @@ class SessionStore:
             tail = self._reader.read(self._conn, summary.id, runs)
         try:
             validated = ModelMessagesTypeAdapter.validate_python(tail.data["conversation"]["messages"])
-        except Exception as exc:  # noqa: BLE001 - pydantic.ValidationError: a damaged row, reported as such
+        except Exception as exc:  # pydantic.ValidationError: a damaged row, reported as such
             raise self._reader.damaged(summary.id, f"its newest messages failed validation ({one_line(exc, 160)})") from None
         return SessionPeek(summary, validated, tail.first, tail.data["state"], tail.data["app_data"])
 

@@ -106,7 +106,7 @@ def _pack(headings: tuple[str, ...], pieces: Sequence[_Piece], target: int, max_
     for unit in units:
         extra = len(unit.text) + (2 if current else 0)
         # a heading line should stay with the text that follows it
-        if current and size + extra > target and not (current[-1].kind == "heading"):
+        if current and size + extra > target and current[-1].kind != "heading":
             chunks.append(_make(headings, current))
             current, size = [], 0
             extra = len(unit.text)

@@ -13,7 +13,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -363,7 +363,7 @@ class Ingest:
         meta |= {
             "source_type": parsed.source_type,
             "size_bytes": len(data),
-            "modified": datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat(timespec="seconds"),
+            "modified": datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="seconds"),
         }
         meta.update(parsed.metadata)
         if self.metadata:
@@ -454,7 +454,7 @@ def _holds(root: str, paths: set[str]) -> bool:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _planned(doc_id: str, path: Path, content_hash: str, old: DocumentRecord | None) -> DocumentRecord:

@@ -24,7 +24,7 @@ from .. import locations
 from .chunking import DEFAULT_TARGET
 from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
-from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
+from .ingest import Ingest, document_id, ensure_embedder_settings, missing_indexes, refresh_index
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
 from .search import ranked_rows, vector_query, vector_text

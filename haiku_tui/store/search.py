@@ -338,9 +338,13 @@ def prefer_originals(chunks: Any, rows: list[dict], version: int | None = None) 
     runs = [_runs(row) for row in pool]
     pairs = []
     for i, j in itertools.combinations(range(len(pool)), 2):
-        if pool[i]["document_id"] != pool[j]["document_id"] and runs[i] and runs[j]:
-            if len(runs[i] & runs[j]) >= DUPLICATE_SHARE * min(len(runs[i]), len(runs[j])):
-                pairs.append((i, j))
+        if (
+            pool[i]["document_id"] != pool[j]["document_id"]
+            and runs[i]
+            and runs[j]
+            and len(runs[i] & runs[j]) >= DUPLICATE_SHARE * min(len(runs[i]), len(runs[j]))
+        ):
+            pairs.append((i, j))
     if not pairs:
         return rows
     sizes = document_sizes(chunks, version)

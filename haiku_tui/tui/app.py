@@ -110,7 +110,7 @@ class HaikuApp(App[None]):
         bench = self.workbench
         try:
             notice = bench.start(self.session_id, keep_model=self.keep_model, preview=True)
-        except Exception as exc:  # noqa: BLE001 - e.g. the sessions database cannot be opened
+        except Exception as exc:  # e.g. the sessions database cannot be opened
             self.call_from_thread(self.notify, clean_line(str(exc), 300), title="Sessions", severity="error", timeout=10)
             return
         self.call_from_thread(self._session_ready, notice)

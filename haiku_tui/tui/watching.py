@@ -70,7 +70,7 @@ class FolderWatch:
                 self._call(self._changed, report)
         except _Stopped:
             return
-        except Exception as exc:  # noqa: BLE001 - one line, the app goes on without the watch
+        except Exception as exc:  # one line, the app goes on without the watch
             self._call(self._failed, error_line(exc))
 
     def _call(self, callback: Any, *args: Any) -> None:

@@ -115,7 +115,7 @@ async def test_a_windowed_run_keeps_absolute_identities_and_the_inspector_rebuil
     assert len(shown) == len(received) == 3
     for request, sent in zip(shown, received):
         assert _dump(request.messages) == _dump(sent)
-    assert not any("How do I keep a starter?" == c for kind, c, _, _ in _dump(received[0]) if kind == "user-prompt")
+    assert not any(c == "How do I keep a starter?" for kind, c, _, _ in _dump(received[0]) if kind == "user-prompt")
     capsule = next(p.text for p in shown[0].parts if p.kind == "capsule")
     assert "starter" in capsule.lower()  # question 1 (outside the window) cited the sourdough chunk
     assert len(wire_requests(windowed.state, whole, q3)) == 3  # unwindowed view: same steps, longer requests

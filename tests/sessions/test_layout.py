@@ -3,7 +3,6 @@ a store that cannot be written says so in one line."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal

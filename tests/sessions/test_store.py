@@ -382,7 +382,7 @@ TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl"
 
 
 def test_no_secret_is_ever_written(store):
-    session = store.new(model=f"openai:gpt-4o", db=f"https://alice:{KEY}@kb.example.com/team?api_key={KEY}&x=1")
+    session = store.new(model="openai:gpt-4o", db=f"https://alice:{KEY}@kb.example.com/team?api_key={KEY}&x=1")
     session.model = f"http://bob:hunter2@localhost:11434/v1?token={TOKEN}"
     session.commit_run(
         chat((f"my key is {KEY}, why does it fail?", f"Do not share keys like {KEY}. Authorization: Bearer {TOKEN}")),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 from haiku_tui.agent import AgentConfig
 from haiku_tui.sessions import SessionStore

@@ -4,7 +4,6 @@ old questions can be reached from the other panes, and a cancelled turn never va
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from haiku_tui.sessions import Session, SessionStore
 from haiku_tui.tui.screens import ConfirmDialog, KnowledgeScreen, SessionsScreen, TextInputDialog
 from haiku_tui.tui.screens.dialogs import display_path, local_time
 
-FIXED = datetime(2026, 3, 14, 9, 30, tzinfo=timezone.utc)
+FIXED = datetime(2026, 3, 14, 9, 30, tzinfo=UTC)
 UNSET = object()
 
 MARKUP_TITLE = "[bold]x[/bold] [@click=app.quit]"

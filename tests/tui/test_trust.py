@@ -4,7 +4,6 @@ marked on the cited item."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from tests.tui.conftest import ask, make_app, settle
 

@@ -72,9 +72,7 @@ def parse_underlined(text: str) -> ParsedDocument:
             sec.heading(level_for(style), title)
             i += taken
             continue
-        if not stripped:
-            flush()
-        elif _DIRECTIVE.match(line):
+        if not stripped or _DIRECTIVE.match(line):
             flush()
         elif ADORNMENT.match(line) and not para:
             pass  # transition

@@ -180,7 +180,7 @@ def _warm_extractive() -> None:
 
     try:
         embed_texts(["warm up"])
-    except Exception:  # noqa: BLE001 - reported by the first question that needs it
+    except Exception:  # reported by the first question that needs it
         pass
 
 

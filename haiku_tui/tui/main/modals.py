@@ -123,7 +123,7 @@ class ChunkScreen(ModalScreen[None]):
         if self.locate is not None:
             try:
                 where = self.locate(self.chunk_id)
-            except Exception:  # noqa: BLE001 - the chunk still shows; only its place is unknown
+            except Exception:  # the chunk still shows; only its place is unknown
                 where = None
         self.app.call_from_thread(self._show, chunks, where)
 

@@ -446,7 +446,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         self.app.push_screen(SessionsScreen(self.workbench.store, session.id if session else None), self._sessions_done)
 
     def _sessions_done(self, result: str | None) -> None:
-        self.switch_session("" if not result else result)
+        self.switch_session(result or "")
 
     @work(thread=True, exclusive=True, group="session", name="open a session")
     def switch_session(self, target: str) -> None:
@@ -460,7 +460,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         elif target:
             try:
                 notice = bench.open(target)
-            except Exception as exc:  # noqa: BLE001 - the open session stays
+            except Exception as exc:  # the open session stays
                 call(self.notify_line, clean_line(str(exc), 300), "Could not open the session", "error")
                 return
             call(self.notify_line, bench.session_kb(), "Knowledge base")  # answer from the KB it was made on

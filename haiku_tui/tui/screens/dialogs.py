@@ -8,7 +8,7 @@ text with its controls made visible (:func:`~haiku_tui.tui.text.clean`): labels 
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from rich.text import Text
@@ -252,7 +252,7 @@ def local_time(value: datetime | str | None) -> str:
         except ValueError:
             return value[:16]
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+        value = value.replace(tzinfo=UTC)
     return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 

@@ -167,7 +167,7 @@ class WireScreen(ScreenHelp, Screen[None]):
 
         try:
             content = size_bars(session_sizes(self.state, self.messages, window=self.window, retained=self.retained), self.question)
-        except Exception as exc:  # noqa: BLE001 - a malformed stored session: one line, the requests still show
+        except Exception as exc:  # a malformed stored session: one line, the requests still show
             content = Content.styled(f"could not measure the session: {clean_line(str(exc), 200)}", "$warning")
         self.app.call_from_thread(self.query_one("#wire-sizes", Static).update, content)
 
