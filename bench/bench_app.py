@@ -69,7 +69,9 @@ def launch_times(db: str, runs: int, env: dict[str, str]) -> list[float]:
     out = []
     for _ in range(runs):
         t0 = time.time()
-        done = subprocess.run([sys.executable, "-c", CHILD, str(t0), db], capture_output=True, text=True, env=env, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, str(t0), db], capture_output=True, text=True, env=env, check=True
+        )
         out.append(float(done.stdout.strip().splitlines()[-1]))
     return out
 
@@ -194,11 +196,30 @@ class Tmux:
         self.width, self.height = width, height
         self.tmux("kill-server")
         for _ in range(50):  # a server that is still shutting down refuses the new session for a moment
-            started = subprocess.run(["tmux", "-L", "f15bench", "new-session", "-d", "-s", "b", "-c", "/tmp", "-x", str(width), "-y", str(height), command])
+            started = subprocess.run(
+                [
+                    "tmux",
+                    "-L",
+                    "f15bench",
+                    "new-session",
+                    "-d",
+                    "-s",
+                    "b",
+                    "-c",
+                    "/tmp",
+                    "-x",
+                    str(width),
+                    "-y",
+                    str(height),
+                    command,
+                ]
+            )
             if started.returncode == 0:
                 break
             time.sleep(0.1)
-        self.client = subprocess.Popen(["tmux", "-L", "f15bench", "-C", "attach", "-t", "b"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.client = subprocess.Popen(
+            ["tmux", "-L", "f15bench", "-C", "attach", "-t", "b"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
         self.output: list[tuple[float, bytes]] = []
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -254,7 +275,10 @@ def tmux_first_token(db: str, questions: int, limit: float = 10.0, poll: bool = 
     cmd = (f"env HAIKU_TUI_DATA_DIR={os.environ['HAIKU_TUI_DATA_DIR']}/tmux PYTHONPATH={code} BENCH_PROBE={probe} "
            f"{sys.executable} {ROOT / 'bench' / 'first_frame_probe.py'} --db {db}")
     term = Tmux(cmd)
-    out: dict[str, Any] = {k: [] for k in ("output", "capture", "key", "text", "layout", "render", "frame", "written", "frame_ms", "frame_bytes")}
+    out: dict[str, Any] = {
+        k: []
+        for k in ("output", "capture", "key", "text", "layout", "render", "frame", "written", "frame_ms", "frame_bytes")
+    }
     out["never"] = out["mismatch"] = 0
     t0 = time.perf_counter()
     while not (probe.exists() and "ready" in probe.read_text()):  # the knowledge base and the agent are loaded
@@ -330,7 +354,9 @@ async def _first_words(db: str, count: int) -> list[str]:
     from haiku_tui.sessions.run import TextStarted
     from haiku_tui.sessions.workbench import Workbench
 
-    bench = Workbench(AgentConfig(model="extractive", db=db), store=SessionStore(Path(os.environ["HAIKU_TUI_DATA_DIR"]) / "words.db"))
+    bench = Workbench(
+        AgentConfig(model="extractive", db=db), store=SessionStore(Path(os.environ["HAIKU_TUI_DATA_DIR"]) / "words.db")
+    )
     bench.start()
     bench.open_kb()
     bench.build_agent()
@@ -396,8 +422,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="launches timed")
     parser.add_argument("--questions", type=int, default=20, help="questions timed Enter → first token")
     parser.add_argument("--tmux", action="store_true", help="also time Enter → first token in tmux")
-    parser.add_argument("--poll", action="store_true", help="with --tmux: also poll capture-pane as the earlier harness did")
-    parser.add_argument("--long", type=int, nargs="*", default=[], metavar="N", help="also time sessions of N questions")
+    parser.add_argument(
+        "--poll", action="store_true", help="with --tmux: also poll capture-pane as the earlier harness did"
+    )
+    parser.add_argument(
+        "--long", type=int, nargs="*", default=[], metavar="N", help="also time sessions of N questions"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HAIKU_TUI_DATA_DIR"] = str(Path(tmp) / "data")
@@ -427,7 +457,10 @@ def main() -> None:
             ("tmux: rendering that frame (its own time)", tmux["frame_ms"]),
             ("tmux: that frame's size (bytes)", tmux["frame_bytes"]),
             ("tmux: that frame written to the terminal", tmux["written"]),
-            (f"**tmux: first words on the pane** (never: {tmux['never']}, replay ≠ pane: {tmux['mismatch']})", tmux["output"]),
+            (
+                f"**tmux: first words on the pane** (never: {tmux['never']}, replay ≠ pane: {tmux['mismatch']})",
+                tmux["output"],
+            ),
         ]
         if args.poll:
             rows.append(("tmux: first words seen by polling capture-pane (earlier harness)", tmux["capture"]))

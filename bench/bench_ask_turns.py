@@ -88,7 +88,9 @@ def ask_in_process(db: str, session: str, samples: int, first: int, new: bool = 
     for i in range(samples):
         t0, c0 = time.perf_counter(), time.process_time()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-            status = main(["ask", "--db", db, "--session", session, *(["--new"] if new else []), asked[(first + i) % len(asked)]])
+            status = main(
+                ["ask", "--db", db, "--session", session, *(["--new"] if new else []), asked[(first + i) % len(asked)]]
+            )
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
         assert status == 0, err.getvalue()

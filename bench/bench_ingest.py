@@ -43,7 +43,10 @@ def main() -> None:
         t0 = time.perf_counter()
         again = kb.add([corpus])
         redo = time.perf_counter() - t0
-        print(f"median ingest {statistics.median(times):.2f} s; re-add of {len(again.skipped)} unchanged files {redo:.2f} s")
+        print(
+            f"median ingest {statistics.median(times):.2f} s; re-add of {len(again.skipped)} unchanged files "
+            f"{redo:.2f} s"
+        )
         print(f"size on disk {kb.info()['size_bytes'] / 1e6:.1f} MB")
 
 

@@ -161,7 +161,8 @@ def open_app(base: Path, n: int) -> float:
     env = f"HAIKU_TUI_DATA_DIR={base / 'data'}"
     code = os.environ.get("BENCH_CODE", str(ROOT))  # another checkout to time (before/after)
     python = f"env {env} PYTHONPATH={code} {ROOT / '.venv/bin/python'}"
-    cmd = f"{python} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
+    entry = f"from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()"
+    cmd = f"{python} -c '{entry}' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
     tmux("kill-server")
     t0 = time.perf_counter()
     while not tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip():  # a server still exiting refuses it
@@ -196,7 +197,9 @@ def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, flo
                 print(n, name, [tuple(round(t * 1000) if t == t else None for t in p) for p in pairs], flush=True)
             for suffix, times in (("", [p[0] for p in pairs]), ("_done", [p[1] for p in pairs])):
                 result[name + suffix] = median(times)
-                if name == "up":  # the presses that cross the window's top (8 newest turns open, 8 more per slide before)
+                if (
+                    name == "up"
+                ):  # the presses that cross the window's top (8 newest turns open, 8 more per slide before)
                     result["up_edge" + suffix] = median([times[i - 1] for i in EDGE_PRESSES if i <= len(times)])
         tmux("send-keys", "-t", "b", "Escape")
         settle(0.3)
@@ -230,7 +233,10 @@ def compare(base: Path, before: str, rounds: int, sizes: list[int]) -> dict[str,
 
 def table(rows: dict[str, dict[int, dict[str, float]]]) -> None:
     print("\nkeys: ms to the first change of the screen / to the last (the key's drawing complete)")
-    print("\n| tree | questions | open → last answer (ms) | ↑ | ↑ at the edge | ↓/↑ | PageUp/PageDown | Home/End | typing | RSS open / after keys (MB) |")
+    print(
+        "\n| tree | questions | open → last answer (ms) | ↑ | ↑ at the edge | ↓/↑ | PageUp/PageDown | Home/End | "
+        "typing | RSS open / after keys (MB) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, res in rows.items():
         for n, r in res.items():
@@ -281,7 +287,9 @@ def spread(times: list[float]) -> str:
     if not seen:
         return "— | — | — | — | —"
     at = lambda q: seen[min(len(seen) - 1, int(q * len(seen)))]  # noqa: E731
-    return f"{at(0.5):.0f} | {at(0.9):.0f} | {at(0.99):.0f} | {seen[-1]:.0f} | {sum(t > 50 for t in seen)} of {len(seen)}"
+    return (
+        f"{at(0.5):.0f} | {at(0.9):.0f} | {at(0.99):.0f} | {seen[-1]:.0f} | {sum(t > 50 for t in seen)} of {len(seen)}"
+    )
 
 
 def walk_compare(base: Path, before: str, rounds: int, n: int) -> None:

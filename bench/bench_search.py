@@ -83,7 +83,11 @@ def main() -> None:
     rows = []
     for copies in args.copies:
         with contextlib.ExitStack() as stack:
-            tmp = args.keep / f"copies-{copies}" if args.keep else Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            tmp = (
+                args.keep / f"copies-{copies}"
+                if args.keep
+                else Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            )
             corpus = Path(tmp) / "corpus"
             built = (Path(tmp) / "kb.lancedb").exists()
             if not built:
@@ -98,11 +102,22 @@ def main() -> None:
             for q in queries[:3]:
                 kb.search(q)  # warm up
             plain = timed(lambda q, kb=kb: kb.search(q, limit=5), args.reps, queries, args.cold)
-            filtered = timed(lambda q, kb=kb: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries, args.cold)
-            single = timed(lambda q, kb=kb: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"), args.reps, queries, args.cold)
+            filtered = timed(
+                lambda q, kb=kb: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries, args.cold
+            )
+            single = timed(
+                lambda q, kb=kb: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"),
+                args.reps,
+                queries,
+                args.cold,
+            )
             ann = ann_recall(kb, queries)
             if ann:
-                print(f"vector index: recall@10 vs exact {ann[0]:.3f}, exact p50 {ann[1]:.1f} ms, indexed p50 {ann[2]:.1f} ms", flush=True)
+                print(
+                    f"vector index: recall@10 vs exact {ann[0]:.3f}, exact p50 {ann[1]:.1f} ms, indexed p50 "
+                    f"{ann[2]:.1f} ms",
+                    flush=True,
+                )
             t1 = time.perf_counter()
             kb.add([corpus])
             t2 = time.perf_counter()
@@ -126,7 +141,10 @@ def main() -> None:
                 flush=True,
             )
     print()
-    print(f"{'chunks':>8s} {'docs':>6s} {'ingest s':>9s} {'p50 ms':>7s} {'p95 ms':>7s} {'filt p50':>9s} {'1doc p50':>9s} {'re-add s':>9s}")
+    print(
+        f"{'chunks':>8s} {'docs':>6s} {'ingest s':>9s} {'p50 ms':>7s} {'p95 ms':>7s} {'filt p50':>9s} "
+        f"{'1doc p50':>9s} {'re-add s':>9s}"
+    )
     for r in rows:
         print(f"{r[0]:8d} {r[1]:6d} {r[2]:9.1f} {r[3]:7.1f} {r[4]:7.1f} {r[5]:9.1f} {r[6]:9.1f} {r[7]:9.1f}")
 

@@ -87,19 +87,35 @@ def build(turns: int, texts: list[str]):
         usage = RequestUsage(input_tokens=1200 + t, output_tokens=40)
         messages += [
             ModelRequest(parts=[UserPromptPart(prompt)], run_id=run),
-            ModelResponse(parts=[ToolCallPart("rag_search", {"query": prompt}, tool_call_id=f"s{t}")], usage=usage, run_id=run),
-            ModelRequest(parts=[ToolReturnPart("rag_search", "\n\n---\n\n".join(blocks), tool_call_id=f"s{t}")], run_id=run),
-            ModelResponse(parts=[ToolCallPart("rag_cite", {"chunk_ids": cited}, tool_call_id=f"c{t}")], usage=usage, run_id=run),
+            ModelResponse(
+                parts=[ToolCallPart("rag_search", {"query": prompt}, tool_call_id=f"s{t}")], usage=usage, run_id=run
+            ),
             ModelRequest(
-                parts=[ToolReturnPart("rag_cite", f"Registered 2 citation(s): [{numbers[0]}], [{numbers[1]}].", tool_call_id=f"c{t}")],
+                parts=[ToolReturnPart("rag_search", "\n\n---\n\n".join(blocks), tool_call_id=f"s{t}")], run_id=run
+            ),
+            ModelResponse(
+                parts=[ToolCallPart("rag_cite", {"chunk_ids": cited}, tool_call_id=f"c{t}")], usage=usage, run_id=run
+            ),
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(
+                        "rag_cite", f"Registered 2 citation(s): [{numbers[0]}], [{numbers[1]}].", tool_call_id=f"c{t}"
+                    )
+                ],
                 run_id=run,
             ),
             ModelResponse(parts=[TextPart(answer)], usage=usage, run_id=run),
         ]
         questions.append(
-            {"question": question_id, "prompt": prompt, "searches": [{"query": prompt, "epoch": question_id + 2, "hits": hits}],
-             "evidence_epoch": question_id + 2, "declaration": {"epoch": question_id + 4, "chunk_ids": cited}, "requests": 3,
-             "search_calls": 1}
+            {
+                "question": question_id,
+                "prompt": prompt,
+                "searches": [{"query": prompt, "epoch": question_id + 2, "hits": hits}],
+                "evidence_epoch": question_id + 2,
+                "declaration": {"epoch": question_id + 4, "chunk_ids": cited},
+                "requests": 3,
+                "search_calls": 1,
+            }
         )
     state = {
         "rag": {"citation_index": citation_index, "document_filter": None, "question": questions[-1]["question"],
@@ -124,7 +140,9 @@ def next_run(session, conversation, state, turn: int):
     for cid in record["declaration"]["chunk_ids"]:
         rag["citation_index"].setdefault(cid, copy.deepcopy(state["rag"]["citation_index"][cid]))
     messages = session.conversation.messages + conversation.messages[6 * (turn - 1) : 6 * turn]
-    return Conversation(messages=messages, conversation_id=conversation.conversation_id, usage=conversation.usage), working
+    return Conversation(
+        messages=messages, conversation_id=conversation.conversation_id, usage=conversation.usage
+    ), working
 
 
 def median_ms(samples: list[float]) -> float:

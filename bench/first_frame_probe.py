@@ -2,7 +2,8 @@
 
     BENCH_PROBE=events.log python -m bench.first_frame_probe --db KB
 
-Runs the CLI as usual, with ``ready`` (the agent and knowledge base are loaded) and these moments appended to ``BENCH_PROBE`` (``name time``, ``time.perf_counter``:
+Runs the CLI as usual, with ``ready`` (the agent and knowledge base are loaded) and these moments appended
+to ``BENCH_PROBE`` (``name time``, ``time.perf_counter``:
 CLOCK_MONOTONIC, the same clock in every process on Linux, so the bench can subtract its own times):
 
 - ``key``: the Enter key parsed by Textual's input thread (the byte is read from the terminal);

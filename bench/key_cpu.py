@@ -72,7 +72,9 @@ async def measure(base: Path, questions: int) -> dict[str, tuple[float, float]]:
             "PageUp/PageDown": [await press(k) for k in ["pageup", "pagedown"] * 3],
             "Home/End": [await press(k) for k in ["home", "end"] * 3],
         }
-    return {name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts)) for name, ts in runs.items()}
+    return {
+        name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts)) for name, ts in runs.items()
+    }
 
 
 def main() -> None:

@@ -49,7 +49,12 @@ def label(row: dict, stem_of: dict[str, str]) -> str:
 def rankings(kb: KnowledgeBase, question: str) -> dict[str, list[dict]]:
     chunks, where, _ = kb._prepare_search(question, None)
     vector = embed_query(kb.embedder, S.vector_query(question))
-    text = chunks.search(S.text_query(question, True), query_type="fts").select(S.CHUNK_COLUMNS + ["_score"]).limit(30).to_list()
+    text = (
+        chunks.search(S.text_query(question, True), query_type="fts")
+        .select(S.CHUNK_COLUMNS + ["_score"])
+        .limit(30)
+        .to_list()
+    )
     vec = S.exact_vector_rows(chunks, vector, 30)
     fused = S.fuse([(text, S.TEXT_WEIGHT), (vec, S.VECTOR_WEIGHT)])
     cand = fused[: S.RERANK]
@@ -81,11 +86,17 @@ def main() -> None:
             with KnowledgeBase.open(str(Path(tmp) / f"{corpus}.lancedb"), embedder="auto") as kb:
                 kb.add(corpus_files(corpus, Path(tmp)))
                 stem_of = {d.id: Path(d.path).stem for d in kb.documents()}
-                all_chunks = kb._table("chunks").search().select(["id", "document_id", "text", "headings"]).limit(None).to_list()
+                all_chunks = (
+                    kb._table("chunks").search().select(["id", "document_id", "text", "headings"]).limit(None).to_list()
+                )
                 for q in (q for q in questions if q.corpus == corpus):
                     ranks = rankings(kb, q.question)
                     r = {name: doc_rank(rows, stem_of, q.docs) for name, rows in ranks.items()}
-                    home = [c for c in all_chunks if stem_of[c["document_id"]] in q.docs and norm(q.phrase) in norm(c["text"])]
+                    home = [
+                        c
+                        for c in all_chunks
+                        if stem_of[c["document_id"]] in q.docs and norm(q.phrase) in norm(c["text"])
+                    ]
                     hits = kb.search(q.question, limit=X.SEARCH_LIMIT)
                     text = RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits)
                     quotes = Q.select(q.question, X.parse_results(text))
@@ -93,7 +104,9 @@ def main() -> None:
                     if r["final"] == 1 and quoted and not args.all:
                         continue
                     print(f"\n[{corpus}] {q.question!r}  docs={sorted(q.docs)}")
-                    print(f"  doc rank: final={r['final']} bm25={r['bm25']} vector={r['vector']} sentence={r['sentence']}")
+                    print(
+                        f"  doc rank: final={r['final']} bm25={r['bm25']} vector={r['vector']} sentence={r['sentence']}"
+                    )
                     if r["final"] != 1:
                         print("  above:", ", ".join(label(x, stem_of) for x in ranks["final"][:4]))
                     print("  phrase in:", ", ".join(label(c, stem_of) for c in home) or "NOT FOUND")

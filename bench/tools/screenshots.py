@@ -158,7 +158,9 @@ def write_screenshots(out_dir: str | os.PathLike[str] = "screenshots") -> list[P
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.tools.screenshots", description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default="screenshots", help="where to write the SVGs (default: screenshots/)")
+    parser.add_argument(
+        "out_dir", nargs="?", default="screenshots", help="where to write the SVGs (default: screenshots/)"
+    )
     args = parser.parse_args(argv)
     try:
         paths = write_screenshots(args.out_dir)

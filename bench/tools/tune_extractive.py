@@ -66,9 +66,18 @@ def score(cases) -> str:
     hits = []
     for q, results, stems in cases:
         quotes = Q.select(q.question, results)
-        hits.append((q.split, any(stems[x.chunk_id] in q.docs for x in quotes), norm(q.phrase) in norm(" ".join(x.sentence for x in quotes))))
+        hits.append(
+            (
+                q.split,
+                any(stems[x.chunk_id] in q.docs for x in quotes),
+                norm(q.phrase) in norm(" ".join(x.sentence for x in quotes)),
+            )
+        )
     fresh = [h for h in hits if h[0] == "dev3"] or hits
-    return "  ".join(f"{sum(h[1] for h in part) / len(part):.3f}  {sum(h[2] for h in part) / len(part):.3f}" for part in (hits, fresh))
+    return "  ".join(
+        f"{sum(h[1] for h in part) / len(part):.3f}  {sum(h[2] for h in part) / len(part):.3f}"
+        for part in (hits, fresh)
+    )
 
 
 def main() -> None:

@@ -51,7 +51,11 @@ def score(kbs: dict, questions) -> str:
         stems = [Path(h.path).stem for h in kbs[q.corpus].search(q.question, limit=10)]
         ranks.append(next((i for i, s in enumerate(stems, 1) if s in q.docs), None))
     out = []
-    for name, keep in (("all", lambda q: True), ("pydoc", lambda q: q.corpus == "pydoc"), ("dev3", lambda q: q.split == "dev3")):
+    for name, keep in (
+        ("all", lambda q: True),
+        ("pydoc", lambda q: q.corpus == "pydoc"),
+        ("dev3", lambda q: q.split == "dev3"),
+    ):
         kept = [r for q, r in zip(questions, ranks) if keep(q)]
         r5 = sum(bool(r and r <= 5) for r in kept) / len(kept)
         mrr = sum(1 / r for r in kept if r) / len(kept)
@@ -62,7 +66,12 @@ def score(kbs: dict, questions) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunk-size", type=int, nargs="+", default=[DEFAULT_TARGET])
-    parser.add_argument("--grid", type=json.loads, action="append", help='a grid as JSON, e.g. {"RERANK": [15, 30], "proximity.WINDOW": [1, 3]}')
+    parser.add_argument(
+        "--grid",
+        type=json.loads,
+        action="append",
+        help='a grid as JSON, e.g. {"RERANK": [15, 30], "proximity.WINDOW": [1, 3]}',
+    )
     args = parser.parse_args()
     questions = tuning()
     corpora = sorted({q.corpus for q in questions})

@@ -147,7 +147,9 @@ def _describe(exc: BaseException) -> str:  # a flat table of cases
         if isinstance(exc, (ex.ModelRequestTimeout, ex.ModelTimeoutError)):
             return _timeout_advice(where)
         if isinstance(exc, ex.ModelConnectionError):
-            return f"could not reach the model{where}: {_connection_reason(exc)}; is the server running and the URL right?"
+            return (
+                f"could not reach the model{where}: {_connection_reason(exc)}; is the server running and the URL right?"
+            )
         if isinstance(exc, (ex.ModelUnavailableError, ex.ModelServerError)) or (status and status >= 500):
             return f"the model provider failed{where} (HTTP {status or 'error'}){detail_text}; try again later"
         if status:
@@ -185,7 +187,12 @@ def _describe(exc: BaseException) -> str:  # a flat table of cases
         name = type(link).__name__
         if isinstance(link, ConnectionRefusedError) or name in {"ConnectError", "APIConnectionError"}:
             return f"could not reach the model: {_connection_reason(link)}; is the server running and the URL right?"
-        if isinstance(link, TimeoutError) or name in {"TimeoutException", "ReadTimeout", "ConnectTimeout", "APITimeoutError"}:
+        if isinstance(link, TimeoutError) or name in {
+            "TimeoutException",
+            "ReadTimeout",
+            "ConnectTimeout",
+            "APITimeoutError",
+        }:
             return _timeout_advice("")
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted; nothing was saved"

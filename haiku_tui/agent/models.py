@@ -35,7 +35,9 @@ CONFIG_FILE = "config.toml"
 EXTRACTIVE_LABEL = "extractive (retrieval-only)"
 
 # Provider prefixes whose models speak the OpenAI Chat Completions API (``--base-url`` applies).
-OPENAI_COMPATIBLE_PREFIXES = frozenset({"openai", "openai-chat", "openai-responses", "ollama", "vllm", "local", "lmstudio", "llamacpp"})
+OPENAI_COMPATIBLE_PREFIXES = frozenset(
+    {"openai", "openai-chat", "openai-responses", "ollama", "vllm", "local", "lmstudio", "llamacpp"}
+)
 
 # Older / documented spellings Pydantic AI 2.68 no longer parses.
 PREFIX_ALIASES = {"google-gla": "google", "google-vertex": "google-cloud"}
@@ -172,7 +174,9 @@ def parse_timeout(value: object, where: str = "--timeout") -> float:
     except (TypeError, ValueError):
         seconds = float("nan")
     if not 0 < seconds <= 86400:
-        raise ModelConfigError(f"{where} must be a number of seconds between 0 and 86400 (e.g. 60), not {str(value)[:40]!r}")
+        raise ModelConfigError(
+            f"{where} must be a number of seconds between 0 and 86400 (e.g. 60), not {str(value)[:40]!r}"
+        )
     return seconds
 
 

@@ -117,7 +117,11 @@ _KINDS: tuple[tuple[type, PartKind], ...] = (
 
 
 def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
-    if not current and isinstance(part, (UserPromptPart, ToolReturnPart)) and str(part.content).startswith(CAPSULE_HEADER):
+    if (
+        not current
+        and isinstance(part, (UserPromptPart, ToolReturnPart))
+        and str(part.content).startswith(CAPSULE_HEADER)
+    ):
         return "capsule"
     for cls, kind in _KINDS:
         if isinstance(part, cls):

@@ -45,7 +45,8 @@ def common_options() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         metavar="MODEL",
         help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER, else the "
-        "built-in offline model `wordllama` for a new knowledge base and what an existing one was built with; none = full-text only)",
+        "built-in offline model `wordllama` for a new knowledge base and what an existing one was built with; none = "
+        "full-text only)",
     )
     common.add_argument(
         "--timeout",
@@ -92,7 +93,8 @@ def db_arg(args: argparse.Namespace) -> str | None:
 
 
 def embedder_arg(args: argparse.Namespace) -> str:
-    """``--embedder``, else ``$HAIKU_TUI_EMBEDDER``, else ``"auto"`` (see ``haiku_tui.store.embedding.choose_embedder``)."""
+    """``--embedder``, else ``$HAIKU_TUI_EMBEDDER``, else ``"auto"``
+    (see ``haiku_tui.store.embedding.choose_embedder``)."""
     return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or "auto"
 
 

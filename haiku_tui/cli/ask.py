@@ -39,11 +39,25 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help=f"an OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama), e.g. http://127.0.0.1:8080/v1; "
         f"its key, if any, from ${API_KEY_ENV}",
     )
-    p.add_argument("--session", "-s", default=argparse.SUPPRESS, metavar="NAME", help="continue a saved session (id, id prefix or exact title)")
-    p.add_argument("--new", action="store_true", help="with --session NAME: start a new session titled NAME when none has that name")
+    p.add_argument(
+        "--session",
+        "-s",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help="continue a saved session (id, id prefix or exact title)",
+    )
+    p.add_argument(
+        "--new",
+        action="store_true",
+        help="with --session NAME: start a new session titled NAME when none has that name",
+    )
     p.add_argument("--no-policy", action="store_true", help="do not enforce the citation policy")
-    p.add_argument("--no-compaction", action="store_true", help="send earlier evidence in full instead of compacting it")
-    p.add_argument("--json", action="store_true", help="print {answer, citations, status, policy} as JSON (no streaming)")
+    p.add_argument(
+        "--no-compaction", action="store_true", help="send earlier evidence in full instead of compacting it"
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print {answer, citations, status, policy} as JSON (no streaming)"
+    )
     p.set_defaults(func=cmd_ask)
 
 
@@ -117,7 +131,9 @@ def source_line(citation: dict[str, Any]) -> str:
     """``[n] Title › heading (p. x) — path``."""
     from haiku_tui.store.records import chunk_label, page_range
 
-    label = chunk_label(str(citation.get("title") or citation.get("path") or citation["chunk_id"]), citation["headings"])
+    label = chunk_label(
+        str(citation.get("title") or citation.get("path") or citation["chunk_id"]), citation["headings"]
+    )
     pages = page_range(citation["pages"])
     path = citation.get("path")
     text = f"[{citation['number']}] {label}" + (f" ({pages})" if pages else "") + (f" — {path}" if path else "")
@@ -201,7 +217,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from haiku_tui.sessions.model import Session
 
         session = Session()  # kept in memory only
-    run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained)
+    run = QuestionRun(
+        agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained
+    )
     out = None if args.json else sys.stdout
     finished = asyncio.run(run_question(run, out))
     if finished.outcome != "completed":

@@ -226,7 +226,9 @@ class Session:
         from haiku_tui.capabilities import ledger
 
         value = (value or "").strip() or None
-        namespaces = ledger.evidence_namespaces(self._state) or {"rag": self._state.setdefault("rag", ledger.new_namespace())}
+        namespaces = ledger.evidence_namespaces(self._state) or {
+            "rag": self._state.setdefault("rag", ledger.new_namespace())
+        }
         for namespace in namespaces.values():
             namespace["document_filter"] = value
         self.updated_at = _payload.now_iso()
@@ -264,12 +266,18 @@ class Session:
             )
         new_state = committed(self._state, state)
         if kept:
-            conversation = replace(conversation, messages=self._conversation.messages[:kept] + list(conversation.messages))
+            conversation = replace(
+                conversation, messages=self._conversation.messages[:kept] + list(conversation.messages)
+            )
         self._conversation = conversation
         self._state = new_state
-        if not self.title_manual and not self._first:  # a partial session keeps its title: its first question is not held
+        if (
+            not self.title_manual and not self._first
+        ):  # a partial session keeps its title: its first question is not held
             first = _payload.turns_from_messages(
-                ConversationTypeAdapter.dump_python(replace(conversation, messages=_first_prompt(conversation.messages)), mode="json")["messages"]
+                ConversationTypeAdapter.dump_python(
+                    replace(conversation, messages=_first_prompt(conversation.messages)), mode="json"
+                )["messages"]
             )
             if first:
                 self.title = _payload.make_title(scrub_text(first[0].prompt))

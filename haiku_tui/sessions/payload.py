@@ -141,7 +141,11 @@ def turns_from_messages(messages: list[dict[str, Any]]) -> list[Turn]:
         parts = message.get("parts") or []
         run_id = message.get("run_id")
         if message.get("kind") == "request":
-            prompts = [_prompt_text(p.get("content")) for p in parts if isinstance(p, dict) and p.get("part_kind") == "user-prompt"]
+            prompts = [
+                _prompt_text(p.get("content"))
+                for p in parts
+                if isinstance(p, dict) and p.get("part_kind") == "user-prompt"
+            ]
             if not prompts:
                 continue
             if turns and run_id is not None and turns[-1].run_id == run_id:

@@ -154,7 +154,11 @@ class QuestionRun:
                     elif isinstance(event, FunctionToolResultEvent):
                         call = calls.get(event.tool_call_id)
                         if call is not None:
-                            yield StepFinished(event.tool_call_id, result_step(call, event.part, self.deps.state, self.prompt), self.deps.state)
+                            yield StepFinished(
+                                event.tool_call_id,
+                                result_step(call, event.part, self.deps.state, self.prompt),
+                                self.deps.state,
+                            )
                     elif isinstance(event, EnqueuedMessagesEvent) and _redirects(event, is_redirect):
                         yield StepFinished("", REDIRECT_STEP, self.deps.state)
                     elif isinstance(event, AgentRunResultEvent):
@@ -163,7 +167,9 @@ class QuestionRun:
             yield Finished("cancelled")
             return
         except Exception as exc:  # one line for the user; nothing is committed
-            yield Finished("cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc))
+            yield Finished(
+                "cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc)
+            )
             return
         finally:
             self._events = None

@@ -214,7 +214,8 @@ class SessionStore:
         if schema_version > _payload.SCHEMA_VERSION:
             raise UnsupportedSchema(
                 f"session {session_id!r} was written with session schema version {schema_version} by a newer "
-                f"haiku-tui (this one knows up to {_payload.SCHEMA_VERSION}); refusing to overwrite it; nothing was saved"
+                f"haiku-tui (this one knows up to {_payload.SCHEMA_VERSION}); refusing to overwrite it; nothing was "
+                "saved"
             )
 
     # -- low-level path: whole payloads ----------------------------------------------------------------------------
@@ -378,7 +379,9 @@ class SessionStore:
         try:
             validated = ModelMessagesTypeAdapter.validate_python(tail.data["conversation"]["messages"])
         except Exception as exc:  # pydantic.ValidationError: a damaged row, reported as such
-            raise self._reader.damaged(summary.id, f"its newest messages failed validation ({one_line(exc, 160)})") from None
+            raise self._reader.damaged(
+                summary.id, f"its newest messages failed validation ({one_line(exc, 160)})"
+            ) from None
         return SessionPeek(summary, validated, tail.first, tail.data["state"], tail.data["app_data"])
 
     def load(self, ref: str, *, questions: int | None = None) -> Session:
@@ -471,7 +474,8 @@ class SessionStore:
         most ``per_session`` newest of each: read from the question records in SQL, never a whole session
         (a history convenience: a damaged row only drops out)."""
         sql = (
-            "SELECT json_extract(st.data, '$.prompt') FROM session_state st WHERE st.num=? AND st.kind IN ('leaf', 'record') "
+            "SELECT json_extract(st.data, '$.prompt') FROM session_state st WHERE st.num=? AND st.kind IN ('leaf', "
+            "'record') "
             "AND st.path LIKE '[%,\"questions\",%]' AND json_valid(st.data) "
             "AND json_type(st.data, '$.prompt')='text' ORDER BY json_extract(st.data, '$.question') DESC LIMIT ?"
         )
@@ -564,7 +568,9 @@ class SessionStore:
         try:
             data = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
         except UnicodeDecodeError:
-            raise SessionCorrupt("the file is not UTF-8 text (a session export is UTF-8 JSON); nothing was imported") from None
+            raise SessionCorrupt(
+                "the file is not UTF-8 text (a session export is UTF-8 JSON); nothing was imported"
+            ) from None
         except ValueError as exc:
             raise SessionCorrupt(f"the file is not valid JSON ({exc}); nothing was imported") from None
         if not isinstance(data, dict) or data.get("format", _payload.FORMAT) != _payload.FORMAT:

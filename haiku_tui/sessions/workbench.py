@@ -165,7 +165,11 @@ class Workbench:
         try:
             resolve_model(wanted, self.config.base_url)
         except Exception as exc:  # ModelConfigError: unknown provider, missing key…
-            return f"this session was answered by {wanted}, which cannot be used here ({one_line(str(exc), 200)}); answering with {current}"
+            reason = one_line(str(exc), 200)
+            return (
+                f"this session was answered by {wanted}, which cannot be used here ({reason}); "
+                f"answering with {current}"
+            )
         previous = self.config
         self.config = dataclasses.replace(self.config, model=wanted)
         if self.agent is None:
@@ -174,7 +178,9 @@ class Workbench:
         if error:
             self.config = previous
             self.build_agent()
-            return f"this session was answered by {wanted}, which cannot be used here ({error}); answering with {current}"
+            return (
+                f"this session was answered by {wanted}, which cannot be used here ({error}); answering with {current}"
+            )
         return None
 
     def new(self) -> None:
@@ -293,7 +299,11 @@ class Workbench:
         """Recompute :attr:`view` from the committed session (after a load or a commit): after a commit of the
         session the view was made from, only what the commit can change (:func:`view.commit_view`)."""
         assert self.session is not None
-        settings = {"compaction": self.config.compaction, "window": self.history_window, "retained": self.retained_chars}
+        settings = {
+            "compaction": self.config.compaction,
+            "window": self.history_window,
+            "retained": self.retained_chars,
+        }
         key = (self.session, *settings.values())  # the session object itself: a reopened one is another
         if self._view_of == key:
             self.view, notice = commit_view(self.view, self.session, **settings)

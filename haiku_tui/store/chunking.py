@@ -37,7 +37,11 @@ class _Piece:
 
 
 def chunk_blocks(
-    blocks: Sequence[Block], *, target: int = DEFAULT_TARGET, max_chars: int | None = None, min_section: int = MIN_SECTION
+    blocks: Sequence[Block],
+    *,
+    target: int = DEFAULT_TARGET,
+    max_chars: int | None = None,
+    min_section: int = MIN_SECTION,
 ) -> list[Chunk]:
     """Chunk ``blocks`` (in document order) into :class:`Chunk` objects."""
     if max_chars is None:

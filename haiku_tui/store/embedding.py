@@ -12,7 +12,9 @@ T = TypeVar("T")
 EMBED_BATCH = 256
 AUTO = "auto"  # the built-in embedder for a new knowledge base, else whatever the existing one was built with
 NONE_NAMES = frozenset({"none", "off", "fts"})  # full-text search only
-BUILTIN_ID = "wordllama:l2_supercat_256"  # haiku_tui.store.offline_embedder.MODEL_ID (not imported: it loads pydantic_ai)
+BUILTIN_ID = (
+    "wordllama:l2_supercat_256"  # haiku_tui.store.offline_embedder.MODEL_ID (not imported: it loads pydantic_ai)
+)
 BUILTIN_NAMES = frozenset({"wordllama", BUILTIN_ID})
 
 

@@ -144,7 +144,11 @@ def hybrid_rankings(
         # The two word-matching rankings count in proportion to the share of the question the best sentence
         # among the candidates holds: when none holds most of it, they order chunks by its commonest words.
         lexical = max(best, default=0.0) if LEXICAL_BY_COVERAGE else 1.0
-        rankings = [(text_rows, TEXT_WEIGHT * lexical), (vector_rows, VECTOR_WEIGHT), (by_sentence, SENTENCE_WEIGHT * lexical)]
+        rankings = [
+            (text_rows, TEXT_WEIGHT * lexical),
+            (vector_rows, VECTOR_WEIGHT),
+            (by_sentence, SENTENCE_WEIGHT * lexical),
+        ]
         if PROXIMITY_WEIGHT > 0:
             rankings.append((by_proximity(query, candidates), PROXIMITY_WEIGHT))
         fused = fuse(rankings, reranking=len(rankings) - 2)
@@ -182,7 +186,9 @@ def table_columns(chunks: Any, version: int) -> frozenset[str]:
 
 
 _exact_lock = threading.Lock()
-_exact_cache: weakref.WeakKeyDictionary[Any, tuple[int, Any, list[dict]] | tuple[int, None, None]] = weakref.WeakKeyDictionary()
+_exact_cache: weakref.WeakKeyDictionary[Any, tuple[int, Any, list[dict]] | tuple[int, None, None]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def exact_vector_rows(

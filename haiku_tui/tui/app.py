@@ -45,7 +45,14 @@ class HaikuApp(App[None]):
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
 
     BINDINGS: ClassVar[list[Binding]] = [
-        Binding("ctrl+p", "command_palette", "Commands", id="app.command-palette", show=False, tooltip="Every command, searchable"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Commands",
+            id="app.command-palette",
+            show=False,
+            tooltip="Every command, searchable",
+        ),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -111,7 +118,9 @@ class HaikuApp(App[None]):
         try:
             notice = bench.start(self.session_id, keep_model=self.keep_model, preview=True)
         except Exception as exc:  # e.g. the sessions database cannot be opened
-            self.call_from_thread(self.notify, clean_line(str(exc), 300), title="Sessions", severity="error", timeout=10)
+            self.call_from_thread(
+                self.notify, clean_line(str(exc), 300), title="Sessions", severity="error", timeout=10
+            )
             return
         self.call_from_thread(self._session_ready, notice)
         if bench.preview is not None:  # its newest answers are on screen: now the whole session
@@ -199,7 +208,9 @@ class HaikuApp(App[None]):
             try:
                 paths = shlex.split(value)
             except ValueError as exc:
-                self.notify(f"Cannot read those paths: {exc}; quote a path with spaces.", title="Watch", severity="error")
+                self.notify(
+                    f"Cannot read those paths: {exc}; quote a path with spaces.", title="Watch", severity="error"
+                )
                 return
             self.watch_folders(paths)
 

@@ -19,7 +19,13 @@ pytest.importorskip("pydantic_ai.ui.ag_ui")
 
 def run_input(messages, state) -> RunAgentInput:
     return RunAgentInput(
-        thread_id="thread", run_id=uuid.uuid4().hex, state=state, messages=messages, tools=[], context=[], forwarded_props={}
+        thread_id="thread",
+        run_id=uuid.uuid4().hex,
+        state=state,
+        messages=messages,
+        tools=[],
+        context=[],
+        forwarded_props={},
     )
 
 

@@ -86,7 +86,12 @@ async def test_json_export_has_everything_and_imports_back(store, kb):
     assert loaded.messages == session.messages
     assert loaded.conversation.usage == session.conversation.usage
     assert loaded.state == session.state and loaded.app_data == session.app_data
-    assert (loaded.title, loaded.model, loaded.db, loaded.created_at) == (session.title, session.model, session.db, session.created_at)
+    assert (loaded.title, loaded.model, loaded.db, loaded.created_at) == (
+        session.title,
+        session.model,
+        session.db,
+        session.created_at,
+    )
     assert store.export_markdown(copy.id).replace(copy.id, session.id) == store.export_markdown(session.id)
 
     with pytest.raises(SessionExists, match="already exists"):
@@ -97,7 +102,9 @@ async def test_json_export_has_everything_and_imports_back(store, kb):
 
     # the copy continues like the original
     deps = loaded.deps()
-    result = await make_agent(Researcher().model, kb).run("How do I clean solar panels?", deps=deps, conversation=loaded.conversation)
+    result = await make_agent(Researcher().model, kb).run(
+        "How do I clean solar panels?", deps=deps, conversation=loaded.conversation
+    )
     loaded.commit_run(result, deps.state)
     store.save(loaded)
     assert result.output.endswith("[3]")

@@ -11,7 +11,10 @@ from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.support import support_lines
 from haiku_tui.capabilities.views import question_views
 
-SOLAR = "Solar panels keep producing electricity in winter because they need light, not heat; cold panels are more efficient."
+SOLAR = (
+    "Solar panels keep producing electricity in winter because they need light, not heat; cold panels are more "
+    "efficient."
+)
 TEA = "Green tea should steep for two to three minutes in water around eighty degrees, or it turns bitter."
 ANSWER = (
     "Solar panels keep producing electricity in winter, since they need light rather than heat [1]. "

@@ -200,7 +200,8 @@ async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypat
 
 @contextlib.asynccontextmanager
 async def question_before_the_session(small_kb, tmp_path, monkeypatch):
-    """A saved session reopened with its drawing held, "what is a heat pump" sent and waiting: ``(app, pilot, held)``."""
+    """A saved session reopened with its drawing held, "what is a heat pump" sent and waiting:
+    ``(app, pilot, held)``."""
     store = SessionStore(tmp_path / "sessions.db")
     session_id = await saved_session(small_kb, store)
     held = HeldStart(monkeypatch)

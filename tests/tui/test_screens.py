@@ -678,7 +678,10 @@ async def test_tables_fit_the_terminal_after_a_resize(store, kb_dir):
     def fits(table: DataTable) -> bool:
         return table.virtual_size.width <= table.scrollable_content_region.width
 
-    for screen, table_id in ((SessionsScreen(store), "#sessions-table"), (KnowledgeScreen(str(kb_dir / "kb.lancedb")), "#kb-documents")):
+    for screen, table_id in (
+        (SessionsScreen(store), "#sessions-table"),
+        (KnowledgeScreen(str(kb_dir / "kb.lancedb")), "#kb-documents"),
+    ):
         app = Host(screen)
         async with app.run_test(size=(200, 40)) as pilot:
             await settle(app, pilot)

@@ -133,7 +133,9 @@ async def test_w_shows_a_bounded_capsule_as_sent_and_says_what_it_left_out(small
         await ask(pilot, TEA)
         received, session_id = script.sent[first:], app.session.id
         cited = next(iter(app.session.state["rag"]["citation_index"].values()))
-    capsule = next(str(p.content) for m in received[0] for p in m.parts if "not shown in full" in str(getattr(p, "content", "")))
+    capsule = next(
+        str(p.content) for m in received[0] for p in m.parts if "not shown in full" in str(getattr(p, "content", ""))
+    )
     assert f"[{cited['chunk_id']}] Source: " in capsule and cited["text"] not in capsule
 
     shown = await _reopen_and_compare(small_kb, store, session_id, received, number=2, retained_chars=1)

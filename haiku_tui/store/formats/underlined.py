@@ -22,7 +22,12 @@ def heading_at(lines: list[str], i: int) -> tuple[tuple[str, bool], str, int] | 
     stripped = line.strip()
     n = len(lines)
     if ADORNMENT.match(line):  # overline + title + underline
-        if i + 2 < n and lines[i + 1].strip() and ADORNMENT.match(lines[i + 2]) and lines[i + 2].strip()[0] == stripped[0]:
+        if (
+            i + 2 < n
+            and lines[i + 1].strip()
+            and ADORNMENT.match(lines[i + 2])
+            and lines[i + 2].strip()[0] == stripped[0]
+        ):
             return (stripped[0], True), lines[i + 1].strip(), 3
         return None
     if (  # title + underline

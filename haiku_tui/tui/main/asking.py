@@ -86,7 +86,9 @@ class Asking:
         prompt, turn = waiting
         if self.workbench.agent is None:
             self.running = False
-            await self._show_outcome(turn, Finished("failed", self.workbench.model_error or "the model is not available"))
+            await self._show_outcome(
+                turn, Finished("failed", self.workbench.model_error or "the model is not available")
+            )
             return
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 

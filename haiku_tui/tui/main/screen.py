@@ -137,7 +137,9 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         """Draw the committed session (or a preview of it): its newest turns (older ones mount on demand), the
         evidence, the policy log."""
         bench = self.workbench
-        title = bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
+        title = (
+            bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
+        )
         async with self._drawing:
             # cancelled while the app starts: typed in this session, they stay after its turns
             kept = [] if self.ready else self.turn_log.ghosts

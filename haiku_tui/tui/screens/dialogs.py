@@ -80,7 +80,9 @@ class TextInputDialog(ModalScreen[str | None]):
             yield Static(Text(clean_line(self._title)), classes="dialog-title", id="dialog-title")
             if self._detail:
                 yield Static(Text(clean(self._detail)), classes="dialog-detail", id="dialog-detail")
-            yield Input(value=clean_line(self._value), placeholder=self._placeholder, id="dialog-input", select_on_focus=False)
+            yield Input(
+                value=clean_line(self._value), placeholder=self._placeholder, id="dialog-input", select_on_focus=False
+            )
             yield Static("", id="dialog-hint")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="dialog-cancel")

@@ -51,9 +51,14 @@ def part_line(part: WirePart) -> Content:
 
 def request_title(request: WireRequest, selected: bool) -> str:
     """``▶ Request 2 · 3.1k chars (8.0k without compaction) · 1.2k in / 80 out tokens``."""
-    saved = f" ({compact_number(request.uncompacted_chars)} without compaction)" if request.uncompacted_chars > request.chars else ""
+    saved = (
+        f" ({compact_number(request.uncompacted_chars)} without compaction)"
+        if request.uncompacted_chars > request.chars
+        else ""
+    )
     tokens = tokens_text(request.tokens)
-    return f"{'▶' if selected else ' '} Request {request.number} · {compact_number(request.chars)} chars{saved} · {tokens} tokens"
+    mark = "▶" if selected else " "
+    return f"{mark} Request {request.number} · {compact_number(request.chars)} chars{saved} · {tokens} tokens"
 
 
 def size_bars(sizes: list[tuple[int, int, int]], current: int) -> Content:
@@ -166,7 +171,9 @@ class WireScreen(ScreenHelp, Screen[None]):
         from haiku_tui.capabilities.wire import session_sizes
 
         try:
-            content = size_bars(session_sizes(self.state, self.messages, window=self.window, retained=self.retained), self.question)
+            content = size_bars(
+                session_sizes(self.state, self.messages, window=self.window, retained=self.retained), self.question
+            )
         except Exception as exc:  # a malformed stored session: one line, the requests still show
             content = Content.styled(f"could not measure the session: {clean_line(str(exc), 200)}", "$warning")
         self.app.call_from_thread(self.query_one("#wire-sizes", Static).update, content)
