@@ -260,7 +260,7 @@ def zebra_kb(tmp_path) -> str:
 
 
 async def test_reopening_a_session_answers_from_the_kb_it_was_made_on(small_kb, tmp_path):
-    """Issue 14: Ctrl+O on a session made on another knowledge base opens that one."""
+    """Ctrl+O on a session made on another knowledge base opens that one."""
     zebra_db = zebra_kb(tmp_path)
     store = SessionStore(tmp_path / "sessions.db")
     app = make_app(None, store=store, db=zebra_db)

@@ -1,4 +1,4 @@
-"""Issue 17, a daily driver: a cancelled or failed question comes back, history recall, regenerate,
+"""Everyday question actions: a cancelled or failed question comes back, history recall, regenerate,
 edit and resend, model switch, copy."""
 
 from __future__ import annotations

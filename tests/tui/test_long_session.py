@@ -1,4 +1,4 @@
-"""Issue 13, the app on a long session: it opens with its newest turns mounted, keys slide the window,
+"""The app on a long session: it opens with its newest turns mounted, keys slide the window,
 old questions can be reached from the other panes, and a cancelled turn never vanishes."""
 
 from __future__ import annotations

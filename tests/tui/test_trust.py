@@ -1,4 +1,4 @@
-"""Issue 15 in the main screen: the status bar fits 120 columns with tokens and the saving (every width:
+"""Grounding in the main screen: the status bar fits 120 columns with tokens and the saving (every width:
 ``test_status``); an unbacked marker is in the badge and the policy log and is not a link; weak support is
 marked on the cited item."""
 

@@ -1,4 +1,4 @@
-"""Issue 14, app side: ``--watch`` keeps the knowledge base in step while the app runs (real files,
+"""``--watch`` keeps the knowledge base in step while the app runs (real files,
 real watchfiles), and quitting ends the watch promptly."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The main screen's everyday actions (issue 17): question history, regenerate, edit and resend, switch the
+"""The main screen's everyday actions: question history, regenerate, edit and resend, switch the
 model, copy an answer or a citation, and a failed question coming back into the box.
 
 ``DailyActions`` is a mixin of :class:`haiku_tui.tui.main.screen.MainScreen`: its keys are in the command
