@@ -52,7 +52,9 @@ POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DE
 # (bench/tools/tune_extractive.py)
 MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
 MIN_WORDS_MEANING = 0.2  # and at or above it, this similarity: sharing a word is not being about the same thing
-MIN_SEMANTIC = 0.3  # bench/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)
+MIN_SEMANTIC = (
+    0.3  # bench/sets/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)
+)
 MIN_QUOTED = 0.25  # once some sentence passes the floors above, others need only this similarity (or the two above)
 EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one, and has this share of its
 # weighted terms or is at least as close in meaning,
