@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import threading
 import time
+from pathlib import Path
 
 from tests.tui.conftest import SIZE, ask, make_app, settle, stalling_model, wait_for
 
+import haiku_tui
 from haiku_tui.sessions import SessionStore
 
 
@@ -322,7 +324,8 @@ async def test_the_knowledge_base_is_prepared_behind_the_first_frame(tmp_path):
         await settle(pilot)
         assert app.main.turn_log.turns[-1].state == "grounded"
         await pilot.press("ctrl+b")
-        await wait_for(pilot, lambda: "8 documents" in str(app.screen.query_one("#kb-status").render()), 30)
+        pages = len(list((Path(haiku_tui.__file__).parent / "guide").glob("*.md")))
+        await wait_for(pilot, lambda: f"{pages} documents" in str(app.screen.query_one("#kb-status").render()), 30)
 
 
 async def test_switching_the_knowledge_base_starts_a_new_session_on_it(small_kb, tmp_path):
