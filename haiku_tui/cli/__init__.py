@@ -45,9 +45,9 @@ def common_options() -> argparse.ArgumentParser:
         "--embedder",
         default=argparse.SUPPRESS,
         metavar="MODEL",
-        help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER, else the "
-        "built-in offline model `wordllama` for a new knowledge base and what an existing one was built with; none = "
-        "full-text only)",
+        help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small, or `minilm` (offline transformer, extra "
+        "haiku-tui[minilm]) (default: $HAIKU_TUI_EMBEDDER, else `embedder` in config.toml, else the built-in offline "
+        "model `wordllama` for a new knowledge base and what an existing one was built with; none = full-text only)",
     )
     common.add_argument(
         "--reranker",
@@ -108,10 +108,16 @@ def db_arg(args: argparse.Namespace) -> str | None:
     return getattr(args, "db", None)
 
 
-def embedder_arg(args: argparse.Namespace) -> str:
-    """``--embedder``, else ``$HAIKU_TUI_EMBEDDER``, else ``"auto"``
-    (see ``haiku_tui.store.embedding.choose_embedder``)."""
-    return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or "auto"
+def embedder_arg(args: argparse.Namespace, default: str = "auto") -> str:
+    """``--embedder``, else ``$HAIKU_TUI_EMBEDDER``, else ``embedder`` in config.toml, else ``default``
+    (``"auto"``: see ``haiku_tui.store.embedding.choose_embedder``)."""
+    chosen = getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER")
+    if chosen:
+        return chosen
+    from haiku_tui.agent.models import read_config
+
+    configured = read_config().get("embedder")
+    return configured if isinstance(configured, str) and configured.strip() else default
 
 
 def reranker_args(args: argparse.Namespace) -> tuple[str | None, str | None]:

@@ -22,7 +22,9 @@ from typing import Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET
-from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id
+from .embedding import (
+    BUILTIN_ID, EMBED_BATCH, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id, vector_weight,
+)
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
 from .ingest import Ingest, document_id, ensure_embedder_settings, missing_indexes, refresh_index
 from .lancedb_import import import_lancedb
@@ -172,8 +174,8 @@ class KnowledgeBase:
         if recorded and recorded != name:
             raise EmbedderMismatch(
                 f"knowledge base {self.uri} was built with embedder {recorded!r} ({dim} dims) but {name!r} "
-                f"is configured; use --embedder {recorded} (or that embedder), or build a new knowledge "
-                "base with --db for the new embedder"
+                f"is configured; use --embedder {recorded} (or that embedder), move the base onto the new one "
+                f"with `haiku-tui embed --embedder {name}`, or build a new knowledge base with --db"
             )
         if not recorded and self._doc_count() > 0:
             raise EmbedderMismatch(
@@ -182,19 +184,20 @@ class KnowledgeBase:
                 "it without an embedder (--embedder none)"
             )
 
-    def add_vectors(self, embedder: Any = BUILTIN_ID) -> int:
-        """Embed every chunk of a full-text-only knowledge base so that search becomes hybrid.
+    def add_vectors(self, embedder: Any = BUILTIN_ID, on_progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every chunk with ``embedder`` so that search becomes hybrid, replacing the vectors of
+        another embedder if the base has them.
 
-        The chunks table is rewritten once with a vector column (a new Lance version: an
-        interruption leaves the full-text base as it was), then the embedder is recorded.
-        Returns the number of chunks embedded.
+        The chunks table is rewritten once with the new vector column (a new Lance version: an
+        interruption while embedding leaves the base as it was), then the embedder is recorded.
+        ``on_progress(chunks embedded, chunks)`` is called as the embedding goes. Returns the number of chunks embedded.
         """
         import pyarrow as pa
 
         recorded, _ = self.recorded_embedder()
-        if recorded:
-            raise StoreError(f"knowledge base {self.uri} already has vectors from embedder {recorded!r}")
         model = as_embedder(embedder)
+        if recorded and model is not None and recorded == embedder_id(model):
+            raise StoreError(f"knowledge base {self.uri} already has vectors from embedder {recorded!r}")
         chunks = self._table(CHUNKS)
         if model is None or chunks is None or not self._doc_count():
             raise EmptyKnowledgeBase(f"the knowledge base at {self.uri} has no documents to embed; {ADD_HINT}")
@@ -206,13 +209,21 @@ class KnowledgeBase:
             data = data.append_column(SENTENCE_TERMS_COLUMN, pa.array(terms, type=pa.string()))
         if INDEX_VERSION_COLUMN not in data.column_names:  # nor the index version
             data = data.append_column(INDEX_VERSION_COLUMN, pa.array([UNVERSIONED] * data.num_rows, type=pa.int32()))
-        vectors = embed_documents(model, [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()])
+        texts = [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()]
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            vectors.extend(embed_documents(model, texts[start : start + EMBED_BATCH]))
+            if on_progress is not None:
+                on_progress(len(vectors), len(texts))
         dimension = len(vectors[0]) if vectors else 0
         data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))
         schema = chunks_schema(dimension)
+        if recorded:  # until the new record is written, the base reads as one without vectors (`embed` again)
+            self._write_settings({"embedder": "", "dimension": ""})
         self._tables[CHUNKS] = self._db.create_table(CHUNKS, data.select(schema.names).cast(schema), mode="overwrite")
         refresh_index(self)
         self.embedder = model
+        self._vectors_ready = None
         ensure_embedder_settings(self, dimension)
         return data.num_rows
 
@@ -436,7 +447,7 @@ class KnowledgeBase:
         wanted = max(limit, RERANK_CANDIDATES) if self.reranker is not None else limit
         fetch = wanted  # widened below only if orphan or stale chunks crowd the top
         while True:
-            rows = ranked_rows(chunks, where, query, vector, fetch)
+            rows = ranked_rows(chunks, where, query, vector, fetch, vector_weight(self.embedder))
             visible = self._visible(rows, docmap)
             if len(visible) >= wanted or len(rows) < fetch or fetch > 50 * wanted + 200:
                 break

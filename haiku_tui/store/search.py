@@ -93,7 +93,9 @@ def missing_word_neighbours(chunks: Any, query: str, version: int) -> list[str]:
     return vocabulary(chunks, FTS_COLUMN, version).neighbours(query)
 
 
-def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int) -> list[dict]:
+def ranked_rows(
+    chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int, vector_weight: float | None = None
+) -> list[dict]:
     """The best ``fetch`` chunk rows for ``query`` (and ``vector``, when given), best first, with ``_relevance_score``.
 
     Hybrid: the BM25 and vector rankings, and the fused candidates ranked by their best sentence
@@ -122,20 +124,21 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
             v = v.where(where, prefilter=True)
     vector_rows = exact if exact is not None else v.limit(pool).to_list()
     text_rows = text_future.result()
-    _, fused = hybrid_rankings(" ".join([query, *neighbours]), text_rows, vector_rows, fetch)
+    _, fused = hybrid_rankings(" ".join([query, *neighbours]), text_rows, vector_rows, fetch, vector_weight)
     return diversify(prefer_originals(chunks, fused, version))[:fetch]
 
 
 def hybrid_rankings(
-    query: str, text_rows: list[dict], vector_rows: list[dict], fetch: int
+    query: str, text_rows: list[dict], vector_rows: list[dict], fetch: int, vector_weight: float | None = None
 ) -> tuple[list[tuple[list[dict], float]], list[dict]]:
     """The weighted rankings fused by hybrid search (BM25, vectors, and the best ``max(RERANK, fetch)``
     of their fusion ranked by their best sentence's share of ``query``'s terms — with the knowledge base's
     words for query words it lacks — and by the question's word pairs they hold together) and their fusion,
     best first. The two word-matching rankings are weighted by the best such share (``LEXICAL_BY_COVERAGE``);
     the sentence and pair rankings count by their order alone (a chunk one leaves out counts as ranked after
-    its last)."""
-    rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]
+    its last). ``vector_weight`` is the embedder's own weight for the vector ranking (else ``VECTOR_WEIGHT``)."""
+    vector_weight = VECTOR_WEIGHT if vector_weight is None else vector_weight
+    rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, vector_weight)]
     fused = fuse(rankings)
     if SENTENCE_WEIGHT > 0:
         candidates = fused[: max(RERANK, fetch)]
@@ -146,7 +149,7 @@ def hybrid_rankings(
         lexical = max(best, default=0.0) if LEXICAL_BY_COVERAGE else 1.0
         rankings = [
             (text_rows, TEXT_WEIGHT * lexical),
-            (vector_rows, VECTOR_WEIGHT),
+            (vector_rows, vector_weight),
             (by_sentence, SENTENCE_WEIGHT * lexical),
         ]
         if PROXIMITY_WEIGHT > 0:
