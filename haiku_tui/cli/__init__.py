@@ -54,13 +54,15 @@ def common_options() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         metavar="URL",
         help="a rerank server (llama.cpp --reranking, vLLM, TEI, Infinity) that reorders the search's candidates "
-        "through POST URL/rerank (default: $HAIKU_TUI_RERANKER, 'reranker' in the config file; its key from $HAIKU_TUI_API_KEY)",
+        "through POST URL/rerank (default: $HAIKU_TUI_RERANKER, 'reranker' in the config file; its key from "
+        "$HAIKU_TUI_API_KEY)",
     )
     common.add_argument(
         "--reranker-model",
         default=argparse.SUPPRESS,
         metavar="NAME",
-        help="the model the rerank server should use (default: $HAIKU_TUI_RERANKER_MODEL, 'reranker_model' in the config file)",
+        help="the model the rerank server should use (default: $HAIKU_TUI_RERANKER_MODEL, 'reranker_model' in the "
+        "config file)",
     )
     common.add_argument(
         "--timeout",
@@ -168,7 +170,7 @@ def error(message: str) -> None:
     print(f"{PROG}: error: {text}", file=sys.stderr)
 
 
-def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
+def describe(exc: BaseException) -> str:  # a flat table of cases
     """The user-facing line for an exception that reached the command line, naming what to do."""
     import errno
     import sqlite3
@@ -233,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as exc:
         error(str(exc))
         return exc.code
-    except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback
+    except Exception as exc:  # one clear line, never a traceback
         if os.environ.get("HAIKU_TUI_DEBUG"):
             raise
         error(describe(exc))

@@ -30,12 +30,16 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
     embedder = embedder_arg(args, default=BUILTIN_ID)
     if embedder.strip().lower() in NONE_NAMES | {"auto"}:
-        raise CommandError(f"`haiku-tui embed` needs an embedder, not {embedder!r}; omit --embedder for the built-in one")
+        raise CommandError(
+            f"`haiku-tui embed` needs an embedder, not {embedder!r}; omit --embedder for the built-in one"
+        )
     kb = KnowledgeBase.open(db_arg(args), embedder=None, create=False)
     started = time.perf_counter()
     count = _with_progress(lambda on_progress: kb.add_vectors(embedder, on_progress))
     name = printable_line(str(kb.recorded_embedder()[0]))
-    print(f"embedded {count} chunks with {name} in {time.perf_counter() - started:.1f}s; search in {kb.uri} is now hybrid")
+    print(
+        f"embedded {count} chunks with {name} in {time.perf_counter() - started:.1f}s; search in {kb.uri} is now hybrid"
+    )
     return 0
 
 

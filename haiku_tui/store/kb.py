@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET
@@ -26,7 +26,7 @@ from .embedding import (
     BUILTIN_ID, EMBED_BATCH, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id, vector_weight,
 )
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
-from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
+from .ingest import Ingest, document_id, ensure_embedder_settings, missing_indexes, refresh_index
 from .lancedb_import import import_lancedb
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
@@ -39,8 +39,6 @@ from .tables import (
     SETTINGS, UNVERSIONED, chunk_columns, chunk_record, chunks_schema, doc_record, one_line, row_version, sql_list,
 )
 
-if TYPE_CHECKING:
-    from .doctor import RebuildReport
 from .remote import explain as explain_remote
 
 # How stale an open handle may be about another process's writes (own writes are seen at once).
@@ -252,7 +250,12 @@ class KnowledgeBase:
         if self._docmap_cache is not None and self._docmap_cache[0] == version:
             return self._docmap_cache[1]
         versioned = INDEX_VERSION_COLUMN in docs.schema.names
-        data = docs.search().select(["id", "title", "path", "content_hash", *[INDEX_VERSION_COLUMN] * versioned]).limit(None).to_arrow()
+        data = (
+            docs.search()
+            .select(["id", "title", "path", "content_hash", *[INDEX_VERSION_COLUMN] * versioned])
+            .limit(None)
+            .to_arrow()
+        )
         versions = data.column(INDEX_VERSION_COLUMN).to_pylist() if versioned else [UNVERSIONED] * data.num_rows
         mapping = {
             i: (t, p, h, v)
@@ -355,7 +358,9 @@ class KnowledgeBase:
         chunks = self._table(CHUNKS)
         if doc_id is None or chunks is None:
             return []
-        rows = chunks.search().where(f"document_id = '{doc_id}'").select(self._chunk_columns(chunks)).limit(None).to_list()
+        rows = (
+            chunks.search().where(f"document_id = '{doc_id}'").select(self._chunk_columns(chunks)).limit(None).to_list()
+        )
         return sorted((chunk_record(r, d) for r, d in self._visible(rows)), key=lambda c: c.order)
 
     def outdated(self) -> list[DocumentRecord]:
@@ -474,7 +479,11 @@ class KnowledgeBase:
         if data.num_rows == 0:
             return 0
         groups = data.group_by(keys).aggregate([([], "count_all")]).to_pylist()
-        bad = [g for g in groups if (doc := docmap.get(g["document_id"])) is None or (doc[2], doc[3]) != (g["content_hash"], row_version(g))]
+        bad = [
+            g
+            for g in groups
+            if (doc := docmap.get(g["document_id"])) is None or (doc[2], doc[3]) != (g["content_hash"], row_version(g))
+        ]
         for start in range(0, len(bad), 100):
             chunks.delete(" OR ".join(_generation_filter(g) for g in bad[start : start + 100]))
         return sum(g["count_all"] for g in bad)
@@ -530,7 +539,13 @@ class KnowledgeBase:
         leaves unchanged files of an older index version as they are (the watcher's syncs)."""
         limits = limits or IngestLimits.from_env(max_bytes)
         job = Ingest(
-            self, on_progress=on_progress, metadata=None, limits=limits, chunk_size=DEFAULT_TARGET, dry_run=dry_run, reindex=reindex
+            self,
+            on_progress=on_progress,
+            metadata=None,
+            limits=limits,
+            chunk_size=DEFAULT_TARGET,
+            dry_run=dry_run,
+            reindex=reindex,
         )
         return self._run(job, paths, sync=True)
 
@@ -548,23 +563,15 @@ class KnowledgeBase:
         except Exception as exc:
             raise damaged(exc) or unwritable(exc, self.uri) or exc from None
 
-    def check(self) -> list[str]:
-        """Read every table and run a search; one line per problem (empty: healthy)."""
-        from .doctor import check
-
-        return check(self)
-
-    def rebuild(self) -> RebuildReport:
-        """Move this (damaged) knowledge base aside and rebuild it from its documents' files on disk."""
-        from .doctor import rebuild
-
-        return rebuild(self)
-
 
 def _generation_filter(group: dict[str, Any]) -> str:
     """SQL for the chunks of one document's indexing (rows without a version column hold version 1)."""
     where = f"document_id = '{group['document_id']}' AND content_hash = '{group['content_hash']}'"
-    return f"({where})" if INDEX_VERSION_COLUMN not in group else f"({where} AND {INDEX_VERSION_COLUMN} = {group[INDEX_VERSION_COLUMN]})"
+    return (
+        f"({where})"
+        if INDEX_VERSION_COLUMN not in group
+        else f"({where} AND {INDEX_VERSION_COLUMN} = {group[INDEX_VERSION_COLUMN]})"
+    )
 
 
 def _dir_size(uri: str) -> int | None:

@@ -12,14 +12,20 @@ from ag_ui.core import AssistantMessage, EventType, RunAgentInput, UserMessage
 from haiku_tui.agent import AgentConfig, build_agent
 from haiku_tui.capabilities import Deps, ledger
 from haiku_tui.store import KnowledgeBase
-from tests.reach.servers import free_port, start, stop, wait_for_port
+from tests.serve.servers import free_port, start, stop, wait_for_port
 
 pytest.importorskip("pydantic_ai.ui.ag_ui")
 
 
 def run_input(messages, state) -> RunAgentInput:
     return RunAgentInput(
-        thread_id="thread", run_id=uuid.uuid4().hex, state=state, messages=messages, tools=[], context=[], forwarded_props={}
+        thread_id="thread",
+        run_id=uuid.uuid4().hex,
+        state=state,
+        messages=messages,
+        tools=[],
+        context=[],
+        forwarded_props={},
     )
 
 

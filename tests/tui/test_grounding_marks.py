@@ -1,10 +1,9 @@
-"""Issue 15 in the main screen: the status bar fits 120 columns with tokens and the saving (every width:
+"""Grounding in the main screen: the status bar fits 120 columns with tokens and the saving (every width:
 ``test_status``); an unbacked marker is in the badge and the policy log and is not a link; weak support is
 marked on the cited item."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from tests.tui.conftest import ask, make_app, settle
 

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from tests.kb_fixture import DOCUMENTS
-from tests.reach.s3 import moto_server
-from tests.reach.servers import ROOT
+from tests.store.s3 import moto_server
+from tests.serve.servers import ROOT
 
 pytest.importorskip("moto")
 pytestmark = pytest.mark.slow
@@ -64,7 +64,13 @@ def test_add_search_ask_info_on_s3(s3, docs):
     # the objects really are in the bucket
     import boto3
 
-    client = boto3.client("s3", endpoint_url=s3.endpoint, aws_access_key_id=s3.access_key, aws_secret_access_key=s3.secret_key, region_name="us-east-1")
+    client = boto3.client(
+        "s3",
+        endpoint_url=s3.endpoint,
+        aws_access_key_id=s3.access_key,
+        aws_secret_access_key=s3.secret_key,
+        region_name="us-east-1",
+    )
     keys = [o["Key"] for o in client.list_objects_v2(Bucket="team", Prefix="kb/").get("Contents", [])]
     assert any(k.startswith("kb/chunks.lance/") for k in keys), keys
 

@@ -1,4 +1,4 @@
-"""Helpers for the reach tests: free ports and ``haiku-tui`` servers in subprocesses."""
+"""Helpers for the server tests: free ports and ``haiku-tui`` servers in subprocesses."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30.0) -
 def launch(command: list[str], env: dict[str, str]) -> subprocess.Popen:
     """Start a server in the background, its output in a temporary file (a pipe nobody reads would fill up
     and block it); stopped by :func:`stop`, read by :func:`output`."""
-    log = tempfile.TemporaryFile("w+", encoding="utf-8")
+    log = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - open until stop() closes it
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     process.log = log  # type: ignore[attr-defined]
     return process

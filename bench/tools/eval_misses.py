@@ -1,6 +1,6 @@
 """Why DEV questions miss: each ranking's view of the answering document, and where the answering sentence went.
 
-    python bench/eval_misses.py [--split dev|dev2|dev3|tuning] [--all]
+    python -m bench.tools.eval_misses [--split dev|dev2|dev3|tuning] [--all]
 
 For every dev question whose answering document is not ranked first (``--all``: every question),
 prints the rank of that document in the fused result and in each ranking fused into it (BM25,
@@ -14,22 +14,19 @@ Only tuning questions (dev, dev2, dev3) are read.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.sets.eval_questions import split, tuning
+from bench.eval_retrieval import corpus_files, norm
 
-from eval_questions import split, tuning  # noqa: E402
-from eval_retrieval import corpus_files, norm  # noqa: E402
-
-import haiku_tui.agent.extractive as X  # noqa: E402
-import haiku_tui.agent.quoting as Q  # noqa: E402
-import haiku_tui.store.search as S  # noqa: E402
-from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result  # noqa: E402
-from haiku_tui.store.embedding import embed_query  # noqa: E402
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
-from haiku_tui.store.sentences import sentences  # noqa: E402
+import haiku_tui.agent.extractive as X
+import haiku_tui.agent.quoting as Q
+import haiku_tui.store.search as S
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result
+from haiku_tui.store.embedding import embed_query
+from haiku_tui.store.kb import KnowledgeBase
+from haiku_tui.store.sentences import sentences
 
 
 def doc_rank(rows: list[dict], stem_of: dict[str, str], docs) -> int | None:
@@ -52,7 +49,12 @@ def label(row: dict, stem_of: dict[str, str]) -> str:
 def rankings(kb: KnowledgeBase, question: str) -> dict[str, list[dict]]:
     chunks, where, _ = kb._prepare_search(question, None)
     vector = embed_query(kb.embedder, S.vector_query(question))
-    text = chunks.search(S.text_query(question, True), query_type="fts").select(S.CHUNK_COLUMNS + ["_score"]).limit(30).to_list()
+    text = (
+        chunks.search(S.text_query(question, True), query_type="fts")
+        .select(S.CHUNK_COLUMNS + ["_score"])
+        .limit(30)
+        .to_list()
+    )
     vec = S.exact_vector_rows(chunks, vector, 30)
     fused = S.fuse([(text, S.TEXT_WEIGHT), (vec, S.VECTOR_WEIGHT)])
     cand = fused[: S.RERANK]
@@ -84,11 +86,17 @@ def main() -> None:
             with KnowledgeBase.open(str(Path(tmp) / f"{corpus}.lancedb"), embedder="auto") as kb:
                 kb.add(corpus_files(corpus, Path(tmp)))
                 stem_of = {d.id: Path(d.path).stem for d in kb.documents()}
-                all_chunks = kb._table("chunks").search().select(["id", "document_id", "text", "headings"]).limit(None).to_list()
+                all_chunks = (
+                    kb._table("chunks").search().select(["id", "document_id", "text", "headings"]).limit(None).to_list()
+                )
                 for q in (q for q in questions if q.corpus == corpus):
                     ranks = rankings(kb, q.question)
                     r = {name: doc_rank(rows, stem_of, q.docs) for name, rows in ranks.items()}
-                    home = [c for c in all_chunks if stem_of[c["document_id"]] in q.docs and norm(q.phrase) in norm(c["text"])]
+                    home = [
+                        c
+                        for c in all_chunks
+                        if stem_of[c["document_id"]] in q.docs and norm(q.phrase) in norm(c["text"])
+                    ]
                     hits = kb.search(q.question, limit=X.SEARCH_LIMIT)
                     text = RESULT_SEPARATOR.join(format_result(h, len(hits)) for h in hits)
                     quotes = Q.select(q.question, X.parse_results(text))
@@ -96,7 +104,9 @@ def main() -> None:
                     if r["final"] == 1 and quoted and not args.all:
                         continue
                     print(f"\n[{corpus}] {q.question!r}  docs={sorted(q.docs)}")
-                    print(f"  doc rank: final={r['final']} bm25={r['bm25']} vector={r['vector']} sentence={r['sentence']}")
+                    print(
+                        f"  doc rank: final={r['final']} bm25={r['bm25']} vector={r['vector']} sentence={r['sentence']}"
+                    )
                     if r["final"] != 1:
                         print("  above:", ", ".join(label(x, stem_of) for x in ranks["final"][:4]))
                     print("  phrase in:", ", ".join(label(c, stem_of) for c in home) or "NOT FOUND")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.reach.servers import ROOT
+from tests.serve.servers import ROOT
 
 pytest.importorskip("mcp")
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.reach.servers import free_port, start, stop, wait_for_port
+from tests.serve.servers import free_port, start, stop, wait_for_port
 
 pytestmark = pytest.mark.slow
 
@@ -58,7 +58,10 @@ def test_browser_asks_and_sees_the_cited_answer(kb_path, tmp_path):
         wait_for_port(port, server)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch_persistent_context(  # --user-data-dir, the playwright way
-                str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_FLAGS, viewport={"width": 1400, "height": 900}
+                str(tmp_path / "profile"),
+                executable_path=CHROMIUM,
+                args=CHROMIUM_FLAGS,
+                viewport={"width": 1400, "height": 900},
             )
             try:
                 page = browser.new_page()

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from tests.reach.servers import free_port, launch, stop, wait_for_port
+from tests.serve.servers import free_port, launch, stop, wait_for_port
 
 REGION = "us-east-1"
 SETUP_ACTIONS = 3
@@ -57,7 +57,9 @@ def moto_server() -> Iterator[S3Server]:
     try:
         wait_for_port(port, process)
         endpoint = f"http://127.0.0.1:{port}"
-        iam = boto3.client("iam", endpoint_url=endpoint, region_name=REGION, aws_access_key_id="setup", aws_secret_access_key="setup")
+        iam = boto3.client(
+            "iam", endpoint_url=endpoint, region_name=REGION, aws_access_key_id="setup", aws_secret_access_key="setup"
+        )
         iam.create_user(UserName="kb")
         iam.put_user_policy(UserName="kb", PolicyName="s3", PolicyDocument=json.dumps(POLICY))
         key = iam.create_access_key(UserName="kb")["AccessKey"]

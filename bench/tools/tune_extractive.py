@@ -1,6 +1,6 @@
 """Sentence-choice experiments for the extractive model on the tuning questions only (dev, dev2, dev3).
 
-    python bench/tune_extractive.py [GRIDS as JSON, e.g. '[{"MIN_SEMANTIC": [0.3, 0.35]}]']
+    python -m bench.tools.tune_extractive [GRIDS as JSON, e.g. '[{"MIN_SEMANTIC": [0.3, 0.35]}]']
 
 Searches each tuning question once (as the model's ``rag_search`` call does: the question, 10
 results, formatted as the tool formats them), then varies ``haiku_tui.agent.quoting``
@@ -16,15 +16,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.sets.eval_questions import OFF_TOPIC, tuning
+from bench.eval_retrieval import corpus_files, grid_settings, norm
 
-from eval_questions import OFF_TOPIC, tuning  # noqa: E402
-from eval_retrieval import corpus_files, grid_settings, norm  # noqa: E402
-
-import haiku_tui.agent.extractive as X  # noqa: E402
-import haiku_tui.agent.quoting as Q  # noqa: E402
-from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result  # noqa: E402
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
+import haiku_tui.agent.extractive as X
+import haiku_tui.agent.quoting as Q
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, format_result
+from haiku_tui.store.kb import KnowledgeBase
 
 GRIDS = [  # each grid varies its constants around the module's current values
     {"POSITION_DECAY": [0.1, 0.05, 0.025], "ROOM_SOURCES": [2, 3]},
@@ -68,9 +66,18 @@ def score(cases) -> str:
     hits = []
     for q, results, stems in cases:
         quotes = Q.select(q.question, results)
-        hits.append((q.split, any(stems[x.chunk_id] in q.docs for x in quotes), norm(q.phrase) in norm(" ".join(x.sentence for x in quotes))))
+        hits.append(
+            (
+                q.split,
+                any(stems[x.chunk_id] in q.docs for x in quotes),
+                norm(q.phrase) in norm(" ".join(x.sentence for x in quotes)),
+            )
+        )
     fresh = [h for h in hits if h[0] == "dev3"] or hits
-    return "  ".join(f"{sum(h[1] for h in part) / len(part):.3f}  {sum(h[2] for h in part) / len(part):.3f}" for part in (hits, fresh))
+    return "  ".join(
+        f"{sum(h[1] for h in part) / len(part):.3f}  {sum(h[2] for h in part) / len(part):.3f}"
+        for part in (hits, fresh)
+    )
 
 
 def main() -> None:

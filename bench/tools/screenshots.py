@@ -1,4 +1,4 @@
-"""Write SVG screenshots of the app's main states: ``python -m haiku_tui.tui.screenshots [OUT_DIR]``.
+"""Write SVG screenshots of the app's main states: ``python -m bench.tools.screenshots [OUT_DIR]``.
 
 Drives the real ``HaikuApp`` headless (``App.run_test``) on a throw-away knowledge base built from the
 bundled user guide, with the offline ``extractive`` model, and saves one SVG per state into ``OUT_DIR``
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 SIZE = (140, 40)
-GUIDE = Path(__file__).resolve().parent.parent / "guide"
+GUIDE = Path(__file__).resolve().parents[2] / "haiku_tui" / "guide"
 
 FIRST_QUESTION = "How do I add a folder to the knowledge base?"
 FOLLOW_UP = "Which formats can it read?"
@@ -157,8 +157,10 @@ def write_screenshots(out_dir: str | os.PathLike[str] = "screenshots") -> list[P
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m haiku_tui.tui.screenshots", description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default="screenshots", help="where to write the SVGs (default: screenshots/)")
+    parser = argparse.ArgumentParser(prog="python -m bench.tools.screenshots", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "out_dir", nargs="?", default="screenshots", help="where to write the SVGs (default: screenshots/)"
+    )
     args = parser.parse_args(argv)
     try:
         paths = write_screenshots(args.out_dir)

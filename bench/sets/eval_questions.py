@@ -5,7 +5,7 @@ of the sentence that answers it (matched case- and whitespace-insensitively). ``
 ``"dev"`` and ``"dev2"`` (used while tuning), ``"test"`` (reported only, never tuned on), ``"fresh"``
 (a second held-out set written on 2026-12-01 before that session tuned anything), ``"fresh2"``
 (a third, written later that day before the next session tuned anything) or ``"dev3"`` (60
-questions written that afternoon by helper H4 for issue 11, from reading the documents only, before
+questions written that afternoon by helper H4, from reading the documents only, before
 anything was searched, asked or measured with them, while other helpers changed the ranking and the
 extractive model; it served once as their unseen check — flat: 0.817 / 0.683 / 0.717 / 0.300 before,
 0.817 / 0.691 / 0.717 / 0.300 after — and then joined tuning: ``TUNING``) or ``"fresh4"`` (80
@@ -14,11 +14,11 @@ measured once, on the merged code, at the end of that session). All of them were
 written before any tuning, from reading the documents, in words a user would use rather than
 the document's own where that is natural.
 
-Corpora: ``pydoc`` (``bench/corpus.py``), ``guide`` (``haiku_tui/guide/``), ``stdlib``
-(``bench/corpus_stdlib.py``: the docstrings of 29 standard-library modules), ``readmes``
-(``bench/corpus_readmes.py``: the READMEs installed packages ship in their wheel metadata),
+Corpora: ``pydoc`` (``bench/corpora/pydoc.py``), ``guide`` (``haiku_tui/guide/``), ``stdlib``
+(``bench/corpora/stdlib.py``: the docstrings of 29 standard-library modules), ``readmes``
+(``bench/corpora/readmes.py``: the READMEs installed packages ship in their wheel metadata),
 ``readmes2`` (the same for twelve runtime dependencies of haiku-tui), ``numpy``
-(``bench/corpus_numpy.py``: the reference docstrings of 34 numpy functions).
+(``bench/corpora/numpydoc.py``: the reference docstrings of 34 numpy functions).
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ QUESTIONS: list[Question] = [
     _q("fresh", "readmes", "what happens to the pictures in my docx when I convert it", "mammoth", "By default, images are included inline in the output HTML"),
     # ---------------------------------------------------------------- fresh2 (held out, 2026-12-01, helper R second session)
     # Written before any tuning of that session, from reading the documents; never tuned on.
-    # ``readmes2`` is a fifth corpus (``bench/corpus_readmes.py --second``).
+    # ``readmes2`` is a fifth corpus (``bench/corpora/readmes.py --second``).
     _q("fresh2", "pydoc", "what does the underscore variable hold in the interactive shell", "id-classes", "makes the result of the last evaluation available in the variable"),
     _q("fresh2", "pydoc", "how do I write a complex number that has a real part", "imaginary", "To create a complex number with a nonzero real part, add a floating point number to it"),
     _q("fresh2", "pydoc", "what type do I get when I add an int and a float", "conversions", "if either argument is a floating point number, the other is converted to floating point"),
@@ -246,7 +246,7 @@ QUESTIONS: list[Question] = [
     _q("dev2", "guide", "does running the demo a second time ingest everything again", "01-getting-started", "Running the demo again is fast, because unchanged files are skipped."),
     # ---------------------------------------------------------------- dev3 (2026-12-01 afternoon, helper H4)
     # Written from reading the documents only, before anything was searched, asked or measured with
-    # them, to check issue-11 ranking and extractive changes on questions none of their authors saw.
+    # them, to check ranking and extractive changes on questions none of their authors saw.
     _q("dev3", "pydoc", "what happens after I catch an error, can python go back and retry the line that failed", "exceptions execmodel", "it cannot repair the cause of the error and retry"),
     _q("dev3", "pydoc", "can my code depend on the exact wording of an error message", "exceptions execmodel", "Exception messages are not part of the Python API"),
     _q("dev3", "pydoc", "is -5 one number or a minus applied to 5", "numbers", "numeric literals do not include a sign"),
@@ -309,7 +309,7 @@ QUESTIONS: list[Question] = [
     _q("dev3", "readmes2", "can the log line also dump every variable in the current function", "rich", "outputs a table containing the local variables"),
     # ---------------------------------------------------------------- fresh4 (held out, 2026-12-01 afternoon, helper H3)
     # Written from reading the documents only, never searched, asked or measured before the lead's one
-    # run at the end of that session; ``numpy`` is a sixth corpus (``bench/corpus_numpy.py``).
+    # run at the end of that session; ``numpy`` is a sixth corpus (``bench/corpora/numpydoc.py``).
     _q("fresh4", "numpy", "why do I get an odd number of values when I count up in steps of 0.1", "arange", "When using a non-integer step, such as 0.1, it is often better to use"),
     _q("fresh4", "numpy", "how do I get the positions that would put my data in order, rather than the ordered data", "argsort", "Returns the indices that would sort an array"),
     _q("fresh4", "numpy", "how do I make some values count more than others when I take an average", "average", "contributes to the average according to its associated weight"),

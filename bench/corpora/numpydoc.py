@@ -1,7 +1,7 @@
 """Write the numpy benchmark corpus: one Markdown file per numpy function, from the reference
 docstring numpy ships (its numpydoc sections become headings; no network).
 
-    python bench/corpus_numpy.py OUT_DIR
+    python -m bench.corpora.numpydoc OUT_DIR
 
 numpy is installed with haiku-tui (lancedb and wordllama need it), so a fresh machine has this text.
 """
@@ -9,12 +9,9 @@ numpy is installed with haiku-tui (lancedb and wordllama need it), so a fresh ma
 from __future__ import annotations
 
 import inspect
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import to_markdown  # noqa: E402
-from corpus_stdlib import main, write_markdown  # noqa: E402
+from bench.corpora.pydoc import to_markdown
+from bench.corpora.stdlib import main, write_markdown
 
 FUNCTIONS = (
     "arange", "argsort", "average", "bincount", "clip", "concatenate", "convolve", "cumsum", "diff",

@@ -1,6 +1,6 @@
 """Ranking experiments on the tuning questions only (dev, dev2, dev3) (search figures; no answers).
 
-    python bench/tune_search.py [--chunk-size N ...]
+    python -m bench.tools.tune_search [--chunk-size N ...]
 
 Builds each tuning corpus once per chunk size (hybrid, the built-in embedder, as the product does),
 then varies ``haiku_tui.store.search`` constants grid by grid around their current values and
@@ -12,18 +12,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.sets.eval_questions import tuning
+from bench.eval_retrieval import corpus_files, grid_settings
 
-from eval_questions import tuning  # noqa: E402
-from eval_retrieval import corpus_files, grid_settings  # noqa: E402
-
-import haiku_tui.store.search as S  # noqa: E402
-from haiku_tui.store.chunking import DEFAULT_TARGET  # noqa: E402
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
+import haiku_tui.store.search as S
+from haiku_tui.store.chunking import DEFAULT_TARGET
+from haiku_tui.store.kb import KnowledgeBase
 
 GRIDS = [
     {"SENTENCE_WEIGHT": [0.0, 0.5, 1.0, 2.0], "VECTOR_WEIGHT": [0.5, 1.0], "RERANK": [30, 60]},
@@ -54,7 +51,11 @@ def score(kbs: dict, questions) -> str:
         stems = [Path(h.path).stem for h in kbs[q.corpus].search(q.question, limit=10)]
         ranks.append(next((i for i, s in enumerate(stems, 1) if s in q.docs), None))
     out = []
-    for name, keep in (("all", lambda q: True), ("pydoc", lambda q: q.corpus == "pydoc"), ("dev3", lambda q: q.split == "dev3")):
+    for name, keep in (
+        ("all", lambda q: True),
+        ("pydoc", lambda q: q.corpus == "pydoc"),
+        ("dev3", lambda q: q.split == "dev3"),
+    ):
         kept = [r for q, r in zip(questions, ranks) if keep(q)]
         r5 = sum(bool(r and r <= 5) for r in kept) / len(kept)
         mrr = sum(1 / r for r in kept if r) / len(kept)
@@ -65,7 +66,12 @@ def score(kbs: dict, questions) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunk-size", type=int, nargs="+", default=[DEFAULT_TARGET])
-    parser.add_argument("--grid", type=json.loads, action="append", help='a grid as JSON, e.g. {"RERANK": [15, 30], "proximity.WINDOW": [1, 3]}')
+    parser.add_argument(
+        "--grid",
+        type=json.loads,
+        action="append",
+        help='a grid as JSON, e.g. {"RERANK": [15, 30], "proximity.WINDOW": [1, 3]}',
+    )
     args = parser.parse_args()
     questions = tuning()
     corpora = sorted({q.corpus for q in questions})

@@ -1,10 +1,10 @@
-"""Retrieval-quality questions over the pydoc corpus (``bench/corpus.py``).
+"""Retrieval-quality questions over the pydoc corpus (``bench/corpora/pydoc.py``).
 
 Each entry: a user-style question and the topic file stems that answer it (a hit is any of them).
 ``DEV`` was used while tuning chunking and ranking; ``HELD_OUT`` was written separately and is
 only used for the reported numbers.
 
-    python bench/questions.py [--db DIR]   # prints hit@1, hit@5 and MRR for both sets
+    python -m bench.sets.pydoc_questions [--db DIR]   # prints hit@1, hit@5 and MRR for both sets
 """
 
 from __future__ import annotations
@@ -72,12 +72,9 @@ def evaluate(kb, questions, k: int = 5) -> dict[str, float]:
 
 def main() -> None:
     import argparse
-    import sys
     import tempfile
     from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from corpus import write_corpus
+    from bench.corpora.pydoc import write_corpus
 
     from haiku_tui.store import KnowledgeBase
 

@@ -1,4 +1,4 @@
-"""SVG snapshots of issue 17's daily-driver states: history recall, the model picker, the copy toast."""
+"""SVG snapshots of the everyday question actions: history recall, the model picker, the copy toast."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Write the package-README benchmark corpora: one Markdown file per installed Python package,
 from the long description its wheel ships in ``*.dist-info/METADATA`` (no network).
 
-    python bench/corpus_readmes.py OUT_DIR [--second]
+    python -m bench.corpora.readmes OUT_DIR [--second]
 
 ``readmes`` (``PACKAGES``) and ``readmes2`` (``PACKAGES2``: runtime dependencies of haiku-tui, so a
 fresh install has them; written for the ``fresh2`` questions) are separate corpora.
@@ -12,9 +12,7 @@ from __future__ import annotations
 import sys
 from importlib import metadata
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus_stdlib import main, write_markdown  # noqa: E402
+from bench.corpora.stdlib import main, write_markdown
 
 PACKAGES = ("tqdm", "python-dotenv", "xmltodict", "defusedxml", "responses", "frozenlist", "mammoth", "sse-starlette")
 PACKAGES2 = (

@@ -1,6 +1,6 @@
 """Write the pydoc benchmark corpus: one Markdown file per ``pydoc_data.topics`` topic (~79).
 
-    python bench/corpus.py OUT_DIR [--copies N]
+    python -m bench.corpora.pydoc OUT_DIR [--copies N]
 
 ``--copies N`` adds N replicas (``copy_001/`` …) whose text differs by a header line, to reach
 ~10k chunks (N≈20) or ~100k chunks (N≈200). Every replica keeps the topic name as its file stem,

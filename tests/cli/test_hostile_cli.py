@@ -1,4 +1,4 @@
-"""Issue 18: hostile text and failing servers on every CLI surface of the agent layer.
+"""Hostile text and failing servers on every CLI surface of the agent layer.
 
 Error lines (cli/__init__.py), model errors (agent/errors.py) and JSON output are fed the shared
 hostile strings of ``tests/hostile.py``; real loopback servers return hostile error bodies, echo

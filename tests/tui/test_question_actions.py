@@ -1,4 +1,4 @@
-"""Issue 17, a daily driver: a cancelled or failed question comes back, history recall, regenerate,
+"""Everyday question actions: a cancelled or failed question comes back, history recall, regenerate,
 edit and resend, model switch, copy."""
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ async def test_edit_puts_the_selected_question_into_the_box(small_kb):
         assert app.main.prompt.has_focus
 
 
-# ---- model ---------------------------------------------------------------------------------------------------------------
+# ---- model -----------------------------------------------------------------------------------------------------------
 
 
 async def test_switch_model_is_checked_kept_with_the_session_and_shown(small_kb, monkeypatch):
@@ -160,7 +160,7 @@ async def test_switch_model_is_checked_kept_with_the_session_and_shown(small_kb,
         assert "openai:gpt-5" in app.main.query_one("#status").render().plain
 
 
-# ---- copy ----------------------------------------------------------------------------------------------------------------
+# ---- copy ------------------------------------------------------------------------------------------------------------
 
 
 async def test_y_copies_the_selected_answer_with_its_sources_and_says_so(small_kb):

@@ -1,4 +1,4 @@
-"""SVG snapshots of issue 15's screens: the wire inspector, the review screen with support scores, and
+"""SVG snapshots of the grounding screens: the wire inspector, the review screen with support scores, and
 an answer whose badge names an unbacked marker. Regenerate with ``--snapshot-update`` and look at them."""
 
 from __future__ import annotations

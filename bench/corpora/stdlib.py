@@ -1,7 +1,7 @@
 """Write the stdlib benchmark corpus: one Markdown file per standard-library module, from the
 docstrings that ship with this Python (the module's, then each public function's and class's).
 
-    python bench/corpus_stdlib.py OUT_DIR
+    python -m bench.corpora.stdlib OUT_DIR
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """A learned combination of the search's candidate features, judged by leave-one-corpus-out cross-validation
 on the tuning questions only (dev, dev2, dev3). Test and fresh questions are never read here.
 
-    python bench/learn_ranking.py [--collect] [--cache PATH] [--loss softmax|pairs|top-pairs|mrr] [--decay D] [--l2 ...] [--drop J ...]
+    python -m bench.tools.learn_ranking [--collect] [--cache PATH] [--loss softmax|pairs|top-pairs|mrr]
+        [--decay D] [--l2 ...] [--drop J ...]
 
 ``--collect`` (or a missing cache) builds each tuning corpus (hybrid, the built-in embedder, as the
 product does) and pickles, per question, the features of every candidate chunk of the BM25 and vector
@@ -11,7 +12,8 @@ score) and the rank the search gives the expected document. A linear scorer is t
 corpora and scored on the fifth (MRR@10 of the first chunk of an expected document, after the per-document
 decay ``--decay``), for each corpus, against the search's ranking on the same questions:
 ``softmax`` maximises the probability mass on the expected document's chunks, ``pairs`` is a pairwise
-logistic ranker, ``top-pairs`` pairs only the expected document's best chunk with the other chunks of the search's top ten,
+logistic ranker, ``top-pairs`` pairs only the expected document's best chunk with the other chunks of the
+search's top ten,
 ``mrr`` is a coordinate search on MRR itself from the search's own score. Finally the weights
 fitted on all tuning questions are printed. numpy only.
 """
@@ -22,21 +24,18 @@ import argparse
 import collections
 import math
 import pickle
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.sets.eval_questions import tuning
+from bench.eval_retrieval import corpus_files
 
-from eval_questions import tuning  # noqa: E402
-from eval_retrieval import corpus_files  # noqa: E402
-
-import haiku_tui.store.search as S  # noqa: E402
-from haiku_tui.store.embedding import embed_documents, embed_query  # noqa: E402
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
-from haiku_tui.store.sentences import sentences, term_set  # noqa: E402
+import haiku_tui.store.search as S
+from haiku_tui.store.embedding import embed_documents, embed_query
+from haiku_tui.store.kb import KnowledgeBase
+from haiku_tui.store.sentences import sentences, term_set
 
 
 FEATURES = (
@@ -235,8 +234,8 @@ def main() -> None:
     }[args.loss]
     corpora = sorted({d["corpus"] for d in data})
     print("features:", ", ".join(FEATURES))
-    print("current ranking: recall@5=%.3f mrr@10=%.3f" % metrics(data, None, S.DOC_DECAY))
-    print("current weights: recall@5=%.3f mrr@10=%.3f" % metrics(data, np.array(CURRENT), args.decay))
+    print("current ranking: recall@5={:.3f} mrr@10={:.3f}".format(*metrics(data, None, S.DOC_DECAY)))
+    print("current weights: recall@5={:.3f} mrr@10={:.3f}".format(*metrics(data, np.array(CURRENT), args.decay)))
     for l2 in args.l2:
         cur, new = [], []
         for corpus in corpora:
@@ -246,9 +245,15 @@ def main() -> None:
             cur.append(metrics(test, None, S.DOC_DECAY)[1])
             new.append(metrics(test, w, args.decay)[1])
         folds = "  ".join(f"{c}={a:.3f}→{b:.3f}" for c, a, b in zip(corpora, cur, new))
-        print(f"l2={l2:<6} cross-validated MRR per held-out corpus (current→learned): {folds}  mean {np.mean(cur):.3f}→{np.mean(new):.3f}")
+        print(
+            f"l2={l2:<6} cross-validated MRR per held-out corpus (current→learned): {folds}  mean "
+            f"{np.mean(cur):.3f}→{np.mean(new):.3f}"
+        )
         w = fit(data, l2)
-        print(f"   fitted on all tuning: weights {np.round(w, 3).tolist()}  recall@5=%.3f mrr@10=%.3f" % metrics(data, w, args.decay))
+        print(
+            f"   fitted on all tuning: weights {np.round(w, 3).tolist()}  recall@5=%.3f mrr@10=%.3f"
+            % metrics(data, w, args.decay)
+        )
 
 
 if __name__ == "__main__":
