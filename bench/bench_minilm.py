@@ -6,7 +6,8 @@
 
 Each embedder runs in its own process (its peak RSS is its own). The process builds one knowledge base per
 corpus of ``bench/eval_questions.py`` (ingest seconds, to searchable), then for every ``VECTOR_WEIGHT`` in
-``--weights`` (the embedder's ``fusion_weight``, else ``search.VECTOR_WEIGHT``) measures recall@5 and MRR@10 on the tuning splits (dev + dev2 + dev3), on ``held-out``
+``--weights`` (the embedder's ``fusion_weight``, else ``search.VECTOR_WEIGHT``) measures recall@5 and MRR@10 on
+the tuning splits (dev + dev2 + dev3), on ``held-out``
 (test + fresh + fresh2) and on ``fresh4``, and the p50 of ``KnowledgeBase.search`` (query embedding included).
 The weight is chosen on the tuning splits alone (best MRR@10, ties to the one nearest 0.5); the table shows
 the held-out sets at every weight measured, the chosen one marked.
@@ -114,7 +115,10 @@ def spin_worker() -> dict:
     queries = [q.question for q in QUESTIONS if q.corpus == "pydoc"][:40]
     search_ms: dict[str, list[float]] = {name: [] for name in sessions}
     embed_ms: dict[str, list[float]] = {name: [] for name in sessions}
-    with tempfile.TemporaryDirectory() as tmp, KnowledgeBase.open(str(Path(tmp) / "pydoc.lancedb"), embedder="wordllama") as kb:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        KnowledgeBase.open(str(Path(tmp) / "pydoc.lancedb"), embedder="wordllama") as kb,
+    ):
         kb.add(corpus_files("pydoc", Path(tmp)))
         p50_ms(kb, queries, reps=1)  # warm
         names = list(sessions)
@@ -129,7 +133,10 @@ def spin_worker() -> dict:
                     t0 = time.perf_counter()
                     kb.search(q, limit=10)
                     search_ms[name].append((time.perf_counter() - t0) * 1000)
-    return {name: [round(statistics.median(search_ms[name]), 2), round(statistics.median(embed_ms[name] or [0]), 2)] for name in sessions}
+    return {
+        name: [round(statistics.median(search_ms[name]), 2), round(statistics.median(embed_ms[name] or [0]), 2)]
+        for name in sessions
+    }
 
 
 def ingest_worker(embedder: str, copies: int) -> dict:
@@ -138,14 +145,21 @@ def ingest_worker(embedder: str, copies: int) -> dict:
     from haiku_tui.store.kb import KnowledgeBase
 
     queries = [q.question for q in QUESTIONS if q.corpus == "pydoc"][:40]
-    with tempfile.TemporaryDirectory() as tmp, KnowledgeBase.open(str(Path(tmp) / "kb.lancedb"), embedder=embedder) as kb:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        KnowledgeBase.open(str(Path(tmp) / "kb.lancedb"), embedder=embedder) as kb,
+    ):
         files = write_corpus(Path(tmp) / "corpus", copies)
         t0 = time.perf_counter()
         report = kb.add(files)
         seconds = time.perf_counter() - t0
         return {
-            "embedder": embedder, "files": len(files), "chunks": report.chunks, "seconds": round(seconds, 1),
-            "chunks_per_s": round(report.chunks / seconds, 1), "search_p50_ms": round(p50_ms(kb, queries), 1),
+            "embedder": embedder,
+            "files": len(files),
+            "chunks": report.chunks,
+            "seconds": round(seconds, 1),
+            "chunks_per_s": round(report.chunks / seconds, 1),
+            "search_p50_ms": round(p50_ms(kb, queries), 1),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         }
 
@@ -181,23 +195,34 @@ def main() -> None:
     if args.spin:
         rows = [run("--spin-worker") for _ in range(3)]
         for name in rows[0]:
-            print(f"{name:20s} search p50 {statistics.median(r[name][0] for r in rows):6.2f} ms (runs {[r[name][0] for r in rows]}), "
-                  f"query embedding before it {statistics.median(r[name][1] for r in rows):6.2f} ms")
+            print(
+                f"{name:20s} search p50 {statistics.median(r[name][0] for r in rows):6.2f} ms "
+                f"(runs {[r[name][0] for r in rows]}), "
+                f"query embedding before it {statistics.median(r[name][1] for r in rows):6.2f} ms"
+            )
         return
     results = [run("--worker", e, "--weights", *map(str, args.weights)) for e in args.embedders]
     for r in results:
         tuning = {w: m["tuning"]["mrr@10"] for w, m in r["by_weight"].items()}
-        print(f"{r['embedder']}: tuning MRR@10 by VECTOR_WEIGHT " + "  ".join(f"{w}:{v:.3f}" for w, v in tuning.items()))
+        print(
+            f"{r['embedder']}: tuning MRR@10 by VECTOR_WEIGHT " + "  ".join(f"{w}:{v:.3f}" for w, v in tuning.items())
+        )
         r["chosen"] = max(tuning, key=lambda w: (round(tuning[w], 4), -abs(float(w) - 0.5)))
     print()
-    print("| dense half | weight | held-out R@5 | held-out MRR@10 | fresh4 R@5 | fresh4 MRR@10 | ingest s (chunks) | pydoc ingest s | query p50 ms | peak RSS MB |")
+    print(
+        "| dense half | weight | held-out R@5 | held-out MRR@10 | fresh4 R@5 | fresh4 MRR@10 | ingest s (chunks) "
+        "| pydoc ingest s | query p50 ms | peak RSS MB |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         for weight, m in r["by_weight"].items():
-            print(f"| {r['embedder']} | {weight}{' (chosen)' if weight == r['chosen'] else ''} | {m['held-out']['recall@5']:.3f} | "
-                  f"{m['held-out']['mrr@10']:.3f} | {m['fresh4']['recall@5']:.3f} | {m['fresh4']['mrr@10']:.3f} | "
-                  f"{sum(r['ingest_s'].values()):.1f} ({r['chunks']}) | {r['ingest_s'].get('pydoc', 0):.1f} | "
-                  f"{r['query_p50_ms']} | {r['peak_rss_mb']} |")
+            print(
+                f"| {r['embedder']} | {weight}{' (chosen)' if weight == r['chosen'] else ''} | "
+                f"{m['held-out']['recall@5']:.3f} | "
+                f"{m['held-out']['mrr@10']:.3f} | {m['fresh4']['recall@5']:.3f} | {m['fresh4']['mrr@10']:.3f} | "
+                f"{sum(r['ingest_s'].values()):.1f} ({r['chunks']}) | {r['ingest_s'].get('pydoc', 0):.1f} | "
+                f"{r['query_p50_ms']} | {r['peak_rss_mb']} |"
+            )
     n = results[0]["by_weight"][results[0]["chosen"]]
     print(f"\nquestions: tuning {n['tuning']['n']}, held-out {n['held-out']['n']}, fresh4 {n['fresh4']['n']}")
 

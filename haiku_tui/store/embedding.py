@@ -62,8 +62,8 @@ def choose_embedder(spec: Any, recorded: str | None, has_documents: bool) -> Any
     """The embedder to open a knowledge base with.
 
     ``None`` keeps a full-text-only base full-text only but still uses an offline model (``wordllama``,
-    ``minilm``) for a base built with it; :data:`AUTO` also gives a new (empty) base the built-in model; anything else is
-    passed to :func:`as_embedder`.
+    ``minilm``) for a base built with it; :data:`AUTO` also gives a new (empty) base the built-in model; anything else
+    is passed to :func:`as_embedder`.
     """
     if spec is None or spec == AUTO:
         if recorded == BUILTIN_ID or (spec == AUTO and not recorded and not has_documents):

@@ -23,7 +23,15 @@ from typing import Any
 from .. import locations
 from .chunking import DEFAULT_TARGET
 from .embedding import (
-    BUILTIN_ID, EMBED_BATCH, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id, vector_weight,
+    BUILTIN_ID,
+    EMBED_BATCH,
+    aembed_query,
+    as_embedder,
+    choose_embedder,
+    embed_documents,
+    embed_query,
+    embedder_id,
+    vector_weight,
 )
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
 from .ingest import Ingest, document_id, ensure_embedder_settings, missing_indexes, refresh_index

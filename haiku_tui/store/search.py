@@ -94,7 +94,12 @@ def missing_word_neighbours(chunks: Any, query: str, version: int) -> list[str]:
 
 
 def ranked_rows(
-    chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int, vector_weight: float | None = None
+    chunks: Any,
+    where: str | None,
+    query: str,
+    vector: list[float] | None,
+    fetch: int,
+    vector_weight: float | None = None,
 ) -> list[dict]:
     """The best ``fetch`` chunk rows for ``query`` (and ``vector``, when given), best first, with ``_relevance_score``.
 

@@ -21,11 +21,15 @@ def test_model_id_matches_the_registry():
 
 
 def test_embeds_from_the_installed_wheel_and_reads_past_the_first_window():
-    short, long = minilm.embed_texts(["how do I fix a bicycle chain", FILLER + "A derailleur moves the bicycle chain between sprockets."])
+    short, long = minilm.embed_texts(
+        ["how do I fix a bicycle chain", FILLER + "A derailleur moves the bicycle chain between sprockets."]
+    )
     assert short.shape == (minilm.DIMENSION,) and abs(float(np.linalg.norm(long)) - 1) < 1e-5
     _, tokenizer = minilm._model()
     assert len(tokenizer.encode(FILLER).ids) > minilm.WINDOW  # the shipped 128-token truncation is off
-    first_window = tokenizer.decode(tokenizer.encode(FILLER + "A derailleur moves the bicycle chain").ids[1 : minilm.WINDOW - 1])
+    first_window = tokenizer.decode(
+        tokenizer.encode(FILLER + "A derailleur moves the bicycle chain").ids[1 : minilm.WINDOW - 1]
+    )
     (truncated,) = minilm.embed_texts([first_window])
     assert float(short @ long) > float(short @ truncated) + 0.02  # the sentence after 256 tokens counts
 
