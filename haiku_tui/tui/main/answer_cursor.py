@@ -86,7 +86,8 @@ class AnswerCursor(Static):
         mark(turn, selected=turn.selected, active=self.has_focus if active is None else active)
         self.update(
             Content.assemble(
-                (f"answer {turn.number} of {total}", "bold $accent"),
+                (f"answer {turn.number} of {total}" if turn.number is not None else f"a {turn.state} question (not numbered)",
+                 "bold $accent"),
                 ("  ↑↓ select · r review · w wire · 1–9 citation · Esc question box", "$text-muted"),
             ),
             layout=False,  # one line whatever it says: a layout here would arrange the whole screen on every key

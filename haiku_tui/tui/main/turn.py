@@ -82,11 +82,11 @@ class ToolRow:
 class Ghost:
     """A cancelled or failed turn while it is not mounted (it slid out of the window): what redraws it.
 
-    ``key`` is how many committed questions come before it (it is drawn after the last of them)."""
+    ``key`` is how many committed questions come before it (it is drawn after the last of them). It has no
+    number: only committed questions are numbered (the next one takes the number this one showed while it ran)."""
 
     key: int
     prompt: str
-    number: int
     state: str
     answer: str
     info: Content
@@ -122,7 +122,7 @@ class QuestionTurn(Vertical):
             self.turn = turn
             self.number = number
 
-    def __init__(self, prompt: str, *, number: int, question: int | None = None) -> None:
+    def __init__(self, prompt: str, *, number: int | None, question: int | None = None) -> None:
         super().__init__(classes="turn")
         self.prompt = prompt
         self.number = number
@@ -138,15 +138,23 @@ class QuestionTurn(Vertical):
         self._info: Content = Content("")
 
     def compose(self):
-        yield Static(
-            Content.assemble((f"Q{self.number} ", "bold $accent"), ("❯ ", "$accent"), clean(self.prompt)),
-            classes="question",
-        )
+        yield Static(self._heading(), classes="question")
         steps = Static(classes="steps")
         steps.display = False
         yield steps
         yield AnswerMarkdown(classes="answer")
         yield Static(classes="turn-footer")
+
+    def _heading(self) -> Content:
+        """``Q3 ❯ the question``; a cancelled or failed question has no number (``– ❯``)."""
+        number = (f"Q{self.number} ", "bold $accent") if self.number is not None else ("– ", "$text-muted")
+        return Content.assemble(number, ("❯ ", "$accent"), clean(self.prompt))
+
+    def unnumber(self) -> None:
+        """The question did not complete: it gives its number back (the next question that completes takes it)."""
+        self.number = None
+        if self.is_attached and (heading := self.query(".question")):
+            heading.first(Static).update(self._heading())
 
     # -- pieces --------------------------------------------------------------------------------------------
 
@@ -238,11 +246,11 @@ class QuestionTurn(Vertical):
     def ghost(self, key: int) -> Ghost:
         """What redraws this (cancelled or failed) turn after it was unmounted."""
         rows = [(row.kind, row.text, row.failed) for row in self.rows]
-        return Ghost(key, self.prompt, self.number, self.state, self._answer_text, self._info, rows, turn=self)
+        return Ghost(key, self.prompt, self.state, self._answer_text, self._info, rows, turn=self)
 
     @classmethod
     def from_ghost(cls, ghost: Ghost) -> QuestionTurn:
-        turn = cls(ghost.prompt, number=ghost.number)
+        turn = cls(ghost.prompt, number=None)
         turn.state, turn._info = ghost.state, ghost.info
         turn.rows = [ToolRow(kind, text, failed=failed, turn=turn) for kind, text, failed in ghost.rows]
         ghost.turn = turn
