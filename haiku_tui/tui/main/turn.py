@@ -6,6 +6,7 @@ through :mod:`haiku_tui.tui.text` before it is shown.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -221,6 +222,7 @@ class QuestionTurn(Vertical):
         if self._stream is None:  # the first words are in place when this returns (the next frame shows them)
             await self.answer.append(fragment)
             self._stream = Markdown.get_stream(self.answer)
+            await asyncio.sleep(0)  # its task starts: stopped before it ran, it would raise CancelledError here
             return
         await self._stream.write(fragment)
 
