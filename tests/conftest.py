@@ -17,3 +17,14 @@ def _isolated_data_dir(tmp_path_factory, monkeypatch):
                 "HAIKU_TUI_API_KEY", "HAIKU_TUI_BASE_URL", "HAIKU_TUI_TIMEOUT"):
         monkeypatch.delenv(var, raising=False)
     return data
+
+
+@pytest.fixture
+def model_server(monkeypatch):
+    """A loopback OpenAI-compatible model server (``tests/model_server.py``), mode ``ok``; set ``.mode``."""
+    from tests.model_server import ModelServer
+
+    monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
+    server = ModelServer().start()
+    yield server
+    server.stop()

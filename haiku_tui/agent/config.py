@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
 
     from haiku_tui.capabilities import Deps
     from haiku_tui.store import KnowledgeBase
+    from haiku_tui.store.rerank import Reranker
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,11 @@ class AgentConfig:
     policy: bool = True
     analysis: bool = False
     preamble: str = PREAMBLE
+    reranker: str | None = None
+    """A rerank server's URL (``POST {url}/rerank``) that reorders the knowledge base's search candidates."""
+    reranker_model: str | None = None
+    on_reranker_fault: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    """Told the one line a failed rerank costs (the search keeps its own order)."""
 
 
 def build_agent(
@@ -57,6 +64,8 @@ def build_agent(
     from haiku_tui.capabilities import rag
 
     config = config or AgentConfig()
+    if kb is not None and config.reranker:
+        kb.reranker = make_reranker(config.reranker, config.reranker_model, on_fault=config.on_reranker_fault)
     choice = choose_model(config.model, config.base_url, config.api_key, config.timeout)
     resolved = model if model is not None else resolve_model(choice.name, choice.base_url, choice.api_key)
     use_settings(choice)
@@ -125,3 +134,41 @@ def history_window() -> int:
 def retained_chars() -> int:
     """``retained_chars`` of ``<data dir>/config.toml`` (0: every cited chunk in full), else :data:`RETAINED_CHARS`."""
     return _setting("retained_chars", RETAINED_CHARS, "0: every cited chunk in full", RETAINED_CHARS)
+
+
+RERANKER_ENV = "HAIKU_TUI_RERANKER"
+RERANKER_MODEL_ENV = "HAIKU_TUI_RERANKER_MODEL"
+
+
+def reranker_choice(url: str | None = None, model: str | None = None) -> tuple[str | None, str | None]:
+    """The reranker's URL and model: the flags, else ``$HAIKU_TUI_RERANKER`` / ``$HAIKU_TUI_RERANKER_MODEL``,
+    else ``reranker`` / ``reranker_model`` in ``<data dir>/config.toml`` (None: no reranker)."""
+    import os
+
+    from haiku_tui.agent.models import ModelConfigError, config_path, read_config
+
+    settings: dict[str, Any] = {}
+    if not (url or os.environ.get(RERANKER_ENV)) or not (model or os.environ.get(RERANKER_MODEL_ENV)):
+        settings = read_config()
+    chosen = []
+    for value, env, key in ((url, RERANKER_ENV, "reranker"), (model, RERANKER_MODEL_ENV, "reranker_model")):
+        value = value or os.environ.get(env) or settings.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ModelConfigError(f"{config_path()}: '{key}' must be a string, e.g. {key} = \"http://127.0.0.1:8012\"")
+        chosen.append(value.strip() or None if value else None)
+    return chosen[0], chosen[1]
+
+
+def make_reranker(url: str, model: str | None = None, *, on_fault: Callable[[str], None] | None = None) -> Reranker:
+    """A :class:`~haiku_tui.store.rerank.Reranker` for ``url``, its key (if any) from ``$HAIKU_TUI_API_KEY``;
+    ModelConfigError for a URL that is not http(s)."""
+    import os
+    from urllib.parse import urlsplit
+
+    from haiku_tui.agent.models import API_KEY_ENV, ModelConfigError
+    from haiku_tui.store.rerank import Reranker
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ModelConfigError(f"reranker {url!r} is not an http(s) URL; give the server's address, e.g. --reranker http://127.0.0.1:8012")
+    return Reranker(url, model, api_key=os.environ.get(API_KEY_ENV) or None, on_fault=on_fault)

@@ -99,12 +99,36 @@ def _where(exc: BaseException) -> str:
     return f" ({model})" if model else ""
 
 
-def describe_error(exc: BaseException) -> str:
+def describe_error(exc: BaseException, streamed: int = 0) -> str:
     """A one-line, user-facing description of an exception that ended a run, naming the fix.
 
-    Sanitised for the terminal, with the key values in use redacted.
+    ``streamed``: characters of answer text the failing response had sent; a response whose
+    stream broke off (a dropped connection, a body cut short, no ``finish_reason``) is said to be
+    cut off, not unreachable. Sanitised for the terminal, with the key values in use redacted.
     """
+    if cut_off(exc):
+        if streamed:
+            return f"the model's answer was cut off after {streamed} characters; nothing was saved"
+        return "the model's reply was cut off before it finished; nothing was saved; try again"
     return safe_line(_describe(exc), MAX_CHARS)
+
+
+_CUT_MARKERS = re.compile(r"incomplete chunked read|peer closed connection|without a `?finish_reason|"
+                          r"RemoteProtocolError|IncompleteRead", re.I)
+
+
+def cut_off(exc: BaseException) -> bool:
+    """True when the model's response started and then broke off (the request itself got through)."""
+    from pydantic_ai import exceptions as ex
+
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return cut_off(exc.exceptions[-1])
+    if isinstance(exc, (ex.ModelRequestTimeout, ex.ModelTimeoutError)):
+        return False
+    chain = _cause_chain(exc)
+    if any(type(link).__name__ in {"RemoteProtocolError", "IncompleteRead"} for link in chain):
+        return True
+    return isinstance(exc, ex.ModelConnectionError) and bool(_CUT_MARKERS.search(str(exc)))
 
 
 def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
@@ -156,6 +180,8 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
 
     if isinstance(exc, ex.ContentFilterError):
         return f"the model provider's content filter blocked the answer: {safe_line(str(exc), 200)}"
+    if isinstance(exc, ex.UnexpectedModelBehavior) and (misuse := _tool_misuse(exc)):
+        return misuse
     if isinstance(exc, ex.UnexpectedModelBehavior):
         return (
             f"the model misbehaved ({safe_line(getattr(exc, 'message', str(exc)), 200)}); try again, "
@@ -191,6 +217,45 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
         return "interrupted; nothing was saved"
     text = safe_line(str(exc), 250)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def tool_misuse(exc: BaseException) -> tuple[str, str] | None:
+    """(tool, what was wrong) when a run ended because the model kept calling a tool wrongly.
+
+    What was wrong is plain words for a tool row: ``"no such tool"``, ``"arguments that are not
+    valid JSON"``, ``"arguments it does not accept (query: Field required)"`` or the tool's own
+    retry message. Untrusted parts are sanitised.
+    """
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return tool_misuse(exc.exceptions[-1])
+    found = re.match(r"Tool '(.{1,200}?)' exceeded max retries", str(getattr(exc, "message", exc)), re.DOTALL)
+    if not found:
+        return None
+    tool = safe_line(found.group(1), 60)
+    for link in _cause_chain(exc)[1:]:
+        if type(link).__name__ == "_UnknownTool" or str(link).startswith("Unknown tool name"):
+            return tool, "no such tool"
+        errors = link.errors() if type(link).__name__ == "ValidationError" else None  # type: ignore[attr-defined]
+        if errors:
+            from haiku_tui.capabilities.views import retry_reason
+
+            return tool, safe_line(retry_reason(errors), 160)
+        if type(link).__name__ in {"ModelRetry", "ToolRetryError"} and str(link).strip():
+            return tool, safe_line(str(link), 120)
+    return tool, "it kept failing"
+
+
+def _tool_misuse(exc: BaseException) -> str | None:
+    misuse = tool_misuse(exc)
+    if misuse is None:
+        return None
+    tool, problem = misuse
+    advice = "; try another model, or ask again"
+    if problem == "no such tool":
+        return f"the model called a tool that does not exist ({tool}){advice}"
+    if problem.startswith("arguments"):
+        return f"the model sent {tool} {problem}{advice}"
+    return f"the model kept misusing {tool} ({problem}){advice}"
 
 
 def _connection_reason(exc: BaseException) -> str:

@@ -37,6 +37,10 @@ EXTRACTIVE_LABEL = "extractive (retrieval-only)"
 # Provider prefixes whose models speak the OpenAI Chat Completions API (``--base-url`` applies).
 OPENAI_COMPATIBLE_PREFIXES = frozenset({"openai", "openai-chat", "openai-responses", "ollama", "vllm", "local", "lmstudio", "llamacpp"})
 
+# A streamed answer that ends without a finish_reason was cut off (llama.cpp, vLLM, LM Studio and Ollama
+# all send one): Pydantic AI then raises ModelConnectionError(phase="read") instead of calling it "stop".
+FINISH_REQUIRED: dict[str, Any] = {"openai_chat_streaming_requires_finish_reason": True}
+
 # Older / documented spellings Pydantic AI 2.68 no longer parses.
 PREFIX_ALIASES = {"google-gla": "google", "google-vertex": "google-cloud"}
 
@@ -249,14 +253,14 @@ def _compatible_model(name: str, base_url: str, api_key: str | None) -> Model:
             from pydantic_ai.models.ollama import OllamaModel
             from pydantic_ai.providers.ollama import OllamaProvider
 
-            return OllamaModel(model_name, provider=OllamaProvider(base_url=base_url, api_key=api_key))
+            return OllamaModel(model_name, provider=OllamaProvider(base_url=base_url, api_key=api_key), profile=FINISH_REQUIRED)
         from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
     except ImportError:
         raise ModelConfigError(
             "OpenAI-compatible servers need the openai package: pip install 'pydantic-ai-slim[openai]'"
         ) from None
     provider = OpenAICompatibleProvider("openai-compatible", base_url=base_url, api_key=api_key or "not-needed")
-    return OpenAIChatModel(model_name, provider=provider)
+    return OpenAIChatModel(model_name, provider=provider, profile=FINISH_REQUIRED)
 
 
 _ENV_VAR = re.compile(r"Set the `([A-Z0-9_]+)` environment variable")

@@ -7,17 +7,19 @@ history (``result.all_messages()``) keeps everything the run gathered.
 
 A host may bound the cited text kept in full (``deps.retained_chars``, see :func:`retained_budget`): the
 chunks cited most recently are kept in full up to that many characters, older ones are named by a receipt
-line (id and source) and stay citable by their ids.
+line (id and source) and stay citable by their ids. The same bound caps what an earlier answer carries
+(:func:`answer_budget`): a longer one is cut, on the wire only, with a line saying so.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolReturnPart, UserPromptPart
 
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import EvidenceStateMissing
@@ -40,6 +42,22 @@ def retained_budget(ctx: RunContext[Any]) -> int:
     """Characters of earlier cited text the host lets the capsule keep in full (0: all of it)."""
     budget = getattr(ctx.deps, "retained_chars", 0)
     return budget if isinstance(budget, int) and budget > 0 else 0
+
+
+def answer_budget(retained: int) -> int:
+    """Characters an earlier answer carries in later requests, for a host bound of ``retained`` (0: no bound)."""
+    return max(2_000, retained // 4) if retained > 0 else 0
+
+
+ANSWER_CUT = "[… answer cut to {kept} of {total} characters, to keep the request short]"
+ANSWER_CUT_PATTERN = re.compile(r"\[… answer cut to (\d+) of (\d+) characters, to keep the request short\]\Z")
+
+
+def cut_answer(text: str, limit: int) -> str:
+    """``text`` kept to its first ``limit`` characters, with a line saying how much was cut (``limit`` 0: whole)."""
+    if not limit or len(text) <= limit:
+        return text
+    return text[:limit] + "\n\n" + ANSWER_CUT.format(kept=limit, total=len(text))
 
 
 @dataclass(frozen=True)
@@ -109,14 +127,37 @@ def evidence_returns(messages: list[ModelMessage], boundary: int, owned_tools: f
 
 
 def compact_history(
-    messages: list[ModelMessage], *, boundary: int, owned_tools: frozenset[str], capsule: Capsule | None
+    messages: list[ModelMessage],
+    *,
+    boundary: int,
+    owned_tools: frozenset[str],
+    capsule: Capsule | None,
+    answer_chars: int = 0,
 ) -> list[ModelMessage]:
     """A copy of ``messages`` with earlier evidence replaced: the newest return carries the capsule
-    (or, when there is none, the first earlier request does).
+    (or, when there is none, the first earlier request does); earlier answers longer than
+    ``answer_chars`` (0: no bound) are cut (:func:`cut_answer`).
 
     Returns are rewritten, never removed, so every call keeps its return; messages from
     ``boundary`` on (the current question) and everything else are untouched.
     """
+    return _cut_answers(_compact_evidence(messages, boundary, owned_tools, capsule), boundary, answer_chars)
+
+
+def _cut_answers(messages: list[ModelMessage], boundary: int, limit: int) -> list[ModelMessage]:
+    if not limit:
+        return messages
+    out = list(messages)
+    for i, message in enumerate(out[:boundary]):
+        if isinstance(message, ModelResponse) and any(isinstance(p, TextPart) and len(p.content) > limit for p in message.parts):
+            parts = [replace(p, content=cut_answer(p.content, limit)) if isinstance(p, TextPart) else p for p in message.parts]
+            out[i] = replace(message, parts=parts)
+    return out
+
+
+def _compact_evidence(
+    messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str], capsule: Capsule | None
+) -> list[ModelMessage]:
     positions = evidence_returns(messages, boundary, owned_tools)
     if not positions:
         return _capsule_up_front(messages, boundary, capsule)
@@ -190,7 +231,9 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
                 )
         owned = frozenset().union(*(c.evidence_tool_names for c in evidence))
         capsule = build_capsule(evidence[0].state, boundary, budget)
-        return compact_history(earlier, boundary=len(earlier), owned_tools=owned, capsule=capsule)
+        return compact_history(
+            earlier, boundary=len(earlier), owned_tools=owned, capsule=capsule, answer_chars=answer_budget(budget)
+        )
 
 
 def create_capability() -> EvidenceCompactionCapability:

@@ -227,10 +227,34 @@ def _searched(args: dict[str, Any], prompt: str) -> str:
     return f"“{one_line(shown, 120)}”" + (" with the question before" if combined else "")
 
 
+def retry_reason(errors: Any) -> str:
+    """Why a tool call was sent back to the model (Pydantic's error dicts, or a retry message), in plain words."""
+    if isinstance(errors, str):
+        return "no such tool" if errors.startswith("Unknown tool name") else one_line(errors, 160)
+    items = [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
+    if not items:
+        return one_line(str(errors), 160)
+    if any(e.get("type") == "json_invalid" for e in items):
+        return "arguments that are not valid JSON"
+    wrong = ", ".join(f"{'.'.join(map(str, e.get('loc') or ())) or 'arguments'}: {e.get('msg', '')}" for e in items[:3])
+    return f"arguments it does not accept ({one_line(wrong, 120)})"
+
+
+def _readable_args(call: ToolCallPart) -> bool:
+    if not isinstance(call.args, str) or not call.args.strip():
+        return True
+    try:
+        return isinstance(json.loads(call.args), dict)
+    except ValueError:
+        return False
+
+
 def call_step(call: ToolCallPart, prompt: str = "") -> Step:
     """The row of a tool call that is still running (``prompt``: the question it serves)."""
-    args = call.args_as_dict()
     name = call.tool_name
+    if not _readable_args(call):
+        return Step("tool", f"calling {name} (arguments that are not valid JSON)")
+    args = call.args_as_dict()
     if name == "load_capability":
         return Step("load", f"loading {CAPABILITY_NAMES.get(args.get('id', ''), args.get('id', 'a capability'))}")
     if name.endswith("_search"):
@@ -251,11 +275,13 @@ def result_step(
     The app uses it live (with the run's working state) and :func:`question_views` when a session
     is reopened (with the committed state), so both show the same rows.
     """
-    args = call.args_as_dict()
     name = call.tool_name
+    if isinstance(result, RetryPromptPart) or getattr(result, "outcome", "success") == "retried":
+        return Step("notice", f"{name} failed: {retry_reason(result.content)}", failed=True)
     content = result.content if isinstance(result.content, str) else str(result.content)
-    if isinstance(result, RetryPromptPart) or getattr(result, "outcome", "success") != "success":
+    if getattr(result, "outcome", "success") != "success":
         return Step("notice", f"{name} failed: {one_line(content, 160)}", failed=True)
+    args = call.args_as_dict()
     if name == "load_capability":
         return Step("load", f"loaded {CAPABILITY_NAMES.get(args.get('id', ''), args.get('id', 'a capability'))}")
     if name.endswith("_search"):

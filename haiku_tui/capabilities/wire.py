@@ -25,7 +25,14 @@ from pydantic_ai.messages import (
 )
 
 from haiku_tui.capabilities import ledger
-from haiku_tui.capabilities.compaction import CAPSULE_HEADER, RECEIPT, build_capsule, compact_history
+from haiku_tui.capabilities.compaction import (
+    ANSWER_CUT_PATTERN,
+    CAPSULE_HEADER,
+    RECEIPT,
+    answer_budget,
+    build_capsule,
+    compact_history,
+)
 from haiku_tui.capabilities.policy import REDIRECT_TAG
 
 PartKind = Literal[
@@ -43,7 +50,8 @@ class WirePart:
     text: str
     folded: bool  # unchanged history from before this question
     note: str = ""
-    """What a bounded capsule left out (:attr:`~haiku_tui.capabilities.compaction.Capsule.note`)."""
+    """What a bounded capsule left out (:attr:`~haiku_tui.capabilities.compaction.Capsule.note`), or how
+    much of an over-long earlier answer was sent (``"answer cut to N of M characters"``)."""
 
 
 @dataclass(frozen=True)
@@ -199,7 +207,11 @@ def wire_requests(
             continue
         sent = list(messages[start:index])
         local = question - start
-        wire = compact_history(sent, boundary=local, owned_tools=evidence, capsule=capsule) if compaction else sent
+        wire = (
+            compact_history(sent, boundary=local, owned_tools=evidence, capsule=capsule, answer_chars=answer_budget(retained))
+            if compaction
+            else sent
+        )
         parts: list[WirePart] = []
         for position, message in enumerate(wire):
             current = position >= local
@@ -209,7 +221,7 @@ def wire_requests(
                 text = _text(part)
                 kind = _kind(part, current=current, evidence=evidence)
                 folded = not current and kind not in ("capsule", "evidence receipted", "evidence retained")
-                parts.append(WirePart(kind, len(text), text, folded, note if kind == "capsule" else ""))
+                parts.append(WirePart(kind, len(text), text, folded, _note(kind, text, note)))
         response = messages[index]
         assert isinstance(response, ModelResponse)
         chars, tokens = message_chars(wire), response_tokens(response)
@@ -217,6 +229,14 @@ def wire_requests(
             tokens = Tokens(estimated_tokens(chars), tokens.output, True)
         out.append(WireRequest(len(out) + 1, tuple(parts), chars, message_chars(sent), tuple(wire), tokens))
     return out
+
+
+def _note(kind: PartKind, text: str, capsule_note: str) -> str:
+    if kind == "capsule":
+        return capsule_note
+    if kind == "answer" and (cut := ANSWER_CUT_PATTERN.search(text)):
+        return f"answer cut to {cut.group(1)} of {cut.group(2)} characters"
+    return ""
 
 
 def session_sizes(
@@ -229,3 +249,26 @@ def session_sizes(
         if requests:
             out.append((question, max(r.chars for r in requests), max(r.uncompacted_chars for r in requests)))
     return out
+
+
+EARLIER_EVIDENCE = frozenset({"capsule", "evidence receipted", "evidence retained"})
+"""Kinds of the earlier questions' evidence as a request carries it (not unchanged: compaction rewrote it)."""
+
+
+def earlier_history(request: WireRequest) -> list[WirePart]:
+    """The parts of ``request`` from before its question, in order: the unchanged history and, where they sit in
+    it, the receipts, retained results and capsule its earlier evidence became."""
+    return [p for p in request.parts if p.folded or p.kind in EARLIER_EVIDENCE]
+
+
+def capsule_entries(state: dict[str, Any], question: int, retained: int = 0) -> list[tuple[str, str]]:
+    """The chunks the capsule before ``question`` carries (``retained``: its bound, as for :func:`wire_requests`),
+    newest first: ``("retained", "[id] Source: …")`` for one kept in full, ``("receipt", …)`` for one named only."""
+    from haiku_tui.capabilities.evidence import source_label
+
+    entries = []
+    for _, chunk_id, full in ledger.retained(state, question, retained):
+        entry = ledger.citation_for(state, chunk_id) or {}
+        label = source_label(entry.get("title", ""), entry.get("headings", []), entry.get("pages", []))
+        entries.append(("retained" if full else "receipt", f"[{chunk_id}] Source: {label}"))
+    return entries

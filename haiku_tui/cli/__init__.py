@@ -15,12 +15,13 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 PROG = "haiku-tui"
 
 # Modules under haiku_tui.cli that register subcommands, in help order.
-COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "sync", "embed", "ask", "sessions", "serve")
+COMMAND_MODULES: tuple[str, ...] = ("app", "kb", "sync", "embed", "ask", "eval", "sessions", "serve")
 
 
 class CommandError(Exception):
@@ -46,6 +47,19 @@ def common_options() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER, else the "
         "built-in offline model `wordllama` for a new knowledge base and what an existing one was built with; none = full-text only)",
+    )
+    common.add_argument(
+        "--reranker",
+        default=argparse.SUPPRESS,
+        metavar="URL",
+        help="a rerank server (llama.cpp --reranking, vLLM, TEI, Infinity) that reorders the search's candidates "
+        "through POST URL/rerank (default: $HAIKU_TUI_RERANKER, 'reranker' in the config file; its key from $HAIKU_TUI_API_KEY)",
+    )
+    common.add_argument(
+        "--reranker-model",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help="the model the rerank server should use (default: $HAIKU_TUI_RERANKER_MODEL, 'reranker_model' in the config file)",
     )
     common.add_argument(
         "--timeout",
@@ -94,6 +108,45 @@ def db_arg(args: argparse.Namespace) -> str | None:
 def embedder_arg(args: argparse.Namespace) -> str:
     """``--embedder``, else ``$HAIKU_TUI_EMBEDDER``, else ``"auto"`` (see ``haiku_tui.store.embedding.choose_embedder``)."""
     return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or "auto"
+
+
+def reranker_args(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """``--reranker`` / ``--reranker-model``, else the environment, else the config file (see ``agent.config``)."""
+    from haiku_tui.agent.config import reranker_choice
+    from haiku_tui.agent.models import ModelConfigError
+
+    try:
+        return reranker_choice(getattr(args, "reranker", None), getattr(args, "reranker_model", None))
+    except ModelConfigError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def warn_once() -> Callable[[str], None]:
+    """A reranker's fault line for stderr: ``haiku-tui: …``, each distinct line once per command."""
+    seen: set[str] = set()
+
+    def warn(line: str) -> None:
+        if line not in seen:
+            seen.add(line)
+            from haiku_tui.text import printable_line
+
+            print(f"{PROG}: {printable_line(line)}", file=sys.stderr)
+
+    return warn
+
+
+def attach_reranker(args: argparse.Namespace, kb: Any) -> Any:
+    """Give ``kb`` the configured reranker (faults: one line on stderr); returns ``kb``."""
+    url, model = reranker_args(args)
+    if url:
+        from haiku_tui.agent.config import make_reranker
+        from haiku_tui.agent.models import ModelConfigError
+
+        try:
+            kb.reranker = make_reranker(url, model, on_fault=warn_once())
+        except ModelConfigError as exc:
+            raise CommandError(str(exc)) from None
+    return kb
 
 
 _API_HINT = re.compile(r"\s*\(or [A-Z]\w*(?:\.\w+)+(?:\(\))?\)")  # "(or KnowledgeBase.add)"

@@ -71,7 +71,12 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 def _config(args: argparse.Namespace, db: str | None) -> Any:
     from haiku_tui.agent import AgentConfig
 
+    from . import reranker_args
+
+    reranker, reranker_model = reranker_args(args)
     return AgentConfig(
+        reranker=reranker,
+        reranker_model=reranker_model,
         model=getattr(args, "model", None) or os.environ.get("HAIKU_TUI_MODEL") or None,
         base_url=getattr(args, "base_url", None) or None,
         timeout=getattr(args, "timeout", None),

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 from haiku_tui.agent.models import API_KEY_ENV
 from haiku_tui.text import json_dumps, printable_line, terminal_safe
-from . import CommandError, db_arg, embedder_arg
+from . import CommandError, db_arg, embedder_arg, reranker_args, warn_once
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -54,7 +54,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 class AnswerPrinter:
     """Writes streamed answer text; a later response that repeats what was printed is not printed again.
 
-    (After a citation-policy redirect the model repeats its answer: the user sees it once. A revised
+    (A model may write its answer, call a tool, and write it again: the user sees it once. A revised
     answer that diverges from what was printed is shown after a blank line.)
     """
 
@@ -80,32 +80,47 @@ class AnswerPrinter:
     def _emit(self, text: str) -> None:
         self.printed += text
         if self.out is not None:
-            self.out.write(terminal_safe(text))
-            self.out.flush()
+            try:
+                self.out.write(terminal_safe(text))
+                self.out.flush()
+            except BrokenPipeError:  # the reader went away (`ask … | head -1`): the answer is still saved
+                self.out = None
 
     def finish(self) -> None:
         if self.printed and self.out is not None and not self.printed.endswith("\n"):
-            self.out.write("\n")
-            self.out.flush()
+            self._emit("\n")
 
 
-async def run_question(run: Any, out: TextIO | None = None) -> Any:
+async def run_question(run: Any, out: TextIO | None = None, *, policy: bool = False) -> Any:
     """Consume a :class:`~haiku_tui.sessions.run.QuestionRun`, streaming answer text to ``out``.
 
-    Returns the run's :class:`~haiku_tui.sessions.run.Finished` event.
+    With the citation ``policy`` on, text written before the answer declared its grounding is held
+    back: a redirect would replace it with the answer that is saved, so only that one is printed
+    (text written after a cite call streams). Returns the run's :class:`~haiku_tui.sessions.run.Finished` event.
     """
-    from haiku_tui.sessions.run import Finished, TextDelta, TextStarted
+    from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
 
     printer = AnswerPrinter(out)
+    held: list[str] | None = [] if policy else None  # None: streaming
     finished = Finished("failed", "the run ended without a result")
     async for event in run:
         match event:
+            case TextStarted(text) if held is not None:
+                held[:] = [text]
+            case TextDelta(text) if held is not None:
+                held.append(text)
             case TextStarted(text):
                 printer.start(text)
             case TextDelta(text):
                 printer.write(text)
+            case StepStarted() if held is not None:
+                held.clear()  # text written before a tool call is not the answer
+            case StepFinished(_, step) if held is not None:
+                held = None if step.kind == "cite" else []  # declared: stream; redirected: drop what was held
             case Finished():
                 finished = event
+    if held and finished.outcome == "completed":
+        printer.start("".join(held))
     printer.finish()
     return finished
 
@@ -178,8 +193,8 @@ def support_entry(claim: Any) -> dict[str, Any]:
 
 def open_session(store: Any, name: str, *, new: bool = False, window: int = 0) -> Any:
     """The session ``name`` names (an id, a unique id prefix, or an exact title); with ``new``, a new
-    session titled ``name`` when none has that name (said on stderr). ``window``: the run sees that many
-    earlier questions, so only their messages are read (0: the whole history)."""
+    session titled ``name`` when none has that name (saved only when its first answer is). ``window``: the
+    run sees that many earlier questions, so only their messages are read (0: the whole history)."""
     from haiku_tui.sessions import SessionNotFound
 
     try:
@@ -187,9 +202,7 @@ def open_session(store: Any, name: str, *, new: bool = False, window: int = 0) -
     except SessionNotFound as error:
         if not new:
             raise SessionNotFound(f"{error}; add --new to start a session titled {name!r}") from None
-    session = store.new(title=name)
-    print(f"haiku-tui: created session {session.id} ({terminal_safe(session.title)})", file=sys.stderr)
-    return session
+    return store.new(title=name)
 
 
 # ---- the command ------------------------------------------------------------------------------
@@ -227,7 +240,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         db = db_arg(args) or (session.db if session is not None else None)
         model_name = getattr(args, "model", None) or (session.model if session is not None else None)
         choice = choose_model(model_name, getattr(args, "base_url", None))
+        reranker, reranker_model = reranker_args(args)
         config = AgentConfig(
+            reranker=reranker,
+            reranker_model=reranker_model,
+            on_reranker_fault=warn_once(),
             model=choice.name,
             base_url=choice.base_url,
             timeout=getattr(args, "timeout", None),
@@ -249,12 +266,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from haiku_tui.sessions.model import Session
 
         session = Session()  # kept in memory only
+    created = store is not None and not store.exists(session.id)
     run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained)
     out = None if args.json else sys.stdout
-    finished = asyncio.run(run_question(run, out))
+    finished = asyncio.run(run_question(run, out, policy=config.policy))
     if finished.outcome != "completed":
         raise CommandError(finished.error or "the run was cancelled; nothing was saved")
 
+    if created:
+        print(f"haiku-tui: created session {session.id} ({terminal_safe(session.title)})", file=sys.stderr)
     result = finished.result
     # question identities are absolute indexes: the session may hold its newest messages only
     data = report(
@@ -270,6 +290,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print("\nSources:")
         for citation in sorted(data["citations"], key=lambda c: c["number"]):
             print(source_line(citation))
+    if data["unbacked"]:
+        markers = " ".join(f"[{n}]" for n in data["unbacked"])
+        print(f"haiku-tui: note: no citation backs {markers} in this answer; what it marks has no source", file=sys.stderr)
     if data["policy"] == "violation":
         print("haiku-tui: note: this answer did not declare what grounds it", file=sys.stderr)
     if store is not None:

@@ -13,7 +13,7 @@ from haiku_tui.store.parsing import SUPPORTED_SUFFIXES
 from haiku_tui.store.tables import outdated_note
 from haiku_tui.text import printable_line
 
-from . import CommandError, db_arg, embedder_arg
+from . import CommandError, attach_reranker, db_arg, embedder_arg
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -252,7 +252,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
-    kb = _open(args, create=False)
+    kb = attach_reranker(args, _open(args, create=False))
     hits = kb.search(query, limit=args.limit, filter=args.filter)
     if args.json:
         print(json.dumps([_record_json(h) for h in hits], indent=2, ensure_ascii=True))  # escapes C0/C1 controls
@@ -268,8 +268,9 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    kb = _open(args, create=False)
+    kb = attach_reranker(args, _open(args, create=False))
     info = kb.info()
+    info["reranker"] = kb.reranker.describe() if kb.reranker is not None else None
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
@@ -286,6 +287,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("full-text index", "yes" if info["fts_index"] else "no"),
         ("size on disk", _size(info["size_bytes"])),
     ]
+    if info["reranker"]:
+        rows.append(("reranker", printable_line(info["reranker"])))
     if info.get("orphan_chunks"):
         rows.append(("orphan chunks", f"{info['orphan_chunks']} (from an interrupted ingest; the next add removes them)"))
     if info.get("outdated_documents"):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import sys
 from typing import Any
 
-from . import CommandError, db_arg, embedder_arg
+from . import CommandError, db_arg, embedder_arg, warn_once
 from .app import _config, add_app_options
 
 DEFAULT_HOST = "127.0.0.1"
@@ -61,13 +62,14 @@ def _checked_config(args: argparse.Namespace, *, sessions: bool = False) -> Any:
         choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
     except ModelConfigError as exc:
         raise CommandError(str(exc)) from None
-    return _config(args, db_arg(args))
+    config = _config(args, db_arg(args))
+    return dataclasses.replace(config, on_reranker_fault=warn_once()) if config.reranker else config
 
 
 def _app_args(args: argparse.Namespace) -> list[str]:
     """The options the browser's app process is started with (the same as this command's)."""
     out: list[str] = []
-    for option in ("db", "embedder", "model", "base_url", "session"):
+    for option in ("db", "embedder", "model", "base_url", "session", "reranker", "reranker_model"):
         value = getattr(args, option, None)
         if value:
             out += [f"--{option.replace('_', '-')}", str(value)]

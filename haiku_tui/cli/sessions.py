@@ -142,6 +142,8 @@ def _guarded(handler: Any) -> Any:
 
         try:
             return handler(args)
+        except BrokenPipeError:  # the reader went away: the command line ends quietly
+            raise
         except (SessionError, OSError, ValueError) as error:
             message = describe(error) if isinstance(error, OSError) else str(error) or type(error).__name__
             print(f"haiku-tui: error: {printable_line(message)}", file=sys.stderr)
@@ -204,11 +206,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``sessions`` on its own: ``python -m haiku_tui.cli.sessions list``."""
-    parser = argparse.ArgumentParser(prog="haiku-tui")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["sessions", *(sys.argv[1:] if argv is None else argv)])
-    return int(args.func(args))
+    """Run ``sessions`` on its own: ``python -m haiku_tui.cli.sessions list`` (as ``haiku-tui sessions list``)."""
+    from . import main as cli_main
+
+    return cli_main(["sessions", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

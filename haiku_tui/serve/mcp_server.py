@@ -7,6 +7,7 @@ from the same agent as the app). Text from documents and models is sanitised bef
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from haiku_tui.text import terminal_safe
@@ -34,20 +35,29 @@ def _chunk_json(chunk: Any) -> dict[str, Any]:
 
 
 def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
-    """The MCP server over ``kb``; ``ask`` runs the agent built from ``config``."""
+    """The MCP server over ``kb``; ``ask`` runs the agent built from ``config``, on the first question (so
+    the server answers ``search`` without waiting for the agent framework to import). A model other than
+    the offline ``extractive`` one is resolved here, so one that cannot be used fails at start
+    (``ModelConfigError``)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from haiku_tui.agent import build_agent, describe_error, run_limits
-    from haiku_tui.capabilities import Deps
-    from haiku_tui.cli.ask import report
+    from haiku_tui.agent import choose_model, is_extractive, resolve_model
     from haiku_tui.store.errors import StoreError
 
+    choice = choose_model(config.model, config.base_url, config.api_key, config.timeout)
+    if choice.base_url or not is_extractive(choice.name):  # a provider's or a server's model: a bad one fails now
+        resolve_model(choice.name, choice.base_url, choice.api_key)
+    if config.reranker:  # search reranks from the start; the agent then finds it on the knowledge base
+        from haiku_tui.agent.config import make_reranker
+
+        kb.reranker = make_reranker(config.reranker, config.reranker_model, on_fault=config.on_reranker_fault)
+        config = dataclasses.replace(config, reranker=None)
     server = MCPServer(
         "haiku-tui",
         instructions="Search a local document knowledge base; cite results by chunk id, or ask for a grounded answer.",
     )
-    agent = build_agent(config, kb=kb)
+    agent: Any = None  # built by the first `ask`
 
     @server.tool()
     def search(query: str, limit: int = 5) -> list[dict[str, Any]]:
@@ -76,10 +86,17 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
     @server.tool()
     async def ask(question: str) -> dict[str, Any]:
         """Ask a question: a grounded answer with [n] markers and the numbered citations behind them."""
+        nonlocal agent
         if not question.strip():
             raise ToolError("the question is empty")
+        from haiku_tui.agent import build_agent, describe_error, run_limits
+        from haiku_tui.capabilities import Deps
+        from haiku_tui.cli.ask import report
+
         deps = Deps()
         try:
+            if agent is None:
+                agent = build_agent(config, kb=kb)
             result = await agent.run(question, deps=deps, usage_limits=run_limits())
         except Exception as exc:  # noqa: BLE001 - the client gets one line, never a traceback
             raise ToolError(describe_error(exc)) from None

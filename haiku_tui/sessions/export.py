@@ -138,7 +138,10 @@ def _markdown(session: Session) -> str:
     turns = session.turns()
     records = answer_records(session.state, turns)
     marks, _ = session.review_marks()
-    from haiku_tui.capabilities.support import check_answer, support_lines
+    from haiku_tui.capabilities.policy import recorded_unbacked
+    from haiku_tui.capabilities.support import check_answer, citation_texts, support_lines
+
+    cited, unbacked = citation_texts(session.state), recorded_unbacked(session.state)
     lines = [f"# {session.title}", ""]
     facts = [f"session `{session.id}`"]
     if session.model:
@@ -153,7 +156,12 @@ def _markdown(session: Session) -> str:
         lines += [f"## Question {turn.number}", "", _quote(turn.prompt), ""]
         lines += [turn.answer.strip() if turn.answer.strip() else "*(no answer)*", ""]
         lines += [f"**Grounding:** {_OUTCOME_TEXT[record.outcome]}", ""]
-        if weak := support_lines(check_answer(turn.answer, session.state)):
+        # markers the answer's own question left unbacked stay unbacked, whatever a later question registers
+        own = unbacked.get(record.question, []) if isinstance(record.question, int) else []
+        if own:
+            lines += [f"**Unbacked:** {' '.join(f'[{n}]' for n in own)} (no citation of this answer has the number)", ""]
+        backed = {n: c for n, c in cited.items() if n not in own} if own else cited
+        if weak := support_lines(check_answer(turn.answer, session.state, cited=backed)):
             lines += [*weak, ""]
         if record.sources:
             lines += ["**Sources**", ""]

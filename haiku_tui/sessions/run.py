@@ -128,13 +128,16 @@ class QuestionRun:
         )
 
         from haiku_tui.agent import describe_error, run_limits, secrets_in_use
-        from haiku_tui.capabilities.views import REDIRECT_STEP, call_step, is_redirect, result_step
+        from haiku_tui.agent.errors import tool_misuse
+        from haiku_tui.capabilities.views import REDIRECT_STEP, Step, call_step, is_redirect, result_step
         from haiku_tui.sessions.scrub import register_secrets
 
         register_secrets(*secrets_in_use())  # what this run sends is never saved
 
         calls: dict[str, Any] = {}
+        finished: set[str] = set()
         result = None
+        streamed = 0  # characters of answer text the response being streamed has sent
         conversation = self.conversation
         try:
             async with self.agent.run_stream_events(
@@ -145,17 +148,22 @@ class QuestionRun:
                     events.cancel()
                 async for event in events:
                     if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                        streamed += len(event.part.content)
                         yield TextStarted(event.part.content)
                     elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                        streamed += len(event.delta.content_delta)
                         yield TextDelta(event.delta.content_delta)
                     elif isinstance(event, FunctionToolCallEvent):
+                        streamed = 0
                         calls[event.part.tool_call_id] = event.part
                         yield StepStarted(event.part.tool_call_id, call_step(event.part, self.prompt))
                     elif isinstance(event, FunctionToolResultEvent):
                         call = calls.get(event.tool_call_id)
                         if call is not None:
+                            finished.add(event.tool_call_id)
                             yield StepFinished(event.tool_call_id, result_step(call, event.part, self.deps.state, self.prompt), self.deps.state)
                     elif isinstance(event, EnqueuedMessagesEvent) and _redirects(event, is_redirect):
+                        streamed = 0
                         yield StepFinished("", REDIRECT_STEP, self.deps.state)
                     elif isinstance(event, AgentRunResultEvent):
                         result = event.result
@@ -163,7 +171,11 @@ class QuestionRun:
             yield Finished("cancelled")
             return
         except Exception as exc:  # noqa: BLE001 - one line for the user; nothing is committed
-            yield Finished("cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc))
+            if (misuse := tool_misuse(exc)) is not None:  # the call that used up the retries failed too
+                for call_id, call in calls.items():
+                    if call_id not in finished and call.tool_name == misuse[0]:
+                        yield StepFinished(call_id, Step("notice", f"{misuse[0]} failed: {misuse[1]}", failed=True), self.deps.state)
+            yield Finished("cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc, streamed))
             return
         finally:
             self._events = None

@@ -4,25 +4,47 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import sys
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
+
+from .wordllama_model import MODEL_ID as BUILTIN_ID
 
 T = TypeVar("T")
 
 EMBED_BATCH = 256
 AUTO = "auto"  # the built-in embedder for a new knowledge base, else whatever the existing one was built with
 NONE_NAMES = frozenset({"none", "off", "fts"})  # full-text search only
-BUILTIN_ID = "wordllama:l2_supercat_256"  # haiku_tui.store.offline_embedder.MODEL_ID (not imported: it loads pydantic_ai)
 BUILTIN_NAMES = frozenset({"wordllama", BUILTIN_ID})
 
 
-def builtin_embedder() -> Any:
-    """The offline default: wordllama's bundled static model behind a Pydantic AI ``Embedder``."""
-    from pydantic_ai.embeddings import Embedder
+class BuiltinEmbedder:
+    """The offline default, wordllama's bundled static model, with a Pydantic AI ``Embedder``'s interface.
 
-    from .offline_embedder import WordLlamaEmbeddingModel
+    The store embeds with the model directly (:func:`embed_documents`, :func:`embed_query`), so opening,
+    searching and adding never import Pydantic AI; the ``Embedder`` (``embed_documents``, ``model``, …)
+    is made when other code first asks for it.
+    """
 
-    return Embedder(WordLlamaEmbeddingModel())
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        embedder = self.__dict__.get("_embedder")
+        if embedder is None:
+            from pydantic_ai.embeddings import Embedder
+
+            from .offline_embedder import WordLlamaEmbeddingModel
+
+            embedder = self.__dict__["_embedder"] = Embedder(WordLlamaEmbeddingModel())
+        return getattr(embedder, name)
+
+    def __repr__(self) -> str:
+        return f"BuiltinEmbedder({BUILTIN_ID!r})"
+
+
+def builtin_embedder() -> BuiltinEmbedder:
+    """The offline default: wordllama's bundled static model (see :class:`BuiltinEmbedder`)."""
+    return BuiltinEmbedder()
 
 
 def choose_embedder(spec: Any, recorded: str | None, has_documents: bool) -> Any:
@@ -42,8 +64,8 @@ def choose_embedder(spec: Any, recorded: str | None, has_documents: bool) -> Any
 def as_embedder(embedder: Any) -> Any:
     """Accept a Pydantic AI ``Embedder``, an ``EmbeddingModel`` or a model string (``"openai:text-embedding-3-small"``,
     ``"wordllama"`` for the built-in offline model, ``"none"`` for none)."""
-    if embedder is None:
-        return None
+    if embedder is None or isinstance(embedder, BuiltinEmbedder):
+        return embedder
     if isinstance(embedder, str):
         name = embedder.strip().lower()
         if name in NONE_NAMES:
@@ -63,6 +85,8 @@ def as_embedder(embedder: Any) -> Any:
 
 def embedder_id(embedder: Any) -> str:
     """``"provider:model"`` for the embedder's model, as recorded in the database."""
+    if isinstance(embedder, BuiltinEmbedder):
+        return BUILTIN_ID
     model = getattr(embedder, "model", None)
     if isinstance(model, str):
         return model
@@ -84,6 +108,8 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 
 
 async def aembed_documents(embedder: Any, texts: Sequence[str]) -> list[list[float]]:
+    if _is_builtin(embedder):
+        return _builtin_vectors(texts)
     vectors: list[list[float]] = []
     for start in range(0, len(texts), EMBED_BATCH):
         result = await embedder.embed_documents(list(texts[start : start + EMBED_BATCH]))
@@ -92,25 +118,40 @@ async def aembed_documents(embedder: Any, texts: Sequence[str]) -> list[list[flo
 
 
 async def aembed_query(embedder: Any, text: str) -> list[float]:
+    if _is_builtin(embedder):
+        return _builtin_vectors([text])[0]
     result = await embedder.embed_query(text)
     return [float(x) for x in result.embeddings[0]]
 
 
 def embed_documents(embedder: Any, texts: Sequence[str]) -> list[list[float]]:
+    if _is_builtin(embedder):  # computed here directly: no event loop, no Pydantic AI
+        return _builtin_vectors(texts)
     return run_sync(aembed_documents(embedder, texts))
 
 
 def embed_query(embedder: Any, text: str) -> list[float]:
     if _is_builtin(embedder):  # computed here directly: an event loop per query costs more than the embedding
-        from .offline_embedder import embed_texts
-
-        return [float(x) for x in embed_texts([text])[0]]
+        return _builtin_vectors([text])[0]
     return run_sync(aembed_query(embedder, text))
 
 
+def _builtin_vectors(texts: Sequence[str]) -> list[list[float]]:
+    from .wordllama_model import embed_texts
+
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        vectors.extend(embed_texts(texts[start : start + EMBED_BATCH]).tolist())
+    return vectors
+
+
 def _is_builtin(embedder: Any) -> bool:
-    """Whether ``embedder`` is the built-in model behind a plain Pydantic AI ``Embedder`` (no wrapper that
-    could change what is embedded)."""
+    """Whether ``embedder`` is the built-in model: a :class:`BuiltinEmbedder`, or the model behind a plain
+    Pydantic AI ``Embedder`` (no wrapper that could change what is embedded)."""
+    if isinstance(embedder, BuiltinEmbedder):
+        return True
+    if "pydantic_ai.embeddings" not in sys.modules:  # then no Pydantic AI Embedder exists in this process
+        return False
     from pydantic_ai.embeddings import Embedder
 
     from .offline_embedder import WordLlamaEmbeddingModel

@@ -25,8 +25,11 @@ from .chunking import DEFAULT_TARGET
 from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
 from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
+from .lancedb_import import import_lancedb
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
+from .rerank import CANDIDATES as RERANK_CANDIDATES
+from .rerank import Reranker, candidate_text
 from .search import ranked_rows, vector_query, vector_text
 from .sentences import encode_sentence_terms
 from .tables import (
@@ -55,6 +58,7 @@ class KnowledgeBase:
         self._tables: dict[str, Any] = {}
         self._docmap_cache: tuple[int, dict[str, tuple[str, str, str, int]]] | None = None
         self._vectors_ready: bool | None = None
+        self.reranker: Reranker | None = None  # reorders the fused candidates (``store/rerank.py``)
 
     # ------------------------------------------------------------------ opening
 
@@ -70,8 +74,7 @@ class KnowledgeBase:
         also gives a new base the built-in model (see ``embedding.choose_embedder``).
         ``create=False`` on a missing local path raises :class:`EmptyKnowledgeBase`.
         """
-        import lancedb
-
+        lancedb = import_lancedb()
         resolved = locations.resolve_db(uri)
         local = not locations.is_uri(resolved)
         if local:
@@ -100,6 +103,8 @@ class KnowledgeBase:
             pass
 
     def close(self) -> None:
+        if self.reranker is not None:
+            self.reranker.close()
         self._tables.clear()
         self._docmap_cache = None
         self._vectors_ready = None
@@ -423,19 +428,29 @@ class KnowledgeBase:
         self, chunks: Any, where: str | None, docmap: dict, query: str, vector: list[float] | None, limit: int
     ) -> list[SearchHit]:
         limit = max(1, int(limit))
-        fetch = limit  # widened below only if orphan or stale chunks crowd the top
+        wanted = max(limit, RERANK_CANDIDATES) if self.reranker is not None else limit
+        fetch = wanted  # widened below only if orphan or stale chunks crowd the top
         while True:
             rows = ranked_rows(chunks, where, query, vector, fetch)
             visible = self._visible(rows, docmap)
-            if len(visible) >= limit or len(rows) < fetch or fetch > 50 * limit + 200:
+            if len(visible) >= wanted or len(rows) < fetch or fetch > 50 * wanted + 200:
                 break
             fetch *= 4  # orphan or stale chunks crowded the top; look further
-        hits = []
-        for rank, (row, doc) in enumerate(visible[:limit], start=1):
-            score = row.get("_relevance_score", 0.0)
-            rec = chunk_record(row, doc)
-            hits.append(SearchHit(**rec.__dict__, score=float(score or 0.0), rank=rank))
-        return hits
+        records = [(chunk_record(row, doc), row.get("_relevance_score", 0.0)) for row, doc in visible[:wanted]]
+        if self.reranker is not None:
+            records = self._rerank(query, records)
+        return [
+            SearchHit(**rec.__dict__, score=float(score or 0.0), rank=rank)
+            for rank, (rec, score) in enumerate(records[:limit], start=1)
+        ]
+
+    def _rerank(self, query: str, records: list[tuple[ChunkRecord, float]]) -> list[tuple[ChunkRecord, float]]:
+        """The candidates in the reranker's order, scored by it; the fused order when it fails (``store/rerank.py``)."""
+        assert self.reranker is not None
+        ranked = self.reranker.reorder(query, records, lambda record: candidate_text(record[0]))
+        if ranked is None:
+            return records
+        return [(record, fused if score is None else score) for (record, fused), score in ranked]
 
     def repair(self) -> int:
         """Delete orphan chunks (no matching documents row: an interrupted ingest or re-indexing). Returns how many."""

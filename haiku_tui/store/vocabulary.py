@@ -41,7 +41,7 @@ class Vocabulary:
     def vectors(self) -> Any:
         """Unit vectors of :attr:`words` (computed on first use)."""
         if self._vectors is None:
-            from .offline_embedder import embed_texts
+            from .wordllama_model import embed_texts
 
             self._vectors = embed_texts(self.words)
         return self._vectors
@@ -58,7 +58,7 @@ class Vocabulary:
             return []
         import numpy as np
 
-        from .offline_embedder import embed_texts
+        from .wordllama_model import embed_texts
 
         # einsum, not a BLAS product: BLAS threads spin for ms on a busy machine at this size
         similarity = np.einsum("ij,kj->ik", embed_texts(missing), self.vectors())

@@ -9,8 +9,9 @@ agent open in a worker behind it.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
-
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -75,12 +76,22 @@ class HaikuApp(App[None]):
             from haiku_tui.agent import AgentConfig
 
             agent_config = AgentConfig()
+        if agent_config.reranker:  # a failed rerank is a notice; the search keeps its own order
+            agent_config = dataclasses.replace(agent_config, on_reranker_fault=self._reranker_fault)
         self.workbench: Workbench = Workbench(agent_config, store=store, kb=kb, model=model, prepare_kb=prepare_kb)
         self.session_id = session_id
         self.keep_model = keep_model
         self.main = MainScreen(self.workbench)
         self.watch_paths = list(watch or [])
         self.folder_watch: FolderWatch | None = None
+        self._reranker_notice: tuple[str, float] = ("", 0.0)
+
+    def _reranker_fault(self, line: str) -> None:
+        """Called from the search's thread: one notice per distinct line a minute (a question searches several times)."""
+        now = time.monotonic()
+        if self._reranker_notice[0] != line or now - self._reranker_notice[1] > 60:
+            self._reranker_notice = (line, now)
+            self.notify(clean_line(line, 300), title="Reranker", severity="warning", markup=False)
 
     def get_default_screen(self) -> MainScreen:
         return self.main

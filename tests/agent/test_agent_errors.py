@@ -88,14 +88,16 @@ async def test_provider_failure_ends_the_run_with_one_line_and_no_state_change(s
     assert expected in describe_error(info.value)
 
 
-async def test_malformed_tool_calls_end_with_unexpected_model_behavior(small_kb):
+async def test_calls_to_a_missing_tool_end_in_plain_words(small_kb):
     def broken(messages, info):
         return ModelResponse(parts=[ToolCallPart("no_such_tool", {"x": 1})])
 
     agent = build_agent(AgentConfig(defer_loading=False), kb=small_kb, model=FunctionModel(broken))
     with pytest.raises(ex.UnexpectedModelBehavior) as info:
         await agent.run("How long should I steep green tea?", deps=Deps(state={}))
-    assert describe_error(info.value).startswith("the model misbehaved")
+    assert describe_error(info.value) == (
+        "the model called a tool that does not exist (no_such_tool); try another model, or ask again"
+    )
 
 
 def test_cli_failed_run_saves_nothing(kb_path, monkeypatch, capsys):

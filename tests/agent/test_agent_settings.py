@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-
-import pydantic_ai.models
 import pytest
 
 from haiku_tui.agent import AgentConfig, ModelConfigError, build_agent, choose_model, describe_error
 from haiku_tui.agent.errors import redact, secrets_in_use
 from haiku_tui.agent.models import DEFAULT_TIMEOUT, config_path
 from haiku_tui.capabilities import Deps
-from tests.agent.test_agent_openai_compatible import Server
 
 
 def write_config(text: str) -> None:
@@ -64,19 +60,12 @@ def test_the_agent_carries_the_timeout():
     assert agent.model_settings == {"timeout": 4, "first_event_timeout": 4}
 
 
-async def test_the_app_path_sends_haiku_tui_api_key(small_kb, monkeypatch):
+async def test_the_app_path_sends_haiku_tui_api_key(small_kb, model_server, monkeypatch):
     """The app builds its agent from an AgentConfig without a key: HAIKU_TUI_API_KEY is still sent."""
-    monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
     monkeypatch.setenv("HAIKU_TUI_API_KEY", "sk-app-777")
-    srv = Server()
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        agent = build_agent(AgentConfig(model="m", base_url=srv.base_url), kb=small_kb)
-        await agent.run("How long should I steep green tea?", deps=Deps(state={}))
-    finally:
-        srv.shutdown()
-        srv.server_close()
-    assert srv.auth and set(srv.auth) == {"Bearer sk-app-777"}
+    agent = build_agent(AgentConfig(model="m", base_url=model_server.base_url), kb=small_kb)
+    await agent.run("How long should I steep green tea?", deps=Deps(state={}))
+    assert model_server.requests and {r.headers["authorization"] for r in model_server.requests} == {"Bearer sk-app-777"}
     assert "sk-app-777" in secrets_in_use()
     assert redact("echo: Bearer sk-app-777") == "echo: Bearer [redacted]"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import haiku_tui.store.offline_embedder as offline
+import haiku_tui.store.wordllama_model as offline
 from haiku_tui.cli import main
 from haiku_tui.store import search
 from haiku_tui.store.embedding import BUILTIN_ID, as_embedder, choose_embedder, embedder_id

@@ -138,3 +138,72 @@ async def test_w_shows_a_bounded_capsule_as_sent_and_says_what_it_left_out(small
 
     shown = await _reopen_and_compare(small_kb, store, session_id, received, number=2, retained_chars=1)
     assert "0 cited chunk(s) in full; 1 earlier cited chunk(s) not shown in full" in shown
+
+
+def fold_text(screen, number: int) -> str:
+    from textual.widgets import Collapsible
+
+    fold = screen.query_one(f"#wire-fold{number}", Collapsible)
+    return str(fold.query_one(".wire-history", Static).render())
+
+
+async def test_enter_opens_the_earlier_history_with_every_part_labelled(small_kb, tmp_path):
+    """Q3's fold opens on Enter (→ too, ← folds it): the earlier questions' prompts, calls and answers in order, the
+    receipt Q1's search became, the capsule in Q2's place and the chunks it keeps in full, each labelled."""
+    from textual.widgets import Collapsible
+
+    from haiku_tui.tui.screens.wire import WireScreen
+
+    _, script, app = _scripted_app(small_kb, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, SOLAR)
+        script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
+        await ask(pilot, TEA)
+        script.extend(search("snow on panels"), cite_top(), text("Snow slides off [1]."))
+        await ask(pilot, "what about snow on the panels")
+        cited = app.session.state["rag"]["citation_index"]
+        app.main.turn_log.focus_selected()
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WireScreen) and screen.number == 3
+        last = len(screen.requests)
+        fold = screen.query_one(f"#wire-fold{last}", Collapsible)
+        assert fold.collapsed
+        await f1_help(pilot, "Open earlier history", "Fold earlier history")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not fold.collapsed
+        rows = fold_text(screen, last).splitlines()
+        labels = [row.split()[0] + (" " + row.split()[1] if row.split()[0] in ("tool", "evidence") else "") for row in rows]
+        assert labels.index("prompt") < labels.index("evidence receipted") < labels.index("capsule") < labels.index("answer", labels.index("capsule"))
+        assert SOLAR in rows[labels.index("prompt")] and TEA in "\n".join(rows)
+        kept = [row for row in rows if row.strip().startswith("retained ")]
+        assert sorted(row.split("[")[1][:16] for row in kept) == sorted(cited)  # each chunk cited before, kept in full
+        await pilot.press("left")
+        assert fold.collapsed
+        await pilot.press("right")
+        assert not fold.collapsed
+        await pilot.press("p", "enter")  # the previous request's fold opens too
+        assert not screen.query_one(f"#wire-fold{last - 1}", Collapsible).collapsed
+
+
+async def test_a_bounded_capsules_fold_names_its_receipts(small_kb, tmp_path):
+    from haiku_tui.tui.screens.wire import WireScreen
+
+    _, script, app = _scripted_app(small_kb, tmp_path, retained_chars=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, SOLAR)
+        script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
+        await ask(pilot, TEA)
+        (chunk_id,) = [c for c in app.session.state["rag"]["citation_index"] if c in str(app.session.state["rag"]["questions"][0])]
+        app.main.turn_log.focus_selected()
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WireScreen)
+        await pilot.press("enter")
+        rows = fold_text(screen, len(screen.requests)).splitlines()
+        receipts = [row for row in rows if row.strip().startswith("receipt ")]
+        assert len(receipts) == 1 and f"[{chunk_id}] Source: " in receipts[0]
+        assert not any(row.strip().startswith("retained ") for row in rows)

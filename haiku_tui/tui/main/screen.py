@@ -525,4 +525,4 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         if not self.ready:
             self.app.notify("The knowledge base is still being opened: try again in a moment.", severity="warning")
             return
-        self.app.push_screen(KnowledgeScreen(self.workbench.db_label(), kb=self.workbench.kb))
+        self.app.push_screen(KnowledgeScreen(self.workbench.db_label(), kb=self.workbench.kb, store=self.workbench.store))

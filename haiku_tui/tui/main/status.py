@@ -28,7 +28,7 @@ PATH_HEAD = 6
 FILTER_MIN = 16
 """Columns the filter keeps at least (more when the path leaves them)."""
 SEP = " │ "
-GIVE_WAY = ("tokens", "request", "watch", "tokens", "model", "request", "running", "watch")
+GIVE_WAY = ("tokens", "request", "watch", "reranker", "tokens", "model", "request", "running", "watch", "reranker")
 """The order in which parts take their next, shorter form while the line is too wide."""
 
 
@@ -49,6 +49,8 @@ class StatusFacts:
     running: bool = False
     kb_unavailable: bool = False
     filter: str = ""
+    reranker: str = ""
+    """The rerank server's address (``host:port``), when one reorders the search."""
 
 
 def elide_middle(text: str, limit: int) -> str:
@@ -96,6 +98,9 @@ def _forms(facts: StatusFacts) -> dict[str, list[Form]]:
         forms["tokens"] = [[("session tokens ", "$text-muted"), (tokens_text(tokens), "")], [("session tokens ", "$text-muted"), (short, "")], []]
     if facts.watch:
         forms["watch"] = [[(elide_middle(facts.watch, 40), "")], [(elide_middle(facts.watch, 20), "")], []]
+    if facts.reranker:
+        name = elide_middle(facts.reranker, 24)
+        forms["reranker"] = [[("rerank ", "$text-muted"), (name, "")], [(f"↕ {elide_middle(facts.reranker, 14)}", "")], []]
     if facts.running:
         forms["running"] = [[("answering… Esc cancels", "bold $warning")], [("answering…", "bold $warning")]]
     return forms
@@ -144,6 +149,8 @@ def fit_status(facts: StatusFacts, width: int) -> Content:
 
 def status_facts(bench: Workbench, *, running: bool, watch: str | None = None) -> StatusFacts:
     """What the status bar shows for the workbench's open session."""
+    from urllib.parse import urlsplit
+
     from haiku_tui.agent import is_extractive, model_label
 
     config = bench.config
@@ -159,4 +166,5 @@ def status_facts(bench: Workbench, *, running: bool, watch: str | None = None) -
         running=running,
         kb_unavailable=bool(bench.kb_error),
         filter=clean_line(bench.session.document_filter or "", 400) if bench.session else "",
+        reranker=clean_line(urlsplit(config.reranker).netloc or config.reranker, 200) if config.reranker else "",
     )

@@ -31,8 +31,10 @@ from haiku_tui.tui.help import ScreenHelp, help_binding
 from haiku_tui.tui.text import clean, clean_line
 
 from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time, path_cell
+from .review_figures import RERUN_KEY, ReviewFigures
 
 if TYPE_CHECKING:
+    from haiku_tui.sessions.store import SessionStore
     from haiku_tui.store import DocumentRecord, IngestProgress, IngestReport, KnowledgeBase, SearchHit
 
 SEARCH_LIMIT = 10
@@ -154,13 +156,15 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         Binding("escape", "back", "Back", id="kb.back", tooltip="Go back to the conversation"),
         # last: at 80 columns the footer cuts it rather than Reload and Back; the status line names it when it matters
         Binding("R", "reindex", "Re-index", id="kb.reindex", tooltip="Re-index the documents an older haiku-tui indexed (what `haiku-tui reindex` does)"),
+        Binding(RERUN_KEY, "evaluate", "Rerun reviews", id="kb.evaluate", tooltip="Rerun the questions whose citations you marked as supported: does the search still find their sources? (what `haiku-tui eval --from-reviews` does)"),
         help_binding("kb"),
     ]
 
-    def __init__(self, kb_uri: str, *, kb: KnowledgeBase | None = None, id: str | None = None) -> None:
+    def __init__(self, kb_uri: str, *, kb: KnowledgeBase | None = None, store: SessionStore | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.kb_uri = str(kb_uri)
         self.kb: KnowledgeBase | None = kb
+        self.store = store
         self.documents: list[DocumentRecord] = []
         self._widths: tuple[int, ...] = ()  # the documents table's column widths once it has columns
         self.hits: list[SearchHit] = []
@@ -174,6 +178,7 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         yield Header(icon="≡")
         with Vertical(id="kb-body"):
             yield Static(Text("Opening the knowledge base…"), id="kb-status")
+            yield ReviewFigures(self.store, id="kb-reviews")
             with Horizontal(id="kb-progress", classes="hidden"):
                 yield Static("", id="kb-progress-label")
                 yield ProgressBar(id="kb-progress-bar", show_eta=False)
@@ -252,6 +257,7 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         self._call(self._opened, kb, docs)
 
     def _opened(self, kb: KnowledgeBase, docs: list[DocumentRecord]) -> None:
+        self.query_one(ReviewFigures).load(kb.uri)
         self.kb = kb
         self.error = None
         self._show_documents(docs)
@@ -584,6 +590,14 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         self.app.push_screen(
             TextViewDialog(f"[{hit.rank}] {clean_line(hit.label()) or where}", f"{where} · score {hit.score:.3f}\n\n{clean(hit.text)}")
         )
+
+    # -- reviewed citations ---------------------------------------------------------------------------------
+
+    def action_evaluate(self) -> None:
+        if self.kb is None:
+            self.notify("The knowledge base is not open yet.", severity="warning", markup=False)
+            return
+        self.query_one(ReviewFigures).rerun(self.kb)
 
     # -- leaving --------------------------------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 Drawn from :func:`haiku_tui.capabilities.wire.wire_requests` over the committed session (the same on
 a reopened one). Each request lists its parts labelled and sized, history unchanged since earlier
-questions folded (Enter expands it), its tokens, and ``c`` copies it as Pydantic AI JSON. A bar per
+questions folded (Enter or → opens the selected request's fold: the earlier history in order, every part
+labelled, the receipts and retained results its evidence became among them), its tokens, and ``c`` copies it as Pydantic AI JSON. A bar per
 question of the session shows the largest request with and without compaction (computed in a worker:
 it walks the whole session). Every text shown is stored or model text: sanitised, never markup.
 """
@@ -35,6 +36,8 @@ KIND_STYLE = {
     "evidence retained": "$success",
     "evidence receipted": "italic $text-muted",
     "capsule": "bold $warning",
+    "retained": "$success",
+    "receipt": "italic $text-muted",
 }
 PREVIEW_CHARS = 90
 BAR_WIDTH = 40
@@ -92,6 +95,8 @@ class WireScreen(ScreenHelp, Screen[None]):
     BINDINGS = [
         Binding("n,down", "step(1)", "Next request", id="wire.next"),
         Binding("p,up", "step(-1)", "Previous request", id="wire.previous"),
+        Binding("enter,right", "fold(True)", "Open earlier history", id="wire.open"),
+        Binding("left", "fold(False)", "Fold earlier history", id="wire.fold"),
         Binding("c", "copy", "Copy as JSON", id="wire.copy"),
         Binding("escape,q", "app.pop_screen", "Back", id="wire.close"),
         help_binding("wire"),
@@ -140,8 +145,9 @@ class WireScreen(ScreenHelp, Screen[None]):
                         title=f"unchanged history: {len(folded)} part(s), {compact_number(chars)} chars",
                         collapsed=True,
                         classes="wire-folded",
+                        id=f"wire-fold{request.number}",
                     ):
-                        yield Static(Content("\n").join(part_line(p) for p in folded))
+                        yield Static(self._history(request), classes="wire-history")
         yield Footer()
 
     def _request(self, request: WireRequest) -> Content:
@@ -149,6 +155,19 @@ class WireScreen(ScreenHelp, Screen[None]):
         title = Content.styled(request_title(request, selected), "bold $accent" if selected else "bold")
         shown = [part_line(p) for p in request.parts if not p.folded]
         return Content("\n").join([title, *shown])
+
+    def _history(self, request: WireRequest) -> Content:
+        """The fold's rows: the earlier history in order, each part labelled; the capsule's chunks under it,
+        each marked retained (kept in full) or receipt (named by id and source only)."""
+        from haiku_tui.capabilities.wire import capsule_entries, earlier_history
+
+        rows: list[Content] = []
+        for part in earlier_history(request):
+            rows.append(part_line(part))
+            if part.kind == "capsule":
+                for label, line in capsule_entries(self.state, self.question, self.retained):
+                    rows.append(Content.assemble((f"      {label:<14}", KIND_STYLE[label]), (clean_line(line, PREVIEW_CHARS + 10), "")))
+        return Content("\n").join(rows)
 
     def on_mount(self) -> None:
         self.query_one("#wire-requests").focus()
@@ -177,6 +196,19 @@ class WireScreen(ScreenHelp, Screen[None]):
         self.selected = max(0, min(len(self.requests) - 1, self.selected + step))
         self._redraw()
         self.query_one(f"#wire-r{self.selected + 1}").scroll_visible(animate=False, top=True)
+
+    def action_fold(self, open_: bool) -> None:
+        """Open (or fold again) the selected request's earlier history."""
+        if not self.requests:
+            return
+        folds = self.query(f"#wire-fold{self.selected + 1}").results(Collapsible)
+        fold = next(iter(folds), None)
+        if fold is None:
+            self.app.notify("This request carries no earlier history.", markup=False)
+            return
+        fold.collapsed = not open_
+        if open_:
+            fold.scroll_visible(animate=False)
 
     def action_copy(self) -> None:
         if not self.requests:
