@@ -166,7 +166,12 @@ def test_what_lancedb_imports_later_still_works(tmp_path):
     """pandas and the overrides package are only kept out of lancedb's import: pandas data still goes in and out,
     and the real overrides package is what other code imports afterwards."""
     done = subprocess.run(
-        [sys.executable, "-c", AFTER_IMPORT, str(tmp_path / "db")], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        [sys.executable, "-c", AFTER_IMPORT, str(tmp_path / "db")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {

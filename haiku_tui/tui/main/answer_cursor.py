@@ -30,7 +30,10 @@ def mark(turn: QuestionTurn, *, selected: bool, active: bool = False) -> None:
     turn's whole subtree (every Markdown block) on each move, ~20 ms of a key's 50 at 1000 questions."""
     variables = turn.app.theme_variables
     if selected:
-        turn.styles.border_left = ("thick", Color.parse(variables.get("accent" if active else "panel-lighten-2", "white")))
+        turn.styles.border_left = (
+            "thick",
+            Color.parse(variables.get("accent" if active else "panel-lighten-2", "white")),
+        )
     else:
         turn.styles.clear_rule("border_left")
     tinted = selected and active
@@ -64,7 +67,9 @@ class AnswerCursor(TypesIntoPrompt, Static):
         Binding("r", "screen.review", "Review citations", id="conversation.review"),
         Binding("w", "screen.wire", "Inspect requests", id="conversation.wire"),
         *[
-            Binding(str(n), f"screen.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
+            Binding(
+                str(n), f"screen.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False
+            )
             for n in range(1, 10)
         ],
     ]

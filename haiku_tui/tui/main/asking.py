@@ -86,7 +86,9 @@ class Asking:
         prompt, turn = waiting
         if self.workbench.agent is None:
             self.running = False
-            await self._show_outcome(turn, Finished("failed", self.workbench.model_error or "the model is not available"))
+            await self._show_outcome(
+                turn, Finished("failed", self.workbench.model_error or "the model is not available")
+            )
             return
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
@@ -184,7 +186,7 @@ def _warm_extractive() -> None:
 
     try:
         embed_texts(["warm up"])
-    except Exception:  # noqa: BLE001 - reported by the first question that needs it
+    except Exception:  # reported by the first question that needs it
         pass
 
 

@@ -156,14 +156,19 @@ class EvidencePane(TypesIntoPrompt, OptionList):
         from haiku_tui.tui.help import binding_rows
 
         statuses = [(STATUS_STYLE[status][0], text) for status, text in STATUS_HELP.items()]
-        return [("Evidence pane", [("↑ ↓", "Move between chunks"), *binding_rows(EvidencePane)]), ("Statuses", statuses)]
+        return [
+            ("Evidence pane", [("↑ ↓", "Move between chunks"), *binding_rows(EvidencePane)]),
+            ("Statuses", statuses),
+        ]
 
     def show_views(self, views: Sequence[QuestionView], reviews: Mapping[int, Mapping[str, str]] | None = None) -> None:
         """Redraw from views (oldest first, as ``question_views`` returns them); keeps the highlight.
 
         Only the newest questions (``WINDOW``, or as many as were listed already) are drawn, so a
         step or a commit costs the same in a long session as in a short one."""
-        same_questions = len(views) == len(self._views) and (not views or views[-1].question == self._views[-1].question)
+        same_questions = len(views) == len(self._views) and (
+            not views or views[-1].question == self._views[-1].question
+        )
         self._views = tuple(views)
         self._reviews = reviews or {}
         keep = None
@@ -356,7 +361,9 @@ class PolicyLog(TypesIntoPrompt, OptionList):
         else:
             options = [Option(policy_line(v), id=f"p{v.question}") for v in views[:-1]]
             options += [Option(last, id=f"p{views[-1].question}")] if views else []
-            self.set_options(options or [Option(Content.styled("No questions yet.", "italic $text-muted"), disabled=True)])
+            self.set_options(
+                options or [Option(Content.styled("No questions yet.", "italic $text-muted"), disabled=True)]
+            )
         self._keys, self._last = keys, last
         if views:
             self.highlighted = len(views) - 1

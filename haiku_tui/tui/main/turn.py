@@ -75,8 +75,18 @@ class ToolRow:
 
     def content(self) -> Content:
         icon = STEP_ICONS.get(self.kind, "⚙")
-        style = "$error" if self.failed else "$warning" if self.running else "bold $accent" if self.kind == "redirect" else ""
-        return Content.assemble((f"{icon} ", "bold"), (clean_line(self.text, 300) + (" …" if self.running else ""), style))
+        style = (
+            "$error"
+            if self.failed
+            else "$warning"
+            if self.running
+            else "bold $accent"
+            if self.kind == "redirect"
+            else ""
+        )
+        return Content.assemble(
+            (f"{icon} ", "bold"), (clean_line(self.text, 300) + (" …" if self.running else ""), style)
+        )
 
 
 @dataclass

@@ -171,7 +171,11 @@ class TurnLog(VerticalScroll):
         """Keep the selected turn (and so the screen) where it is through the next layout."""
         turn = self.selected_turn
         arranged = self._arranged
-        y = None if turn is None or arranged is None else next((p.region.y for p in arranged.placements if p.widget is turn), None)
+        y = (
+            None
+            if turn is None or arranged is None
+            else next((p.region.y for p in arranged.placements if p.widget is turn), None)
+        )
         self._anchor = None if y is None else (turn, y)  # type: ignore[assignment]
 
     # -- mounting and unmounting -------------------------------------------------------------------------
