@@ -250,6 +250,17 @@ class HaikuApp(App[None]):
     def palette_commands(self) -> list[tuple[str, str, str]]:
         return actions.palette()
 
+    def _handle_exception(self, error: Exception) -> None:
+        """An uncaught exception: Textual's handling (exit status 1, a test sees the error), but the terminal
+        gets one line naming the crash log instead of a traceback with locals."""
+        from rich.text import Text
+
+        from haiku_tui.tui.crash import crash_line, write_crash_log
+
+        line = crash_line(error, write_crash_log(error))
+        super()._handle_exception(error)
+        self._exit_renderables[:] = [Text(line, style="bold red")]
+
     def notify(self, message: str, *, title: str = "", markup: bool = False, **kwargs: Any) -> None:  # type: ignore[override]
         """Every toast: its text and title carry model, document, server and error text, so controls are
         made visible (:func:`~haiku_tui.tui.text.clean`) and neither is ever read as markup."""

@@ -186,8 +186,8 @@ async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small
         assert len(app.main.turn_log.turns) == 1 and len(app.session.messages) > 0
 
 
-async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypatch):
-    """Esc on a question waiting for the agent: it stays, cancelled, and the next question is numbered after it."""
+async def test_a_waiting_question_cancelled_gives_its_number_back(small_kb, monkeypatch):
+    """Esc on a question waiting for the agent: it stays, cancelled and unnumbered; the next question takes its number."""
     async with waiting_question(small_kb, monkeypatch) as (app, pilot, held):
         await pilot.press("escape")
         await pilot.pause()
@@ -197,7 +197,7 @@ async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypat
         await pilot.press("enter")
         await settle(pilot)
         turns = app.main.turn_log.turns
-        assert [(t.number, t.state) for t in turns] == [(1, "cancelled"), (2, "grounded")]
+        assert [(t.number, t.state) for t in turns] == [(None, "cancelled"), (1, "grounded")]
 
 
 @contextlib.asynccontextmanager
@@ -238,14 +238,14 @@ async def test_a_question_cancelled_before_the_session_is_drawn_stays_after_its_
         await pilot.pause()
         await held.session_drawn(pilot)
         turns = app.main.turn_log.turns
-        assert [(t.number, t.prompt, t.state) for t in turns][-1] == (2, "what is a heat pump", "cancelled")
+        assert [(t.number, t.prompt, t.state) for t in turns][-1] == (None, "what is a heat pump", "cancelled")
         assert "back in the box" in turns[-1].query_one(".turn-footer").render().plain
         held.build.set()
         await settle(pilot)
         await pilot.press("enter")  # the question given back, sent again
         await settle(pilot)
         turns = app.main.turn_log.turns
-        assert [(t.number, t.state) for t in turns][-2:] == [(2, "cancelled"), (3, "grounded")]
+        assert [(t.number, t.state) for t in turns][-2:] == [(None, "cancelled"), (2, "grounded")]
 
 
 def zebra_kb(tmp_path) -> str:
@@ -377,7 +377,7 @@ async def test_esc_on_a_waiting_question_while_the_session_is_drawn(small_kb, tm
         turns = app.main.turn_log.turns
         assert [(t.number, t.prompt, t.state) for t in turns] == [
             (1, "how do solar panels work in winter", "grounded"),
-            (2, "what is a heat pump", "cancelled"),
+            (None, "what is a heat pump", "cancelled"),
         ]
         assert app.main.prompt.text == "what is a heat pump" and not app.main.running
         held.build.set()
@@ -385,7 +385,7 @@ async def test_esc_on_a_waiting_question_while_the_session_is_drawn(small_kb, tm
         await pilot.press("enter")  # the question given back, sent again
         await settle(pilot)
         turns = app.main.turn_log.turns
-        assert [(t.number, t.state) for t in turns] == [(1, "grounded"), (2, "cancelled"), (3, "grounded")]
+        assert [(t.number, t.state) for t in turns] == [(1, "grounded"), (None, "cancelled"), (2, "grounded")]
 
 
 async def test_a_sessions_draft_stays_with_it_when_another_session_is_opened(small_kb, tmp_path):

@@ -213,7 +213,7 @@ async def test_cancelled_turn_stays_when_the_window_slides(small_kb, long_db):
         await settle(pilot)
         log = app.main.turn_log
         cancelled = log.turns[-1]
-        assert cancelled.state == "cancelled" and cancelled.number == QUESTIONS + 1
+        assert cancelled.state == "cancelled" and cancelled.number is None
         log.focus_selected()
         await pilot.press("home")
         assert "a question that stalls" not in [t.prompt for t in log.turns] and log.selected_turn.number == 1

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from textual import events
 from textual.binding import Binding
 from textual.color import Color
 from textual.content import Content
 from textual.widgets import Static
 
-from haiku_tui.tui.main.prompt import PromptArea
+from haiku_tui.tui.main.typing import TypesIntoPrompt
 
 if TYPE_CHECKING:
     from haiku_tui.tui.main.turn import QuestionTurn
@@ -48,11 +47,12 @@ def mark(turn: QuestionTurn, *, selected: bool, active: bool = False) -> None:
             widget.refresh()
 
 
-class AnswerCursor(Static):
+class AnswerCursor(TypesIntoPrompt, Static):
     """The focus target of the answers: one line below the log, carrying their keys.
 
     The turns themselves never take the focus, so moving between answers restyles only the two
-    turns whose selection changes (a focused turn would restyle its whole answer on every move).
+    turns whose selection changes (a focused turn would restyle its whole answer on every move). A character
+    typed or pasted here goes to the question box (:class:`~haiku_tui.tui.main.typing.TypesIntoPrompt`).
     """
 
     HELP_TITLE = "Conversation"
@@ -91,7 +91,8 @@ class AnswerCursor(Static):
         mark(turn, selected=turn.selected, active=self.has_focus if active is None else active)
         self.update(
             Content.assemble(
-                (f"answer {turn.number} of {total}", "bold $accent"),
+                (f"answer {turn.number} of {total}" if turn.number is not None else f"a {turn.state} question (not numbered)",
+                 "bold $accent"),
                 ("  ↑↓ select · r review · w wire · 1–9 citation · Esc question box", "$text-muted"),
             ),
             layout=False,  # one line whatever it says: a layout here would arrange the whole screen on every key
@@ -109,15 +110,6 @@ class AnswerCursor(Static):
     def on_blur(self) -> None:
         if self._turn is not None:
             mark(self._turn, selected=self._turn.selected)
-
-    def on_key(self, event: events.Key) -> None:
-        """A character that is not one of the answers' keys starts a new question in the question box."""
-        if event.is_printable and event.character and event.key not in self.app.active_bindings:
-            event.stop()
-            event.prevent_default()
-            prompt = self.screen.query_one(PromptArea)
-            prompt.focus()
-            prompt.insert(event.character)
 
     async def action_select(self, step: int) -> None:
         await self.log.action_select(step)

@@ -134,12 +134,16 @@ class Asking:
         finally:
             self._question_run = None
             self._release_frames()
-            if self.is_attached:
+            if self.is_attached and turn.is_attached:
                 await turn.write(citations.flush())
                 await turn.end_stream()
                 for row in rows.values():
                     row.set_text(f"{row.text} (interrupted)", failed=True)
+            if self.is_attached:
                 self.running = False
+        if not turn.is_attached:  # another session is drawn: this run's turn is gone
+            self.update_status()
+            return
         await self._show_outcome(turn, finished)
         if follow:
             log.anchor(False)

@@ -13,6 +13,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from haiku_tui.store.records import page_range
+from haiku_tui.tui.main.typing import TypesIntoPrompt
 from haiku_tui.tui.text import clean_line
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def question_header(view: QuestionView, shown: int) -> Content:
     )
 
 
-class EvidencePane(OptionList):
+class EvidencePane(TypesIntoPrompt, OptionList):
     """Every retrieved chunk, grouped by question (newest first), with its status."""
 
     HELP_TITLE = "Live evidence"
@@ -309,7 +310,7 @@ def policy_line(view: QuestionView) -> Content:
     return Content.assemble(*parts)
 
 
-class PolicyLog(OptionList):
+class PolicyLog(TypesIntoPrompt, OptionList):
     """One line per question: enforced or not and why, redirect asked, declaration, outcome, violation."""
 
     HELP_TITLE = "Policy log"

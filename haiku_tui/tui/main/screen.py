@@ -448,7 +448,17 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         self.app.push_screen(SessionsScreen(self.workbench.store, session.id if session else None), self._sessions_done)
 
     def _sessions_done(self, result: str | None) -> None:
+        if result and self.running:  # a run on the open session (started from the sessions screen): it is
+            self.action_cancel()  # cancelled, nothing saved, before the other session opens
+            self.run_worker(self._switch_after_run(result), group="session", name="open a session after the run")
+            return
         self.switch_session(result or "")
+
+    async def _switch_after_run(self, target: str) -> None:
+        for worker in [w for w in self.app.workers if w.group == "agent"]:
+            await worker.wait()
+        self.app.notify("The running answer was cancelled (nothing was saved) to open the other session.")
+        self.switch_session(target)
 
     @work(thread=True, exclusive=True, group="session", name="open a session")
     def switch_session(self, target: str) -> None:
