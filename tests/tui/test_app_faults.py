@@ -187,7 +187,8 @@ async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small
 
 
 async def test_a_waiting_question_cancelled_gives_its_number_back(small_kb, monkeypatch):
-    """Esc on a question waiting for the agent: it stays, cancelled and unnumbered; the next question takes its number."""
+    """Esc on a question waiting for the agent: it stays, cancelled and unnumbered; the next question takes its
+    number."""
     async with waiting_question(small_kb, monkeypatch) as (app, pilot, held):
         await pilot.press("escape")
         await pilot.pause()

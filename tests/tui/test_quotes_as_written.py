@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.tui.conftest import SIZE, ask, make_app, settle, wait_for
+from tests.tui.conftest import SIZE, make_app, settle, wait_for
 
 QUOTE = (
     "The docs say: \"`__init__` runs first; __init__ sets self.__dict__, and x.__del__() runs last.\"\n\n"

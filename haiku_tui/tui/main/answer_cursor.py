@@ -89,10 +89,11 @@ class AnswerCursor(TypesIntoPrompt, Static):
             mark(self._turn, selected=self._turn.selected)
         self._turn = turn
         mark(turn, selected=turn.selected, active=self.has_focus if active is None else active)
+        numbered = turn.number is not None
+        where = f"answer {turn.number} of {total}" if numbered else f"a {turn.state} question (not numbered)"
         self.update(
             Content.assemble(
-                (f"answer {turn.number} of {total}" if turn.number is not None else f"a {turn.state} question (not numbered)",
-                 "bold $accent"),
+                (where, "bold $accent"),
                 ("  ↑↓ select · r review · w wire · 1–9 citation · Esc question box", "$text-muted"),
             ),
             layout=False,  # one line whatever it says: a layout here would arrange the whole screen on every key
