@@ -15,10 +15,15 @@ words. So, while a question runs:
 - :class:`LivePanes` redraws the evidence pane and the policy log from the run's working state
   :data:`LIVE_DELAY` seconds after a step (later steps join that redraw) and not before the first
   words are painted, so a fast run writes its answer first.
+- :class:`PacedStream` appends the answer's later text once per painted frame, all that arrived meanwhile:
+  every append lays out and wraps the answer's last paragraph again, so one append per fragment made a
+  200 KB answer cost the square of its length (85 s to appear); the text comes at the terminal's pace.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import time
 from collections.abc import Callable
@@ -28,6 +33,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.timer import Timer
     from textual.widget import Widget
+    from textual.widgets import Markdown
 
 HOLD = 0.2
 """Seconds a question's first frame waits for its answer's first text at most."""
@@ -36,6 +42,8 @@ HANDOFF = 0.001
 once: otherwise it waits for the interpreter lock while the loop draws the rest of the stream (up to the 5 ms
 switch interval per handoff). Measured in tmux, p50: queued → write finished 19–23 ms without, 2–3 ms with;
 queued → the words on the pane 8 → 5–7 ms."""
+PAINT_WAIT = 0.5
+"""Seconds an append waits for its frame at most (a screen that is not repainting: a dialog over it)."""
 LIVE_DELAY = 0.1
 """Seconds after a finished tool step that the panes redraw from the run's state (later steps join it)."""
 
@@ -129,3 +137,48 @@ class LivePanes:
         state, self._state = self._state, None
         if state is not None:
             self._draw(state)
+
+
+class PacedStream:
+    """Streamed Markdown appended to ``markdown`` once per painted frame: each append takes all the text that
+    came while the one before was laid out and painted, and the loop then stays free for as long again, so
+    keys (Esc) act at once however long the answer grows."""
+
+    def __init__(self, markdown: Markdown) -> None:
+        self._markdown = markdown
+        self._pending: list[str] = []
+        self._wake = asyncio.Event()
+        self._task = asyncio.create_task(self._run(), name="paced answer")
+        self.appends = 0
+        """Appends made (each one a layout of the answer's last block)."""
+
+    def write(self, fragment: str) -> None:
+        """Queue ``fragment``; it is on screen by the next append."""
+        if fragment:
+            self._pending.append(fragment)
+            self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            started = time.monotonic()
+            await self._append()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._markdown.wait_for_refresh(), PAINT_WAIT)
+            await asyncio.sleep(time.monotonic() - started)
+
+    async def _append(self) -> None:
+        text = "".join(self._pending)
+        self._pending.clear()
+        self._wake.clear()
+        if text:
+            self.appends += 1
+            await self._markdown.append(text)
+
+    async def stop(self) -> None:
+        """Stop pacing; the text still queued is appended now."""
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        if self._markdown.is_attached:
+            await self._append()

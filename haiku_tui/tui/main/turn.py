@@ -1,12 +1,11 @@
 """One turn of the conversation: its question, tool rows, streamed answer with citation links, badge.
 
-Answers stream through ``Markdown.get_stream`` and every piece of document or model text goes
+Answers stream through :class:`~haiku_tui.tui.main.pacing.PacedStream` and every piece of document or model text goes
 through :mod:`haiku_tui.tui.text` before it is shown.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,11 +16,10 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 
+from haiku_tui.tui.main.pacing import PacedStream
 from haiku_tui.tui.text import clean, link_citations, clean_line, parse_cite_href
 
 if TYPE_CHECKING:
-    from textual.widgets._markdown import MarkdownStream
-
     from haiku_tui.capabilities.views import QuestionView
 
 STEP_ICONS = {
@@ -141,7 +139,7 @@ class QuestionTurn(Vertical):
         self.citations: tuple[int, ...] = ()
         self.citation_ids: dict[int, str] = {}
         self.state = "running"
-        self._stream: MarkdownStream | None = None
+        self._stream: PacedStream | None = None
         self._answer_text = ""
         self._steps_since_text = False
         self.rows: list[ToolRow] = []
@@ -231,10 +229,9 @@ class QuestionTurn(Vertical):
         self._answer_text += fragment
         if self._stream is None:  # the first words are in place when this returns (the next frame shows them)
             await self.answer.append(fragment)
-            self._stream = Markdown.get_stream(self.answer)
-            await asyncio.sleep(0)  # its task starts: stopped before it ran, it would raise CancelledError here
+            self._stream = PacedStream(self.answer)
             return
-        await self._stream.write(fragment)
+        self._stream.write(fragment)
 
     async def begin_text(self) -> None:
         """A new text part starts: a text written before later tool calls is superseded, so clear it."""
