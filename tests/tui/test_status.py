@@ -81,3 +81,11 @@ def test_compaction_off_reported_tokens_and_an_unavailable_kb():
 
 def test_before_the_first_answer_only_the_model_and_the_database():
     assert line(78, request=None, tokens=None) == f"extractive (retrieval-only) │ db {DB}"
+
+
+@pytest.mark.parametrize("width", [200, 100, 80, 60])
+def test_a_model_server_url_is_never_cut_inside_its_scheme_or_host(width):
+    label = "qwen2.5-coder-32b-instruct @ http://127.0.0.1:8765/v1"
+    shown = line(width, model=label, model_short=label).split(" │ ")[0]
+    assert shown.endswith(("127.0.0.1:8765", "127.0.0.1:8765/v1")), shown
+    assert "@ http://127.0.0.1:8765" in shown or "@ 127.0.0.1:8765" in shown, shown

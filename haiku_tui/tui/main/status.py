@@ -63,6 +63,22 @@ def elide_middle(text: str, limit: int) -> str:
     return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
 
 
+def model_text(label: str, limit: int, *, scheme: bool = True) -> str:
+    """A model label (``name @ url``) in about ``limit`` characters: a server URL keeps its scheme (``scheme``)
+    and ``host:port`` whole; its path, then the model name, give way (a name keeps 4 characters)."""
+    name, at, url = label.partition(" @ ")
+    if not at:
+        return elide_middle(label, limit)
+    front, sep, rest = url.partition("://")
+    host, slash, path = (rest if sep else url).partition("/")
+    server = (f"{front}://" if sep and scheme else "") + host
+    name_room = max(4, limit - len(server) - len(at))
+    path = slash + path if slash else ""
+    room = limit - len(server) - len(at) - min(len(name), name_room)
+    path = elide_middle(path, room) if room >= 2 else ""
+    return f"{elide_middle(name, name_room)}{at}{server}{path}"
+
+
 def tokens_text(tokens: Tokens) -> str:
     """``12k in / 800 out``, with ``≈ … (estimated)`` when no provider reported usage."""
     text = f"{compact_number(tokens.input)} in / {compact_number(tokens.output)} out"
@@ -77,8 +93,8 @@ def _forms(facts: StatusFacts) -> dict[str, list[Form]]:
     """Every part shown, each with its forms, longest first (an empty form: the part is dropped)."""
     forms: dict[str, list[Form]] = {
         "model": [
-            [(elide_middle(facts.model, 28), "bold")],
-            [(elide_middle(facts.model_short or facts.model, 20), "bold")],
+            [(model_text(facts.model, 28), "bold")],
+            [(model_text(facts.model_short or facts.model, 20, scheme=False), "bold")],
         ]
     }
     if facts.request is not None:
