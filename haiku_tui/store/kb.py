@@ -51,7 +51,7 @@ from .remote import explain as explain_remote
 
 # How stale an open handle may be about another process's writes (own writes are seen at once).
 READ_CONSISTENCY = timedelta(seconds=1)
-ADD_HINT = "add documents with `haiku-tui add PATH…` (or KnowledgeBase.add)"
+ADD_HINT = "add documents with `haiku-tui add PATH…`"
 
 _FTS_COLUMNS = [FTS_COLUMN, HEADINGS_FTS_COLUMN]
 
