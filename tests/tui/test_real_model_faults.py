@@ -1,0 +1,41 @@
+"""A real model's faults in the app, against the loopback model server: a cut stream fails the question (the
+question back in the box) and each failed tool call is one row."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tui.conftest import SIZE, settle
+from tests.tui.test_long_answers_app import served_app
+
+
+@pytest.mark.parametrize("mode", ["cut", "no-finish"])
+async def test_a_cut_answer_fails_with_the_question_back_in_the_box(model_server, small_kb, mode):
+    model_server.mode = mode
+    app = served_app(small_kb, model_server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "How long should I steep green tea?"
+        await pilot.press("enter")
+        await settle(pilot)
+        turn = app.main.turn_log.turns[-1]
+        assert turn.state == "failed" and turn.number is None
+        assert app.main.prompt.text == "How long should I steep green tea?"
+        assert any("cut off" in n.message for n in app._notifications), [n.message for n in app._notifications]
+        assert app.session.messages == []
+
+
+@pytest.mark.parametrize("mode", ["unknown-tool", "bad-args"])
+async def test_each_failed_tool_call_is_one_row(model_server, small_kb, mode):
+    model_server.mode = mode
+    app = served_app(small_kb, model_server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        app.main.prompt.text = "How long should I steep green tea?"
+        await pilot.press("enter")
+        await settle(pilot)
+        rows = [(row.kind, row.text, row.failed) for row in app.main.turn_log.turns[-1].rows]
+    calls = len(model_server.requests) - (mode == "bad-args")  # the first request loads the capability
+    failed = [row for row in rows if row[2]]
+    assert len(failed) == calls, (calls, rows)
+    assert all(text.strip() and "“”" not in text for _, text, _ in rows), rows
