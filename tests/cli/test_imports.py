@@ -147,6 +147,17 @@ from haiku_tui.store.lancedb_import import import_lancedb
 
 lancedb = import_lancedb()
 held = "pandas" in sys.modules
+from lance_namespace import ListTablesResponse
+from pydantic import BaseModel
+
+built_at_import = ListTablesResponse.__pydantic_complete__
+listing = ListTablesResponse.model_validate({"tables": ["chunks"]}).tables
+
+
+class Later(BaseModel):
+    name: str
+
+
 import pandas as pd
 import pyarrow as pa
 
@@ -158,20 +169,25 @@ print(json.dumps({
     "timestamp": str(pa.scalar(pd.Timestamp("2020-01-01")).type),
     "frame": type(table.to_pandas()).__name__,
     "real_overrides": getattr(overrides, "__file__", None) is not None,
+    "catalog_model_built_at_import": built_at_import,
+    "catalog_model_validates": listing,
+    "later_model_built_at_once": Later.__pydantic_complete__,
 }))
 """
 
 
 def test_what_lancedb_imports_later_still_works(tmp_path):
-    """pandas and the overrides package are only kept out of lancedb's import: pandas data still goes in and out,
-    and the real overrides package is what other code imports afterwards."""
+    """pandas, the overrides package and the catalog models' validators are only kept out of lancedb's import:
+    pandas data still goes in and out, the real overrides package is what other code imports afterwards, a
+    catalog model builds its validator on first use, and models defined later build at once as usual."""
     done = subprocess.run(
         [sys.executable, "-c", AFTER_IMPORT, str(tmp_path / "db")], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {
         "pandas_imported_by_lancedb": False, "series": "int64", "timestamp": "timestamp[us]", "frame": "DataFrame",
-        "real_overrides": True,
+        "real_overrides": True, "catalog_model_built_at_import": False, "catalog_model_validates": ["chunks"],
+        "later_model_built_at_once": True,
     }
 
 
