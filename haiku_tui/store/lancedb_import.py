@@ -51,7 +51,7 @@ def import_lancedb() -> ModuleType:
                 sys.meta_path.remove(_HOLD_PANDAS)
         checker = _without_override_checks()
         try:
-            with _models_built_on_first_use():
+            with models_built_on_first_use():
                 import lancedb as module
         finally:
             if sys.modules.get("overrides") is checker:
@@ -74,9 +74,10 @@ def _without_override_checks() -> ModuleType | None:
 
 
 @contextlib.contextmanager
-def _models_built_on_first_use() -> Iterator[None]:
+def models_built_on_first_use() -> Iterator[None]:
     """Pydantic models defined inside build their validators when first used, not when defined (pydantic's
-    ``defer_build``, as the default of every model that does not set it)."""
+    ``defer_build``, as the default of every model that does not set it): for importing a library that
+    defines many more models than a run uses (the Lance catalog's, the MCP SDK's protocol types)."""
     try:
         from pydantic._internal._config import config_defaults
     except ImportError:  # another pydantic layout: models build at once, as usual
