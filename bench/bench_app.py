@@ -1,8 +1,8 @@
 """App start and first-token latency, with the extractive model over the bundled guide.
 
-    python bench/bench_app.py [--runs N] [--questions N] [--tmux [--poll]] [--long N ...]
+    python -m bench.bench_app [--runs N] [--questions N] [--tmux [--poll]] [--long N ...]
 
-Before/after: ``BENCH_CODE=<another checkout> python bench/bench_app.py …`` times that checkout's app.
+Before/after: ``BENCH_CODE=<another checkout> python -m bench.bench_app …`` times that checkout's app.
 
 - *launch → first frame*: a fresh Python process imports the app, opens it headless and waits
   until the first screen is composed and painted (wall time of the whole process up to that point,
@@ -42,8 +42,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, os.environ.get("BENCH_CODE", str(ROOT)))  # another checkout to time (before/after)
-sys.path.insert(0, str(ROOT / "bench"))
 
 CHILD = """
 import asyncio, sys, time
@@ -71,7 +69,9 @@ def launch_times(db: str, runs: int, env: dict[str, str]) -> list[float]:
     out = []
     for _ in range(runs):
         t0 = time.time()
-        done = subprocess.run([sys.executable, "-c", CHILD, str(t0), db], capture_output=True, text=True, env=env, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, str(t0), db], capture_output=True, text=True, env=env, check=True
+        )
         out.append(float(done.stdout.strip().splitlines()[-1]))
     return out
 
@@ -196,11 +196,30 @@ class Tmux:
         self.width, self.height = width, height
         self.tmux("kill-server")
         for _ in range(50):  # a server that is still shutting down refuses the new session for a moment
-            started = subprocess.run(["tmux", "-L", "f15bench", "new-session", "-d", "-s", "b", "-c", "/tmp", "-x", str(width), "-y", str(height), command])
+            started = subprocess.run(
+                [
+                    "tmux",
+                    "-L",
+                    "f15bench",
+                    "new-session",
+                    "-d",
+                    "-s",
+                    "b",
+                    "-c",
+                    "/tmp",
+                    "-x",
+                    str(width),
+                    "-y",
+                    str(height),
+                    command,
+                ]
+            )
             if started.returncode == 0:
                 break
             time.sleep(0.1)
-        self.client = subprocess.Popen(["tmux", "-L", "f15bench", "-C", "attach", "-t", "b"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.client = subprocess.Popen(
+            ["tmux", "-L", "f15bench", "-C", "attach", "-t", "b"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
         self.output: list[tuple[float, bytes]] = []
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -256,7 +275,10 @@ def tmux_first_token(db: str, questions: int, limit: float = 10.0, poll: bool = 
     cmd = (f"env HAIKU_TUI_DATA_DIR={os.environ['HAIKU_TUI_DATA_DIR']}/tmux PYTHONPATH={code} BENCH_PROBE={probe} "
            f"{sys.executable} {ROOT / 'bench' / 'first_frame_probe.py'} --db {db}")
     term = Tmux(cmd)
-    out: dict[str, Any] = {k: [] for k in ("output", "capture", "key", "text", "layout", "render", "frame", "written", "frame_ms", "frame_bytes")}
+    out: dict[str, Any] = {
+        k: []
+        for k in ("output", "capture", "key", "text", "layout", "render", "frame", "written", "frame_ms", "frame_bytes")
+    }
     out["never"] = out["mismatch"] = 0
     t0 = time.perf_counter()
     while not (probe.exists() and "ready" in probe.read_text()):  # the knowledge base and the agent are loaded
@@ -282,7 +304,7 @@ def tmux_first_token(db: str, questions: int, limit: float = 10.0, poll: bool = 
             time.sleep(1.5)  # the answer ends and is saved
             replay, shown = TerminalScreen(before, term.width, term.height), None
             chunks = term.output[start:]
-            for k, (at, data) in enumerate(chunks):
+            for at, data in chunks:
                 replay.feed(data)
                 if shown is None and at >= sent and answer_shown(replay.lines(), i + 1, words):
                     shown = at - sent
@@ -332,7 +354,9 @@ async def _first_words(db: str, count: int) -> list[str]:
     from haiku_tui.sessions.run import TextStarted
     from haiku_tui.sessions.workbench import Workbench
 
-    bench = Workbench(AgentConfig(model="extractive", db=db), store=SessionStore(Path(os.environ["HAIKU_TUI_DATA_DIR"]) / "words.db"))
+    bench = Workbench(
+        AgentConfig(model="extractive", db=db), store=SessionStore(Path(os.environ["HAIKU_TUI_DATA_DIR"]) / "words.db")
+    )
     bench.start()
     bench.open_kb()
     bench.build_agent()
@@ -353,7 +377,7 @@ def percentile(values: list[float], p: float) -> float:
 async def long_session(db: str, questions: int) -> dict[str, float]:
     """Reopen a saved session of ``questions`` RAG turns (saved through the store in seconds, see
     ``bench_keys.saved_session``) and time drawing and scrolling it."""
-    from bench_keys import saved_session
+    from bench.bench_keys import saved_session
 
     from haiku_tui.agent import AgentConfig
     from haiku_tui.sessions import SessionStore
@@ -398,8 +422,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="launches timed")
     parser.add_argument("--questions", type=int, default=20, help="questions timed Enter → first token")
     parser.add_argument("--tmux", action="store_true", help="also time Enter → first token in tmux")
-    parser.add_argument("--poll", action="store_true", help="with --tmux: also poll capture-pane as the earlier harness did")
-    parser.add_argument("--long", type=int, nargs="*", default=[], metavar="N", help="also time sessions of N questions")
+    parser.add_argument(
+        "--poll", action="store_true", help="with --tmux: also poll capture-pane as the earlier harness did"
+    )
+    parser.add_argument(
+        "--long", type=int, nargs="*", default=[], metavar="N", help="also time sessions of N questions"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HAIKU_TUI_DATA_DIR"] = str(Path(tmp) / "data")
@@ -429,7 +457,10 @@ def main() -> None:
             ("tmux: rendering that frame (its own time)", tmux["frame_ms"]),
             ("tmux: that frame's size (bytes)", tmux["frame_bytes"]),
             ("tmux: that frame written to the terminal", tmux["written"]),
-            (f"**tmux: first words on the pane** (never: {tmux['never']}, replay ≠ pane: {tmux['mismatch']})", tmux["output"]),
+            (
+                f"**tmux: first words on the pane** (never: {tmux['never']}, replay ≠ pane: {tmux['mismatch']})",
+                tmux["output"],
+            ),
         ]
         if args.poll:
             rows.append(("tmux: first words seen by polling capture-pane (earlier harness)", tmux["capture"]))

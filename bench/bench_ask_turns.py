@@ -11,8 +11,8 @@
 Turn N against turns 1–10 is the issue's measure; against turns 21–30 (a run that already carries a full
 window of 20 questions) it tells what grows with the session's length from what the window costs.
 
-    python bench/bench_ask_turns.py [--turns 1000] [--samples 7] [--keep DIR]
-    PYTHONPATH=<checkout> python bench/bench_ask_turns.py --grown DIR --samples 9 --no-subprocess
+    python -m bench.bench_ask_turns [--turns 1000] [--samples 7] [--keep DIR]
+    PYTHONPATH=<checkout> python -m bench.bench_ask_turns --grown DIR --samples 9 --no-subprocess
 """
 
 from __future__ import annotations
@@ -30,10 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from corpus import topics, write_corpus  # noqa: E402
+from bench.corpora.pydoc import topics, write_corpus
 
 
 def questions() -> list[str]:
@@ -54,7 +51,8 @@ def run_loop(db: str, turns: int) -> tuple[str, list[float]]:
     import inspect
 
     from haiku_tui.agent import AgentConfig, build_agent
-    from haiku_tui.cli.ask import report, run_question
+    from haiku_tui.capabilities.report import answer_report
+    from haiku_tui.cli.ask import run_question
     from haiku_tui.sessions import SessionStore
     from haiku_tui.sessions.run import QuestionRun
     from haiku_tui.store.kb import KnowledgeBase
@@ -72,7 +70,7 @@ def run_loop(db: str, turns: int) -> tuple[str, list[float]]:
         finished = asyncio.run(run_question(run))
         assert finished.outcome == "completed", finished.error
         messages = session.conversation.messages if windowed else finished.result.all_messages()
-        report(session.state, messages, compaction=True, answer=str(finished.result.output))
+        answer_report(session.state, messages, compaction=True, answer=str(finished.result.output))
         times.append(time.perf_counter() - t0)
     store.close()
     return session.id, times
@@ -90,7 +88,9 @@ def ask_in_process(db: str, session: str, samples: int, first: int, new: bool = 
     for i in range(samples):
         t0, c0 = time.perf_counter(), time.process_time()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-            status = main(["ask", "--db", db, "--session", session, *(["--new"] if new else []), asked[(first + i) % len(asked)]])
+            status = main(
+                ["ask", "--db", db, "--session", session, *(["--new"] if new else []), asked[(first + i) % len(asked)]]
+            )
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
         assert status == 0, err.getvalue()

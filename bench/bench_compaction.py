@@ -4,29 +4,26 @@ A scripted model asks 20 questions in one conversation: each question searches (
 cites the top hit, and answers. Measured per turn: the characters of the last request of that
 question as the model received it (the whole wire transcript), and a token estimate (chars / 4).
 
-    python bench/bench_compaction.py
+    python -m bench.bench_compaction
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import FunctionModel
 
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart  # noqa: E402
-from pydantic_ai.models.function import FunctionModel  # noqa: E402
-
-from bench.corpus import write_corpus  # noqa: E402
-from bench.questions import DEV, HELD_OUT  # noqa: E402
-from haiku_tui.capabilities import Deps  # noqa: E402
-from haiku_tui.capabilities.compaction import create_capability as compaction  # noqa: E402
-from haiku_tui.capabilities.policy import create_capability as policy  # noqa: E402
-from haiku_tui.capabilities.rag import create_capability as rag  # noqa: E402
-from haiku_tui.store import KnowledgeBase  # noqa: E402
+from bench.corpora.pydoc import write_corpus
+from bench.sets.pydoc_questions import DEV, HELD_OUT
+from haiku_tui.capabilities import Deps
+from haiku_tui.capabilities.compaction import create_capability as compaction
+from haiku_tui.capabilities.policy import create_capability as policy
+from haiku_tui.capabilities.rag import create_capability as rag
+from haiku_tui.store import KnowledgeBase
 
 QUESTIONS = [q for q, _ in DEV + HELD_OUT][:20]
 

@@ -1,6 +1,6 @@
 """Ingest throughput on the pydoc corpus (no embedder).
 
-    python bench/bench_ingest.py [--copies N] [--runs R]
+    python -m bench.bench_ingest [--copies N] [--runs R]
 
 Prints one table row per run: files, chunks, seconds, files/s, chunks/s; then the time of a
 re-add where every file is unchanged (hash check only).
@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.corpora.pydoc import write_corpus
 
-from corpus import write_corpus  # noqa: E402
-
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
+from haiku_tui.store.kb import KnowledgeBase
 
 
 def main() -> None:
@@ -46,7 +43,10 @@ def main() -> None:
         t0 = time.perf_counter()
         again = kb.add([corpus])
         redo = time.perf_counter() - t0
-        print(f"median ingest {statistics.median(times):.2f} s; re-add of {len(again.skipped)} unchanged files {redo:.2f} s")
+        print(
+            f"median ingest {statistics.median(times):.2f} s; re-add of {len(again.skipped)} unchanged files "
+            f"{redo:.2f} s"
+        )
         print(f"size on disk {kb.info()['size_bytes'] / 1e6:.1f} MB")
 
 

@@ -1,14 +1,13 @@
 """Key latency of the app in a real terminal (tmux, 160×48) on sessions of N questions.
 
-    python bench/bench_keys.py build DIR N [N ...]   # sessions of N questions saved through the store
-    python bench/bench_keys.py keys DIR N [N ...]    # open each in tmux, time keys
-    python bench/bench_keys.py compare DIR BEFORE ROUNDS N [N ...]   # BEFORE (a checkout) and this tree,
+    python -m bench.bench_keys build DIR N [N ...]   # sessions of N questions saved through the store
+    python -m bench.bench_keys keys DIR N [N ...]    # open each in tmux, time keys
+    python -m bench.bench_keys compare DIR BEFORE ROUNDS N [N ...]   # BEFORE (a checkout) and this tree,
                                                      # alternating, ROUNDS times; medians over the rounds
-    python bench/bench_keys.py walk DIR BEFORE ROUNDS N  # the same, every press's time: p50 … max, the
+    python -m bench.bench_keys walk DIR BEFORE ROUNDS N  # the same, every press's time: p50 … max, the
                                                      # presses over 50 ms; memory after walking it all
 
-``BENCH_APP=line`` or ``mount`` times the line-API prototype or the windowed mounting in the same
-shell (``bench/line_log.py``) instead of the app; ``BENCH_RAW=1`` prints every press's time.
+``BENCH_RAW=1`` prints every press's time.
 Each key is sent with ``tmux send-keys``; the time is until ``tmux capture-pane -p`` shows a
 changed screen, once the app has finished loading (its CPU use has stopped). Prints medians per key at
 each size, the time to the last answer on opening and the app's memory.
@@ -25,8 +24,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, os.environ.get("BENCH_CODE", str(ROOT)))  # another checkout to time (before/after)
-sys.path.insert(0, str(ROOT / "bench"))
 ENTRY = ("haiku_tui.cli", "main")
 
 
@@ -34,7 +31,7 @@ def saved_session(store, questions: int) -> str:
     """Save a session of ``questions`` realistic RAG turns (``bench_sessions.build``: real pydoc text, the
     evidence ledger the runs would leave) through the store's own save path; return its id. Seconds, not
     the 14+ minutes of 1000 agent runs."""
-    from bench_sessions import _texts, build
+    from bench.bench_sessions import _texts, build
 
     session = store.new(model="extractive")
     session.commit_run(*build(questions, _texts()))
@@ -164,11 +161,8 @@ def open_app(base: Path, n: int) -> float:
     env = f"HAIKU_TUI_DATA_DIR={base / 'data'}"
     code = os.environ.get("BENCH_CODE", str(ROOT))  # another checkout to time (before/after)
     python = f"env {env} PYTHONPATH={code} {ROOT / '.venv/bin/python'}"
-    mode = os.environ.get("BENCH_APP", "app")
-    if mode == "app":
-        cmd = f"{python} -c 'from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
-    else:
-        cmd = f"{python} {ROOT / 'bench' / 'line_log.py'} --mode {mode} --session {ids[str(n)]}"
+    entry = f"from {ENTRY[0]} import {ENTRY[1]}; {ENTRY[1]}()"
+    cmd = f"{python} -c '{entry}' --db {base / 'guide.lancedb'} --session {ids[str(n)]}"
     tmux("kill-server")
     t0 = time.perf_counter()
     while not tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip():  # a server still exiting refuses it
@@ -203,12 +197,14 @@ def keys(base: Path, sizes: list[int], reps: int = 9) -> dict[int, dict[str, flo
                 print(n, name, [tuple(round(t * 1000) if t == t else None for t in p) for p in pairs], flush=True)
             for suffix, times in (("", [p[0] for p in pairs]), ("_done", [p[1] for p in pairs])):
                 result[name + suffix] = median(times)
-                if name == "up":  # the presses that cross the window's top (8 newest turns open, 8 more per slide before)
+                if (
+                    name == "up"
+                ):  # the presses that cross the window's top (8 newest turns open, 8 more per slide before)
                     result["up_edge" + suffix] = median([times[i - 1] for i in EDGE_PRESSES if i <= len(times)])
         tmux("send-keys", "-t", "b", "Escape")
         settle(0.3)
         times = []
-        for i in range(reps):
+        for _ in range(reps):
             before = settle(0.15)
             tmux("send-keys", "-t", "b", "-l", "x")
             times.append(wait_change(before)[0])
@@ -237,7 +233,10 @@ def compare(base: Path, before: str, rounds: int, sizes: list[int]) -> dict[str,
 
 def table(rows: dict[str, dict[int, dict[str, float]]]) -> None:
     print("\nkeys: ms to the first change of the screen / to the last (the key's drawing complete)")
-    print("\n| tree | questions | open → last answer (ms) | ↑ | ↑ at the edge | ↓/↑ | PageUp/PageDown | Home/End | typing | RSS open / after keys (MB) |")
+    print(
+        "\n| tree | questions | open → last answer (ms) | ↑ | ↑ at the edge | ↓/↑ | PageUp/PageDown | Home/End | "
+        "typing | RSS open / after keys (MB) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, res in rows.items():
         for n, r in res.items():
@@ -288,7 +287,9 @@ def spread(times: list[float]) -> str:
     if not seen:
         return "— | — | — | — | —"
     at = lambda q: seen[min(len(seen) - 1, int(q * len(seen)))]  # noqa: E731
-    return f"{at(0.5):.0f} | {at(0.9):.0f} | {at(0.99):.0f} | {seen[-1]:.0f} | {sum(t > 50 for t in seen)} of {len(seen)}"
+    return (
+        f"{at(0.5):.0f} | {at(0.9):.0f} | {at(0.99):.0f} | {seen[-1]:.0f} | {sum(t > 50 for t in seen)} of {len(seen)}"
+    )
 
 
 def walk_compare(base: Path, before: str, rounds: int, n: int) -> None:

@@ -1,9 +1,9 @@
 """Ingest and search on object storage (a local S3 server, moto) against the local disk.
 
-    python bench/bench_s3.py [--copies 0] [--runs 3] [--reps 3]
+    python -m bench.bench_s3 [--copies 0] [--runs 3] [--reps 3]
 
 Starts moto on 127.0.0.1 (the tests' helper), then for each location ingests the pydoc corpus
-``--runs`` times into a fresh knowledge base and times every question of ``bench/questions.py``
+``--runs`` times into a fresh knowledge base and times every question of ``bench/sets/pydoc_questions.py``
 (warm, ``--reps`` times) plus a cold open-and-first-search. Prints medians; compare the ratios.
 moto is an in-process Python server on loopback, so this measures the object-store access
 pattern (requests per operation), not a real network's latency.
@@ -14,19 +14,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]
-
-from corpus import write_corpus  # noqa: E402
-from questions import DEV, HELD_OUT  # noqa: E402
-
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
-from tests.reach.s3 import moto_server  # noqa: E402
+from bench.corpora.pydoc import write_corpus
+from bench.sets.pydoc_questions import DEV, HELD_OUT
+from haiku_tui.store.kb import KnowledgeBase
+from tests.store.s3 import moto_server
 
 
 def pct(values: list[float], p: float) -> float:

@@ -1,9 +1,9 @@
 """Search latency by corpus size (default: hybrid with the built-in embedder; --embedder none for full text).
 
-    python bench/bench_search.py [--copies 0 19 190] [--reps 5] [--embedder auto] [--cold] [--keep DIR]
+    python -m bench.bench_search [--copies 0 19 190] [--reps 5] [--embedder auto] [--cold] [--keep DIR]
 
 For each size: build the knowledge base from the pydoc corpus plus replicas, then run every
-question of ``bench/questions.py`` ``--reps`` times (warm) and print p50/p95/max in ms, plus
+question of ``bench/sets/pydoc_questions.py`` ``--reps`` times (warm) and print p50/p95/max in ms, plus
 the latency of a filtered search and of a search restricted to one document by filter.
 ``--cold`` empties the ranking's per-chunk caches (sentence terms, 5-word runs) before every search,
 as for a question whose chunks no earlier search has read. ``--keep DIR`` builds each size's knowledge
@@ -16,17 +16,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.corpora.pydoc import write_corpus
+from bench.sets.pydoc_questions import DEV, HELD_OUT
 
-from corpus import write_corpus  # noqa: E402
-from questions import DEV, HELD_OUT  # noqa: E402
-
-from haiku_tui.store.kb import KnowledgeBase  # noqa: E402
+from haiku_tui.store.kb import KnowledgeBase
 
 
 def pct(values: list[float], p: float) -> float:
@@ -61,7 +58,7 @@ def ann_recall(kb, queries: list[str]) -> tuple[float, float, float] | None:
     for q in queries:
         vector = embed_query(kb.embedder, q)
 
-        def top(exact: bool) -> list[float]:
+        def top(exact: bool, vector=vector) -> list[float]:
             b = chunks.search(vector, query_type="vector").distance_type("cosine").select(["id", "_distance"]).limit(10)
             b = b.bypass_vector_index() if exact else b.nprobes(ANN_NPROBES)
             t0 = time.perf_counter()
@@ -86,7 +83,11 @@ def main() -> None:
     rows = []
     for copies in args.copies:
         with contextlib.ExitStack() as stack:
-            tmp = args.keep / f"copies-{copies}" if args.keep else Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            tmp = (
+                args.keep / f"copies-{copies}"
+                if args.keep
+                else Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            )
             corpus = Path(tmp) / "corpus"
             built = (Path(tmp) / "kb.lancedb").exists()
             if not built:
@@ -100,12 +101,23 @@ def main() -> None:
                 continue
             for q in queries[:3]:
                 kb.search(q)  # warm up
-            plain = timed(lambda q: kb.search(q, limit=5), args.reps, queries, args.cold)
-            filtered = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries, args.cold)
-            single = timed(lambda q: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"), args.reps, queries, args.cold)
+            plain = timed(lambda q, kb=kb: kb.search(q, limit=5), args.reps, queries, args.cold)
+            filtered = timed(
+                lambda q, kb=kb: kb.search(q, limit=5, filter="path LIKE '%/pydoc/%'"), args.reps, queries, args.cold
+            )
+            single = timed(
+                lambda q, kb=kb: kb.search(q, limit=5, filter="path LIKE '%/pydoc/with.md'"),
+                args.reps,
+                queries,
+                args.cold,
+            )
             ann = ann_recall(kb, queries)
             if ann:
-                print(f"vector index: recall@10 vs exact {ann[0]:.3f}, exact p50 {ann[1]:.1f} ms, indexed p50 {ann[2]:.1f} ms", flush=True)
+                print(
+                    f"vector index: recall@10 vs exact {ann[0]:.3f}, exact p50 {ann[1]:.1f} ms, indexed p50 "
+                    f"{ann[2]:.1f} ms",
+                    flush=True,
+                )
             t1 = time.perf_counter()
             kb.add([corpus])
             t2 = time.perf_counter()
@@ -129,7 +141,10 @@ def main() -> None:
                 flush=True,
             )
     print()
-    print(f"{'chunks':>8s} {'docs':>6s} {'ingest s':>9s} {'p50 ms':>7s} {'p95 ms':>7s} {'filt p50':>9s} {'1doc p50':>9s} {'re-add s':>9s}")
+    print(
+        f"{'chunks':>8s} {'docs':>6s} {'ingest s':>9s} {'p50 ms':>7s} {'p95 ms':>7s} {'filt p50':>9s} "
+        f"{'1doc p50':>9s} {'re-add s':>9s}"
+    )
     for r in rows:
         print(f"{r[0]:8d} {r[1]:6d} {r[2]:9.1f} {r[3]:7.1f} {r[4]:7.1f} {r[5]:9.1f} {r[6]:9.1f} {r[7]:9.1f}")
 

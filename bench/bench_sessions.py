@@ -20,7 +20,7 @@ synchronous=FULL), median of several repeats:
   history window's questions, and the state a run needs);
 * list / search: ``SessionStore.list()`` and ``search()`` over the store holding all three sessions.
 
-    python bench/bench_sessions.py [--repeat N] [--sizes 10 100 1000]
+    python -m bench.bench_sessions [--repeat N] [--sizes 10 100 1000]
 """
 
 from __future__ import annotations
@@ -33,10 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from pydantic_ai import Conversation  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
+from pydantic_ai import Conversation
+from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     TextPart,
@@ -44,7 +42,7 @@ from pydantic_ai.messages import (  # noqa: E402
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.usage import RequestUsage, RunUsage  # noqa: E402
+from pydantic_ai.usage import RequestUsage, RunUsage
 
 SIZES = (10, 100, 1000)
 
@@ -89,19 +87,35 @@ def build(turns: int, texts: list[str]):
         usage = RequestUsage(input_tokens=1200 + t, output_tokens=40)
         messages += [
             ModelRequest(parts=[UserPromptPart(prompt)], run_id=run),
-            ModelResponse(parts=[ToolCallPart("rag_search", {"query": prompt}, tool_call_id=f"s{t}")], usage=usage, run_id=run),
-            ModelRequest(parts=[ToolReturnPart("rag_search", "\n\n---\n\n".join(blocks), tool_call_id=f"s{t}")], run_id=run),
-            ModelResponse(parts=[ToolCallPart("rag_cite", {"chunk_ids": cited}, tool_call_id=f"c{t}")], usage=usage, run_id=run),
+            ModelResponse(
+                parts=[ToolCallPart("rag_search", {"query": prompt}, tool_call_id=f"s{t}")], usage=usage, run_id=run
+            ),
             ModelRequest(
-                parts=[ToolReturnPart("rag_cite", f"Registered 2 citation(s): [{numbers[0]}], [{numbers[1]}].", tool_call_id=f"c{t}")],
+                parts=[ToolReturnPart("rag_search", "\n\n---\n\n".join(blocks), tool_call_id=f"s{t}")], run_id=run
+            ),
+            ModelResponse(
+                parts=[ToolCallPart("rag_cite", {"chunk_ids": cited}, tool_call_id=f"c{t}")], usage=usage, run_id=run
+            ),
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(
+                        "rag_cite", f"Registered 2 citation(s): [{numbers[0]}], [{numbers[1]}].", tool_call_id=f"c{t}"
+                    )
+                ],
                 run_id=run,
             ),
             ModelResponse(parts=[TextPart(answer)], usage=usage, run_id=run),
         ]
         questions.append(
-            {"question": question_id, "prompt": prompt, "searches": [{"query": prompt, "epoch": question_id + 2, "hits": hits}],
-             "evidence_epoch": question_id + 2, "declaration": {"epoch": question_id + 4, "chunk_ids": cited}, "requests": 3,
-             "search_calls": 1}
+            {
+                "question": question_id,
+                "prompt": prompt,
+                "searches": [{"query": prompt, "epoch": question_id + 2, "hits": hits}],
+                "evidence_epoch": question_id + 2,
+                "declaration": {"epoch": question_id + 4, "chunk_ids": cited},
+                "requests": 3,
+                "search_calls": 1,
+            }
         )
     state = {
         "rag": {"citation_index": citation_index, "document_filter": None, "question": questions[-1]["question"],
@@ -126,7 +140,9 @@ def next_run(session, conversation, state, turn: int):
     for cid in record["declaration"]["chunk_ids"]:
         rag["citation_index"].setdefault(cid, copy.deepcopy(state["rag"]["citation_index"][cid]))
     messages = session.conversation.messages + conversation.messages[6 * (turn - 1) : 6 * turn]
-    return Conversation(messages=messages, conversation_id=conversation.conversation_id, usage=conversation.usage), working
+    return Conversation(
+        messages=messages, conversation_id=conversation.conversation_id, usage=conversation.usage
+    ), working
 
 
 def median_ms(samples: list[float]) -> float:

@@ -1,8 +1,8 @@
 """Start-up time of every command, as whole processes, against ``haiku-tui --help`` in the same run.
 
-    python bench/bench_startup.py [--runs 3] [--keep DIR] [--skip-app] [--skip-mcp] [--src TREE ...]
+    python -m bench.bench_startup [--runs 3] [--keep DIR] [--skip-app] [--skip-mcp] [--src TREE ...]
 
-Builds (or reuses, with ``--keep``) a knowledge base of the 79-topic pydoc corpus (``bench/corpus.py``),
+Builds (or reuses, with ``--keep``) a knowledge base of the 79-topic pydoc corpus (``bench/corpora/pydoc.py``),
 then per round runs ``--help`` and each command alternately, so load on the box hits both alike. Prints
 the medians, each as a multiple of ``--help``'s median, the CPU time (user + system, which load on the
 box changes far less than wall time) and the peak RSS of ``search`` (``ru_maxrss`` from ``wait4``). Also:
@@ -27,10 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.corpora.pydoc import write_corpus
 
-from bench.corpus import write_corpus
+ROOT = Path(__file__).resolve().parent.parent
 
 CLI = [sys.executable, "-m", "haiku_tui.cli"]
 QUERY = "with statement context manager"
@@ -105,7 +104,9 @@ def app_once(env: dict[str, str]) -> tuple[float, float]:
     tmux("kill-server")
     command = " ".join([f"{k}={v}" for k, v in env.items() if k.startswith(("HAIKU_", "PYTHON"))] + [*CLI, "demo"])
     t0 = time.perf_counter()
-    subprocess.run([*TMUX, "new-session", "-d", "-s", "b", "-c", env["PYTHONPATH"], "-x", "160", "-y", "48", command], check=True)
+    subprocess.run(
+        [*TMUX, "new-session", "-d", "-s", "b", "-c", env["PYTHONPATH"], "-x", "160", "-y", "48", command], check=True
+    )
     try:
         paint = wait_for("^q", t0, 30)
         if paint is None:
@@ -171,7 +172,10 @@ def main() -> None:
             print("|---|---|---|---|")
             for name, got in rows.items():
                 wall = statistics.median(got["wall"])
-                print(f"| `haiku-tui {name}` | {wall:.2f} s | {wall / help_median:.1f}× | {statistics.median(got['cpu']):.2f} s |")
+                print(
+                    f"| `haiku-tui {name}` | {wall:.2f} s | {wall / help_median:.1f}× | "
+                    f"{statistics.median(got['cpu']):.2f} s |"
+                )
             search = next(got for name, got in rows.items() if name.startswith("search"))
             print(f"peak RSS of search: {statistics.median(search['rss']):.0f} MB")
         if not args.skip_mcp:
@@ -182,7 +186,10 @@ def main() -> None:
                     mcp[label][1].append(asyncio.run(mcp_once(db, env)))
             for label, (helps, calls) in mcp.items():
                 took = statistics.median(calls)
-                print(f"{label}: mcp first tools/call answered {took:.2f} s = {took / statistics.median(helps):.1f}× --help")
+                print(
+                    f"{label}: mcp first tools/call answered {took:.2f} s = {took / statistics.median(helps):.1f}× "
+                    "--help"
+                )
         if not args.skip_app and shutil.which("tmux"):
             app: dict[str, tuple[list[float], list[float], list[float]]] = {label: ([], [], []) for label in envs}
             for env in envs.values():

@@ -1,9 +1,9 @@
 """Precision and recall of the claim support check's "weak support" flag.
 
-    python bench/bench_support.py [--no-embedder]
+    python -m bench.bench_support [--no-embedder]
 
 Ingests the pydoc topics and the bundled guide into a temporary knowledge base, locates each
-pair's chunks (``bench/support_pairs.py``), scores every claim against its supporting chunk and
+pair's chunks (``bench/sets/support_pairs.py``), scores every claim against its supporting chunk and
 against the swapped one, chooses the threshold on the DEV pairs, and reports TEST precision and
 recall of "weak support" (a swapped citation is the positive class).
 """
@@ -11,16 +11,13 @@ recall of "weak support" (a swapped citation is the positive class).
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.corpus import write_corpus  # noqa: E402
-from bench.support_pairs import DEV, TEST, Locator, Pair  # noqa: E402
-from haiku_tui.capabilities.support import support_score  # noqa: E402
-from haiku_tui.store import KnowledgeBase  # noqa: E402
+from bench.corpora.pydoc import write_corpus
+from bench.sets.support_pairs import DEV, TEST, Locator, Pair
+from haiku_tui.capabilities.support import support_score
+from haiku_tui.store import KnowledgeBase
 
 GUIDE = Path(__file__).resolve().parent.parent / "haiku_tui" / "guide"
 

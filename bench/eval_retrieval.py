@@ -1,6 +1,8 @@
-"""Retrieval and extractive-answer quality on ``bench/eval_questions.py``.
+"""Retrieval and extractive-answer quality on ``bench/sets/eval_questions.py``.
 
-    python bench/eval_retrieval.py [--embedder auto|none|MODEL] [--split dev|dev2|dev3|tuning|test|fresh|fresh2|fresh4|held-out|all] [--no-ask] [--misses] [--check] [--off-topic [tuning|fresh4]]
+    python -m bench.eval_retrieval [--embedder auto|none|MODEL]
+        [--split dev|dev2|dev3|tuning|test|fresh|fresh2|fresh4|held-out|all]
+        [--no-ask] [--misses] [--check] [--off-topic [tuning|fresh4]]
 
 Builds one knowledge base per corpus (pydoc topics, the bundled guide, stdlib docstrings,
 package READMEs, numpy docstrings) and
@@ -23,19 +25,16 @@ import contextlib
 import io
 import itertools
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from corpus import write_corpus  # noqa: E402
-from corpus_numpy import write_corpus as write_numpy  # noqa: E402
-from corpus_readmes import write_corpus as write_readmes  # noqa: E402
-from corpus_readmes import write_corpus2 as write_readmes2  # noqa: E402
-from corpus_stdlib import write_corpus as write_stdlib  # noqa: E402
-from eval_questions import OFF_TOPIC, OFF_TOPIC_FRESH4, QUESTIONS, TUNING, Question  # noqa: E402
+from bench.corpora.pydoc import write_corpus
+from bench.corpora.numpydoc import write_corpus as write_numpy
+from bench.corpora.readmes import write_corpus as write_readmes
+from bench.corpora.readmes import write_corpus2 as write_readmes2
+from bench.corpora.stdlib import write_corpus as write_stdlib
+from bench.sets.eval_questions import OFF_TOPIC, OFF_TOPIC_FRESH4, QUESTIONS, TUNING, Question
 
 GROUPS = {"tuning": set(TUNING), "held-out": {"test", "fresh", "fresh2"}}
 OFF_TOPIC_LISTS = {"tuning": OFF_TOPIC, "fresh4": OFF_TOPIC_FRESH4}
@@ -122,7 +121,10 @@ def evaluate(
                     rows.append((q, rank, cited, quoted))
                     if show_misses and (rank is None or rank > 5 or (with_ask and not quoted)):
                         answer = norm(data["answer"])[:300] if with_ask else ""
-                        print(f"MISS [{q.corpus}] {q.question!r} rank={rank} cited={cited} quoted={quoted}\n   top={stems[:5]}\n   {answer}")
+                        print(
+                            f"MISS [{q.corpus}] {q.question!r} rank={rank} cited={cited} quoted={quoted}\n   "
+                            f"top={stems[:5]}\n   {answer}"
+                        )
                 for question in off_topic or []:
                     if ask(db, embedder, question)["citations"]:
                         answered.append(f"{corpus}: {question}")
@@ -134,7 +136,11 @@ def evaluate(
             "n": n,
             "recall@5": sum(1 for _, r, _, _ in sel if r and r <= 5) / n,
             "mrr@10": sum(1 / r for _, r, _, _ in sel if r) / n,
-            **({"cites_doc": sum(c for *_, c, _ in sel) / n, "quotes_answer": sum(x for *_, x in sel) / n} if with_ask else {}),
+            **(
+                {"cites_doc": sum(c for *_, c, _ in sel) / n, "quotes_answer": sum(x for *_, x in sel) / n}
+                if with_ask
+                else {}
+            ),
         }
     if off_topic:
         out["off-topic"] = {"answered": len(answered), "asked": len(off_topic) * len(timings), "which": answered}
@@ -144,8 +150,14 @@ def evaluate(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--embedder", default="auto", help='"auto" (the default), "none", a model; "" = none on older versions')
-    parser.add_argument("--split", choices=["dev", "dev2", "dev3", "tuning", "test", "fresh", "fresh2", "fresh4", "held-out", "all"], default="dev")
+    parser.add_argument(
+        "--embedder", default="auto", help='"auto" (the default), "none", a model; "" = none on older versions'
+    )
+    parser.add_argument(
+        "--split",
+        choices=["dev", "dev2", "dev3", "tuning", "test", "fresh", "fresh2", "fresh4", "held-out", "all"],
+        default="dev",
+    )
     parser.add_argument("--no-ask", action="store_true")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--check", action="store_true")

@@ -1,8 +1,9 @@
 """Run ``haiku-tui`` with timestamps of a question's way to the screen, for ``bench_app.py --tmux``.
 
-    BENCH_PROBE=events.log python bench/first_frame_probe.py --db KB
+    BENCH_PROBE=events.log python -m bench.first_frame_probe --db KB
 
-Runs the CLI as usual, with ``ready`` (the agent and knowledge base are loaded) and these moments appended to ``BENCH_PROBE`` (``name time``, ``time.perf_counter``:
+Runs the CLI as usual, with ``ready`` (the agent and knowledge base are loaded) and these moments appended
+to ``BENCH_PROBE`` (``name time``, ``time.perf_counter``:
 CLOCK_MONOTONIC, the same clock in every process on Linux, so the bench can subtract its own times):
 
 - ``key``: the Enter key parsed by Textual's input thread (the byte is read from the terminal);

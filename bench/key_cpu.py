@@ -1,6 +1,6 @@
 """Event-loop CPU per key in the app (headless Pilot, 160×48): what a key costs, whatever else loads the box.
 
-    python bench/key_cpu.py DIR N      # DIR built by ``bench_keys.py build DIR N``; BENCH_CODE as there
+    python -m bench.key_cpu DIR N      # DIR built by ``bench_keys.py build DIR N``; BENCH_CODE as there
 
 For each key: CPU time of the app's event-loop thread (``time.thread_time``) from the key to the first
 frame drawn after it, and to the screen going quiet (the idle work a key leaves, e.g. the window's
@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, os.environ.get("BENCH_CODE", str(ROOT)))
 
 
 async def measure(base: Path, questions: int) -> dict[str, tuple[float, float]]:
@@ -73,7 +72,9 @@ async def measure(base: Path, questions: int) -> dict[str, tuple[float, float]]:
             "PageUp/PageDown": [await press(k) for k in ["pageup", "pagedown"] * 3],
             "Home/End": [await press(k) for k in ["home", "end"] * 3],
         }
-    return {name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts)) for name, ts in runs.items()}
+    return {
+        name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts)) for name, ts in runs.items()
+    }
 
 
 def main() -> None:

@@ -52,8 +52,3 @@ def is_uri(value: str) -> bool:
 def sessions_db_path() -> Path:
     """``<data dir>/sessions.db``, next to the default knowledge base."""
     return data_dir() / "sessions.db"
-
-
-def settings_path() -> Path:
-    """``<data dir>/settings.json``: remembered UI choices (theme)."""
-    return data_dir() / "settings.json"

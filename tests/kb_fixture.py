@@ -102,7 +102,8 @@ def make_old(path: Path | str) -> None:
     no version column, and the chunk ids version 1 gave."""
     import pyarrow as pa
 
-    from haiku_tui.store.kb import CHUNKS, DOCUMENTS, chunk_id, refresh_index
+    from haiku_tui.store.ingest import chunk_id
+    from haiku_tui.store.kb import CHUNKS, DOCUMENTS, refresh_index
     from haiku_tui.store.tables import INDEX_VERSION_COLUMN, UNVERSIONED
 
     kb = KnowledgeBase.open(str(path))

@@ -235,7 +235,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         payload = json.dumps({"error": {"message": message, "type": "server_error", "code": status}}).encode()
         self.send_response(status)
-        for name, value in {"Content-Type": "application/json", "Content-Length": str(len(payload)), **(headers or {})}.items():
+        for name, value in {
+            "Content-Type": "application/json",
+            "Content-Length": str(len(payload)),
+            **(headers or {}),
+        }.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
@@ -290,8 +294,22 @@ class _Handler(BaseHTTPRequestHandler):
             if finish is not None:
                 event({}, finish)
                 usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-                send(("data: " + json.dumps({"id": f"chatcmpl-{n}", "object": "chat.completion.chunk", "created": 0,
-                                             "model": body.get("model"), "choices": [], "usage": usage}) + "\n\n").encode())
+                send(
+                    (
+                        "data: "
+                        + json.dumps(
+                            {
+                                "id": f"chatcmpl-{n}",
+                                "object": "chat.completion.chunk",
+                                "created": 0,
+                                "model": body.get("model"),
+                                "choices": [],
+                                "usage": usage,
+                            }
+                        )
+                        + "\n\n"
+                    ).encode()
+                )
                 send(b"data: [DONE]\n\n")
             if chunked:
                 self.wfile.write(b"0\r\n\r\n")

@@ -42,7 +42,9 @@ class RerankServer:
             order = sorted(range(len(documents)), key=lambda i: (self.word.lower() not in documents[i].lower(), i))
         else:
             order = list(reversed(range(len(documents))))
-        results = [{"index": i, "relevance_score": round(1.0 - n / 100, 4)} for n, i in enumerate(order)][: body.get("top_n")]
+        results = [{"index": i, "relevance_score": round(1.0 - n / 100, 4)} for n, i in enumerate(order)][
+            : body.get("top_n")
+        ]
         return 200, json.dumps({"id": "x", "model": body.get("model"), "results": results}).encode()
 
 
@@ -54,7 +56,9 @@ def serve_reranker(**settings: Any) -> Iterator[RerankServer]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-            server.requests.append({"path": self.path, "body": body, "authorization": self.headers.get("Authorization")})
+            server.requests.append(
+                {"path": self.path, "body": body, "authorization": self.headers.get("Authorization")}
+            )
             if self.path != "/rerank":
                 status, payload = 404, b"not found"
             elif server.mode == "hang":

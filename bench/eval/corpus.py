@@ -1,6 +1,6 @@
 """Write the documents of one evaluation corpus into a folder, to build its knowledge base.
 
-    python bench/eval/corpus.py CORPUS FOLDER     # CORPUS: pydoc stdlib readmes readmes2 numpy guide
+    python -m bench.eval.corpus CORPUS FOLDER     # CORPUS: pydoc stdlib readmes readmes2 numpy guide
     haiku-tui --db KB add FOLDER
     haiku-tui --db KB eval bench/eval/CORPUS-SPLIT.jsonl
 
@@ -13,16 +13,14 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from eval_retrieval import corpus_files
+from bench.eval_retrieval import corpus_files
 
 CORPORA = ("pydoc", "stdlib", "readmes", "readmes2", "numpy", "guide")
 
 
 def main() -> None:
     if len(sys.argv) != 3 or sys.argv[1] not in CORPORA:
-        raise SystemExit(f"usage: python bench/eval/corpus.py {{{','.join(CORPORA)}}} FOLDER")
+        raise SystemExit(f"usage: python -m bench.eval.corpus {{{','.join(CORPORA)}}} FOLDER")
     name, folder = sys.argv[1], Path(sys.argv[2])
     folder.mkdir(parents=True, exist_ok=True)
     written = corpus_files(name, folder)

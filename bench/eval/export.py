@@ -1,24 +1,22 @@
 """Write the retrieval evaluation sets of ``bench/`` as JSON Lines cases that ``haiku-tui eval`` runs.
 
-    python bench/eval/export.py          # rewrites bench/eval/<corpus>-<split>.jsonl
+    python -m bench.eval.export          # rewrites bench/eval/<corpus>-<split>.jsonl
 
-One file per corpus and split of ``bench/eval_questions.py`` (a case's ``expected`` is the list of
+One file per corpus and split of ``bench/sets/eval_questions.py`` (a case's ``expected`` is the list of
 file stems that answer it, its ``phrase`` the answering phrase), and ``pydoc-questions-dev.jsonl`` /
-``pydoc-questions-held-out.jsonl`` from ``bench/questions.py``. Each corpus is its own knowledge base:
-``bench/eval/corpus.py`` writes its files (see ``bench/eval/README.md``).
+``pydoc-questions-held-out.jsonl`` from ``bench/sets/pydoc_questions.py``. Each corpus is its own knowledge base:
+``python -m bench.eval.corpus`` writes its files (see ``bench/eval/README.md``).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+from bench.sets import pydoc_questions as questions
+from bench.sets.eval_questions import QUESTIONS
 
-import questions
-from eval_questions import QUESTIONS
+HERE = Path(__file__).resolve().parent
 
 
 def case(question: str, docs: set[str] | frozenset[str], phrase: str | None = None) -> str:

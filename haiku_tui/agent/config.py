@@ -122,7 +122,9 @@ def _setting(key: str, default: int, meaning: str, example: int) -> int:
 
     value = read_config().get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ModelConfigError(f"{config_path()}: '{key}' must be a whole number ≥ 0 ({meaning}), e.g. {key} = {example}")
+        raise ModelConfigError(
+            f"{config_path()}: '{key}' must be a whole number ≥ 0 ({meaning}), e.g. {key} = {example}"
+        )
     return value
 
 

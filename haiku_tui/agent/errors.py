@@ -131,7 +131,7 @@ def cut_off(exc: BaseException) -> bool:
     return isinstance(exc, ex.ModelConnectionError) and bool(_CUT_MARKERS.search(str(exc)))
 
 
-def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
+def _describe(exc: BaseException) -> str:  # a flat table of cases
     from pydantic_ai import exceptions as ex
 
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -168,10 +168,12 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
             )
         if isinstance(exc, ex.ModelContextWindowExceededError):
             return f"the conversation is too long for the model's context window{where}; start a new session"
-        if isinstance(exc, ex.ModelRequestTimeout) or isinstance(exc, ex.ModelTimeoutError):
+        if isinstance(exc, (ex.ModelRequestTimeout, ex.ModelTimeoutError)):
             return _timeout_advice(where)
         if isinstance(exc, ex.ModelConnectionError):
-            return f"could not reach the model{where}: {_connection_reason(exc)}; is the server running and the URL right?"
+            return (
+                f"could not reach the model{where}: {_connection_reason(exc)}; is the server running and the URL right?"
+            )
         if isinstance(exc, (ex.ModelUnavailableError, ex.ModelServerError)) or (status and status >= 500):
             return f"the model provider failed{where} (HTTP {status or 'error'}){detail_text}; try again later"
         if status:
@@ -197,7 +199,7 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
     try:
         from haiku_tui.capabilities.errors import CapabilityError
     except ImportError:  # pragma: no cover
-        CapabilityError = ()  # type: ignore[assignment,misc]  # noqa: N806
+        CapabilityError = ()  # type: ignore[assignment,misc]
     if isinstance(exc, CapabilityError):
         return safe_line(str(exc), MAX_CHARS)
     from haiku_tui.store.errors import StoreError, damaged, unwritable
@@ -211,7 +213,12 @@ def _describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
         name = type(link).__name__
         if isinstance(link, ConnectionRefusedError) or name in {"ConnectError", "APIConnectionError"}:
             return f"could not reach the model: {_connection_reason(link)}; is the server running and the URL right?"
-        if isinstance(link, TimeoutError) or name in {"TimeoutException", "ReadTimeout", "ConnectTimeout", "APITimeoutError"}:
+        if isinstance(link, TimeoutError) or name in {
+            "TimeoutException",
+            "ReadTimeout",
+            "ConnectTimeout",
+            "APITimeoutError",
+        }:
             return _timeout_advice("")
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted; nothing was saved"

@@ -69,7 +69,10 @@ CHITCHAT = frozenset(
 )
 THANKS = frozenset({"thanks", "thank", "thankyou", "thx", "ty", "tysm", "cheers"})
 BYE = frozenset({"bye", "goodbye", "later", "night"})
-ACK = frozenset({"ok", "okay", "k", "great", "cool", "nice", "awesome", "perfect", "lovely", "wonderful", "excellent", "fine"})
+ACK = frozenset(
+    {"ok", "okay", "k", "great", "cool", "nice", "awesome", "perfect", "lovely", "wonderful", "excellent", "fine"}
+)
+
 
 def chitchat_kind(text: str) -> str | None:
     """``"greeting"``, ``"thanks"``, ``"bye"`` or ``"ack"`` for short chit-chat, else None."""
@@ -361,7 +364,11 @@ def _estimate(messages: list[ModelMessage]) -> int:
 def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     """The non-streamed response (its usage estimated from characters, as :class:`ExtractiveModel` does)."""
     action = decide(messages, _tool_names(info))
-    part = ToolCallPart(action.tool, action.args, tool_call_id=_call_id()) if isinstance(action, Call) else TextPart(action.text)
+    part = (
+        ToolCallPart(action.tool, action.args, tool_call_id=_call_id())
+        if isinstance(action, Call)
+        else TextPart(action.text)
+    )
     response = ModelResponse(parts=[part], model_name=MODEL_NAME)
     response.usage = RequestUsage(input_tokens=_estimate(messages), output_tokens=_estimate([response]))
     return response

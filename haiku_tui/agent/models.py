@@ -35,7 +35,9 @@ CONFIG_FILE = "config.toml"
 EXTRACTIVE_LABEL = "extractive (retrieval-only)"
 
 # Provider prefixes whose models speak the OpenAI Chat Completions API (``--base-url`` applies).
-OPENAI_COMPATIBLE_PREFIXES = frozenset({"openai", "openai-chat", "openai-responses", "ollama", "vllm", "local", "lmstudio", "llamacpp"})
+OPENAI_COMPATIBLE_PREFIXES = frozenset(
+    {"openai", "openai-chat", "openai-responses", "ollama", "vllm", "local", "lmstudio", "llamacpp"}
+)
 
 # A streamed answer that ends without a finish_reason was cut off (llama.cpp, vLLM, LM Studio and Ollama
 # all send one): Pydantic AI then raises ModelConnectionError(phase="read") instead of calling it "stop".
@@ -176,7 +178,9 @@ def parse_timeout(value: object, where: str = "--timeout") -> float:
     except (TypeError, ValueError):
         seconds = float("nan")
     if not 0 < seconds <= 86400:
-        raise ModelConfigError(f"{where} must be a number of seconds between 0 and 86400 (e.g. 60), not {str(value)[:40]!r}")
+        raise ModelConfigError(
+            f"{where} must be a number of seconds between 0 and 86400 (e.g. 60), not {str(value)[:40]!r}"
+        )
     return seconds
 
 
@@ -253,7 +257,9 @@ def _compatible_model(name: str, base_url: str, api_key: str | None) -> Model:
             from pydantic_ai.models.ollama import OllamaModel
             from pydantic_ai.providers.ollama import OllamaProvider
 
-            return OllamaModel(model_name, provider=OllamaProvider(base_url=base_url, api_key=api_key), profile=FINISH_REQUIRED)
+            return OllamaModel(
+                model_name, provider=OllamaProvider(base_url=base_url, api_key=api_key), profile=FINISH_REQUIRED
+            )
         from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
     except ImportError:
         raise ModelConfigError(

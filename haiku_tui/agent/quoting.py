@@ -45,13 +45,16 @@ LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
 PAIR_WEIGHT = 0.3  # the share of the question's word pairs a sentence holds together counts this much more in the
 # order of the sentences (which is best, which are weighed next), not in the score the others are measured against;
-# 0.1–0.5 won the same question on the tuning set, 0.7–1.0 nothing (bench/RESULTS.md, issue 11, word pairs)
+# 0.1–0.5 won the same question on the tuning set, 0.7–1.0 nothing (measured with bench/tools/tune_extractive.py)
 RANK_DECAY = 0.1  # a chunk ranked r counts 1 / (1 + RANK_DECAY * (r - 1))
 POSITION_DECAY = 0.1  # the n-th sentence of a chunk counts 1 / (1 + POSITION_DECAY * n); halved to 0.05 for 1600-
-# character chunks it won 2 quotes on the 55 old questions but lost on the 60 fresh ones (bench/RESULTS.md, issue 11)
+# character chunks it won 2 quotes on the 55 old questions but lost on the 60 fresh ones
+# (bench/tools/tune_extractive.py)
 MIN_LEXICAL = 0.2  # below this share of the question's terms, a sentence needs MIN_SEMANTIC
 MIN_WORDS_MEANING = 0.2  # and at or above it, this similarity: sharing a word is not being about the same thing
-MIN_SEMANTIC = 0.3  # bench/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)
+MIN_SEMANTIC = (
+    0.3  # bench/sets/eval_questions.py OFF_TOPIC met at most 0.29, bar word-sense collisions (capital, strings)
+)
 MIN_QUOTED = 0.25  # once some sentence passes the floors above, others need only this similarity (or the two above)
 EXTRA_SAME = 0.75  # a further sentence is quoted when it scores this share of the best one, and has this share of its
 # weighted terms or is at least as close in meaning,
@@ -59,7 +62,10 @@ EXTRA_NEW_TERMS = 0.45  # or this share when it covers a question term the other
 TOP_SOURCES = 2  # the best sentence of each of the first this-many ranked documents is quoted too
 ROOM_SOURCES = 3  # and, in the room the answer still has at the end, of the documents ranked after them up to this one
 SCAFFOLDING = frozenset(
-    stem(w) for w in "happen take took make made give gave come came go went look keep kept put try tried say said see saw".split()
+    stem(w)
+    for w in (
+        "happen take took make made give gave come came go went look keep kept put try tried say said see saw"
+    ).split()
 )
 """Light verbs that frame a question ("what happens if", "how do I make", "can I look at") rather than name what
 it is about: not weighed as its terms (unless it has no others), so they neither dilute nor pick its sentences."""
@@ -102,7 +108,8 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
     section and sentences of reasonable length; the question's consecutive word pairs a sentence holds
     together (``PAIR_WEIGHT``) move it up the order without raising the score the others are measured
     against. A sentence that shares few terms with the question must be close to it in meaning to be
-    chosen, and one that shares them must not be far from it in meaning (a shared word alone is not an answer). Besides the best sentences overall, the
+    chosen, and one that shares them must not be far from it in meaning (a shared word alone is not an
+    answer). Besides the best sentences overall, the
     best sentence of each of the ``TOP_SOURCES`` highest-ranked documents is quoted; sentences that
     continue a quoted one (or that a quoted continuation points back to) fill the room left, then the best
     sentence of the documents ranked next, up to the ``ROOM_SOURCES``-th.
@@ -156,7 +163,9 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
         weight = rank_weight * length_weight * position_weight * cue_weight
         score = (LEXICAL_WEIGHT * lexical + SEMANTIC_WEIGHT * max(semantic, 0.0)) * weight
         paired[(result.chunk_id, position)] = score + PAIR_WEIGHT * pair_share * weight
-        candidates.append((Quote(result.chunk_id, sentence, score, result.rank, position), matched, (lexical, semantic)))
+        candidates.append(
+            (Quote(result.chunk_id, sentence, score, result.rank, position), matched, (lexical, semantic))
+        )
     if not answerable:
         return []
     candidates.sort(key=lambda c: (-paired[(c[0].chunk_id, c[0].position)], c[0].rank, c[0].position))
@@ -187,7 +196,9 @@ def select(question: str, results: list[Result], limit: int | None = None, conte
         if quote in chosen:
             continue
         new_terms = matched - covered
-        close = lexical >= EXTRA_SAME * best_lexical or semantic >= best_semantic  # in words, or at least as close in meaning
+        close = (
+            lexical >= EXTRA_SAME * best_lexical or semantic >= best_semantic
+        )  # in words, or at least as close in meaning
         same = quote.score >= EXTRA_SAME * best.score and close
         if same or (new_terms and quote.score >= EXTRA_NEW_TERMS * best.score):
             chosen.append(quote)
@@ -209,7 +220,8 @@ ANSWER_CUE = 0.4  # a sentence in the form that answers the kind of question cou
 _HOW = re.compile(r"^\s*(how (do|can|should|would) (i|you|we)|how to)\b", re.I)
 _AMOUNT = re.compile(r"^\s*(how (many|much|long|often|big|large|old)|when|what (time|year|size))\b", re.I)
 _INSTRUCTION = re.compile(
-    r"^(to|use|press|run|call|pass|set|add|create|return|type|open|install|import|write|define|specify|give|put|choose)\b", re.I
+    r"^(to|use|press|run|call|pass|set|add|create|return|type|open|install|import|write|define|specify|give|put|choose)\b",
+    re.I,
 )
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twice|once|hundred|thousand)\b", re.I)
 

@@ -296,7 +296,7 @@ class AnalysisCapability(EvidenceCapability):
                 ]
             )
 
-        async def get_document(id: str) -> dict[str, Any]:  # noqa: A002 - the name the program uses
+        async def get_document(id: str) -> dict[str, Any]:  # the name the program uses
             if not isinstance(id, str) or not id:
                 raise TypeError("get_document(id) needs a document id (or path) string")
             doc = await asyncio.to_thread(kb.document, id)

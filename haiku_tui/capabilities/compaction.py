@@ -149,8 +149,13 @@ def _cut_answers(messages: list[ModelMessage], boundary: int, limit: int) -> lis
         return messages
     out = list(messages)
     for i, message in enumerate(out[:boundary]):
-        if isinstance(message, ModelResponse) and any(isinstance(p, TextPart) and len(p.content) > limit for p in message.parts):
-            parts = [replace(p, content=cut_answer(p.content, limit)) if isinstance(p, TextPart) else p for p in message.parts]
+        if isinstance(message, ModelResponse) and any(
+            isinstance(p, TextPart) and len(p.content) > limit for p in message.parts
+        ):
+            parts = [
+                replace(p, content=cut_answer(p.content, limit)) if isinstance(p, TextPart) else p
+                for p in message.parts
+            ]
             out[i] = replace(message, parts=parts)
     return out
 

@@ -308,7 +308,9 @@ class EvidenceCapability(AbstractCapability[Any]):
 
         try:
             hits = self.knowledge_base().search(
-                query, limit=max(1, min(limit or self.search_limit, 20)), filter=self._namespace_state["document_filter"]
+                query,
+                limit=max(1, min(limit or self.search_limit, 20)),
+                filter=self._namespace_state["document_filter"],
             )
         except EmptyKnowledgeBase as error:
             raise ToolFailed(str(error)) from None
@@ -367,7 +369,11 @@ class EvidenceCapability(AbstractCapability[Any]):
             if entry is None and chunk is None:
                 continue
             if entry is None:
-                entry = {"index": ledger.next_citation_number(self._state), "chunk_id": cid, "capability": self.namespace}
+                entry = {
+                    "index": ledger.next_citation_number(self._state),
+                    "chunk_id": cid,
+                    "capability": self.namespace,
+                }
             if chunk is not None:
                 entry.update(
                     document_id=chunk.document_id,

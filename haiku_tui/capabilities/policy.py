@@ -128,7 +128,9 @@ class CitationPolicyCapability(AbstractCapability[Any]):
             return None
         return evidence, question, state
 
-    async def after_model_request(self, ctx: RunContext[Any], *, request_context: Any, response: ModelResponse) -> ModelResponse:
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: Any, response: ModelResponse
+    ) -> ModelResponse:
         if not ends_question(response, request_context.model_request_parameters.output_tools):
             return response
         decision = self._decision(ctx)

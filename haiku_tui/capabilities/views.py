@@ -156,7 +156,9 @@ def kept_in_full(state: dict[str, Any], latest: int, budget: int = 0) -> frozens
     return frozenset(chunk_id for _, chunk_id, full in ledger.retained(state, latest, budget) if full)
 
 
-def _items(state: dict[str, Any], question: int, latest: int, retained: frozenset[str], compaction: bool) -> list[EvidenceItem]:
+def _items(
+    state: dict[str, Any], question: int, latest: int, retained: frozenset[str], compaction: bool
+) -> list[EvidenceItem]:
     cited_now = set(ledger.cited_ids(state, question))
     items: list[EvidenceItem] = []
     seen: set[tuple[str, str]] = set()
@@ -201,7 +203,9 @@ def _programs(state: dict[str, Any], question: int) -> tuple[Program, ...]:
     for namespace in ledger.evidence_namespaces(state).values():
         record = ledger.find_question(namespace, question)
         for run in (record or {}).get("executions", []):
-            out.append(Program(run.get("code", ""), run.get("stdout", ""), run.get("error") or "", bool(run.get("success"))))
+            out.append(
+                Program(run.get("code", ""), run.get("stdout", ""), run.get("error") or "", bool(run.get("success")))
+            )
     return tuple(out)
 
 
@@ -330,7 +334,9 @@ def _steps(messages: list[ModelMessage], state: dict[str, Any], prompt: str) -> 
             for part in message.parts:
                 if isinstance(part, ToolCallPart):
                     result = results.get(part.tool_call_id)
-                    steps.append(result_step(part, result, state, prompt) if result is not None else call_step(part, prompt))
+                    steps.append(
+                        result_step(part, result, state, prompt) if result is not None else call_step(part, prompt)
+                    )
         elif isinstance(message, ModelRequest):
             steps.extend(REDIRECT_STEP for part in message.parts if is_redirect(part))
     return steps
@@ -473,7 +479,9 @@ def request_size(
     owned = frozenset(
         f"{key}_{tool}" for key in ledger.evidence_namespaces(state) for tool in ("search", "execute_code")
     )
-    compacted = compact_history(sent, boundary=boundary, owned_tools=owned, capsule=build_capsule(state, latest, retained))
+    compacted = compact_history(
+        sent, boundary=boundary, owned_tools=owned, capsule=build_capsule(state, latest, retained)
+    )
     return _message_chars(compacted), _message_chars(sent)
 
 

@@ -125,7 +125,11 @@ _KINDS: tuple[tuple[type, PartKind], ...] = (
 
 
 def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
-    if not current and isinstance(part, (UserPromptPart, ToolReturnPart)) and str(part.content).startswith(CAPSULE_HEADER):
+    if (
+        not current
+        and isinstance(part, (UserPromptPart, ToolReturnPart))
+        and str(part.content).startswith(CAPSULE_HEADER)
+    ):
         return "capsule"
     for cls, kind in _KINDS:
         if isinstance(part, cls):
@@ -208,7 +212,9 @@ def wire_requests(
         sent = list(messages[start:index])
         local = question - start
         wire = (
-            compact_history(sent, boundary=local, owned_tools=evidence, capsule=capsule, answer_chars=answer_budget(retained))
+            compact_history(
+                sent, boundary=local, owned_tools=evidence, capsule=capsule, answer_chars=answer_budget(retained)
+            )
             if compaction
             else sent
         )

@@ -45,21 +45,24 @@ def common_options() -> argparse.ArgumentParser:
         "--embedder",
         default=argparse.SUPPRESS,
         metavar="MODEL",
-        help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small (default: $HAIKU_TUI_EMBEDDER, else the "
-        "built-in offline model `wordllama` for a new knowledge base and what an existing one was built with; none = full-text only)",
+        help="Pydantic AI embedding model, e.g. openai:text-embedding-3-small, or `minilm` (offline transformer, extra "
+        "haiku-tui[minilm]) (default: $HAIKU_TUI_EMBEDDER, else `embedder` in config.toml, else the built-in offline "
+        "model `wordllama` for a new knowledge base and what an existing one was built with; none = full-text only)",
     )
     common.add_argument(
         "--reranker",
         default=argparse.SUPPRESS,
         metavar="URL",
         help="a rerank server (llama.cpp --reranking, vLLM, TEI, Infinity) that reorders the search's candidates "
-        "through POST URL/rerank (default: $HAIKU_TUI_RERANKER, 'reranker' in the config file; its key from $HAIKU_TUI_API_KEY)",
+        "through POST URL/rerank (default: $HAIKU_TUI_RERANKER, 'reranker' in the config file; its key from "
+        "$HAIKU_TUI_API_KEY)",
     )
     common.add_argument(
         "--reranker-model",
         default=argparse.SUPPRESS,
         metavar="NAME",
-        help="the model the rerank server should use (default: $HAIKU_TUI_RERANKER_MODEL, 'reranker_model' in the config file)",
+        help="the model the rerank server should use (default: $HAIKU_TUI_RERANKER_MODEL, 'reranker_model' in the "
+        "config file)",
     )
     common.add_argument(
         "--timeout",
@@ -105,9 +108,16 @@ def db_arg(args: argparse.Namespace) -> str | None:
     return getattr(args, "db", None)
 
 
-def embedder_arg(args: argparse.Namespace) -> str:
-    """``--embedder``, else ``$HAIKU_TUI_EMBEDDER``, else ``"auto"`` (see ``haiku_tui.store.embedding.choose_embedder``)."""
-    return getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER") or "auto"
+def embedder_arg(args: argparse.Namespace, default: str = "auto") -> str:
+    """``--embedder``, else ``$HAIKU_TUI_EMBEDDER``, else ``embedder`` in config.toml, else ``default``
+    (``"auto"``: see ``haiku_tui.store.embedding.choose_embedder``)."""
+    chosen = getattr(args, "embedder", None) or os.environ.get("HAIKU_TUI_EMBEDDER")
+    if chosen:
+        return chosen
+    from haiku_tui.agent.models import read_config
+
+    configured = read_config().get("embedder")
+    return configured if isinstance(configured, str) and configured.strip() else default
 
 
 def reranker_args(args: argparse.Namespace) -> tuple[str | None, str | None]:
@@ -160,7 +170,7 @@ def error(message: str) -> None:
     print(f"{PROG}: error: {text}", file=sys.stderr)
 
 
-def describe(exc: BaseException) -> str:  # noqa: C901 - a flat table of cases
+def describe(exc: BaseException) -> str:  # a flat table of cases
     """The user-facing line for an exception that reached the command line, naming what to do."""
     import errno
     import sqlite3
@@ -225,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as exc:
         error(str(exc))
         return exc.code
-    except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback
+    except Exception as exc:  # one clear line, never a traceback
         if os.environ.get("HAIKU_TUI_DEBUG"):
             raise
         error(describe(exc))

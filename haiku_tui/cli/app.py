@@ -118,12 +118,13 @@ def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) ->
         kb = KnowledgeBase.open(db, embedder=embedder, create=False)
     from haiku_tui.tui.app import HaikuApp
 
-    HaikuApp(
+    app = HaikuApp(
         config, store=store, session_id=session_id, kb=kb, prepare_kb=prepare_kb, watch=watch,
         keep_model=bool(getattr(args, "model", None)),
-    ).run()
+    )
+    app.run()
     store.close()
-    return 0
+    return app.return_code or 0  # 1 after a crash (one line and the crash log's path were printed)
 
 
 def cmd_open(args: argparse.Namespace) -> int:

@@ -39,11 +39,25 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help=f"an OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama), e.g. http://127.0.0.1:8080/v1; "
         f"its key, if any, from ${API_KEY_ENV}",
     )
-    p.add_argument("--session", "-s", default=argparse.SUPPRESS, metavar="NAME", help="continue a saved session (id, id prefix or exact title)")
-    p.add_argument("--new", action="store_true", help="with --session NAME: start a new session titled NAME when none has that name")
+    p.add_argument(
+        "--session",
+        "-s",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help="continue a saved session (id, id prefix or exact title)",
+    )
+    p.add_argument(
+        "--new",
+        action="store_true",
+        help="with --session NAME: start a new session titled NAME when none has that name",
+    )
     p.add_argument("--no-policy", action="store_true", help="do not enforce the citation policy")
-    p.add_argument("--no-compaction", action="store_true", help="send earlier evidence in full instead of compacting it")
-    p.add_argument("--json", action="store_true", help="print {answer, citations, status, policy} as JSON (no streaming)")
+    p.add_argument(
+        "--no-compaction", action="store_true", help="send earlier evidence in full instead of compacting it"
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print {answer, citations, status, policy} as JSON (no streaming)"
+    )
     p.set_defaults(func=cmd_ask)
 
 
@@ -132,60 +146,13 @@ def source_line(citation: dict[str, Any]) -> str:
     """``[n] Title › heading (p. x) — path``."""
     from haiku_tui.store.records import chunk_label, page_range
 
-    label = chunk_label(str(citation.get("title") or citation.get("path") or citation["chunk_id"]), citation["headings"])
+    label = chunk_label(
+        str(citation.get("title") or citation.get("path") or citation["chunk_id"]), citation["headings"]
+    )
     pages = page_range(citation["pages"])
     path = citation.get("path")
     text = f"[{citation['number']}] {label}" + (f" ({pages})" if pages else "") + (f" — {path}" if path else "")
     return printable_line(text)
-
-
-def report(
-    state: dict[str, Any], messages: list[Any], *, compaction: bool, answer: str, offset: int = 0
-) -> dict[str, Any]:
-    """``{"answer", "citations", "status", "policy", "unbacked", "support"}`` for the latest question
-    (``offset``: the index in the whole history of ``messages[0]``)."""
-    from haiku_tui.capabilities.views import citations_by_number, question_views
-
-    views = question_views(state, messages, compaction=compaction, last=1, offset=offset)
-    view = views[-1] if views else None
-    citations = []
-    if view is not None:
-        by_number = citations_by_number(state)
-        for number in view.citations:
-            entry = by_number.get(number)
-            if entry is None:
-                continue
-            citations.append(
-                {
-                    "number": number,
-                    "chunk_id": entry["chunk_id"],
-                    "title": entry.get("title"),
-                    "headings": list(entry.get("headings") or []),
-                    "pages": list(entry.get("pages") or []),
-                    "path": entry.get("path"),
-                }
-            )
-    return {
-        "answer": answer,
-        "citations": citations,
-        "status": view.policy.declaration if view is not None else "missing",
-        "policy": view.policy.outcome if view is not None else "not enforced",
-        "unbacked": list(view.policy.unbacked) if view is not None else [],
-        "support": [support_entry(claim) for claim in view.support] if view is not None else [],
-    }
-
-
-def support_entry(claim: Any) -> dict[str, Any]:
-    """One scored claim (``haiku_tui.capabilities.support.ClaimSupport``) as JSON."""
-    return {
-        "number": claim.number,
-        "sentence": claim.sentence,
-        "chunk_id": claim.chunk_id,
-        "score": round(claim.score, 3),
-        "lexical": round(claim.lexical, 3),
-        "semantic": None if claim.semantic is None else round(claim.semantic, 3),
-        "weak": claim.weak,
-    }
 
 
 # ---- sessions ---------------------------------------------------------------------------------
@@ -259,6 +226,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     except ModelConfigError as error:
         raise CommandError(str(error)) from None
 
+    from haiku_tui.capabilities.report import answer_report
     from haiku_tui.locations import resolve_db
     from haiku_tui.sessions.run import QuestionRun
 
@@ -267,7 +235,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
         session = Session()  # kept in memory only
     created = store is not None and not store.exists(session.id)
-    run = QuestionRun(agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained)
+    run = QuestionRun(
+        agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained
+    )
     out = None if args.json else sys.stdout
     finished = asyncio.run(run_question(run, out, policy=config.policy))
     if finished.outcome != "completed":
@@ -277,7 +247,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(f"haiku-tui: created session {session.id} ({terminal_safe(session.title)})", file=sys.stderr)
     result = finished.result
     # question identities are absolute indexes: the session may hold its newest messages only
-    data = report(
+    data = answer_report(
         session.state, session.messages, compaction=config.compaction, answer=str(result.output),
         offset=session.first_message,
     )
@@ -292,7 +262,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(source_line(citation))
     if data["unbacked"]:
         markers = " ".join(f"[{n}]" for n in data["unbacked"])
-        print(f"haiku-tui: note: no citation backs {markers} in this answer; what it marks has no source", file=sys.stderr)
+        print(
+            f"haiku-tui: note: no citation backs {markers} in this answer; what it marks has no source", file=sys.stderr
+        )
     if data["policy"] == "violation":
         print("haiku-tui: note: this answer did not declare what grounds it", file=sys.stderr)
     if store is not None:

@@ -21,7 +21,7 @@ def offline_embed() -> Callable[[Sequence[str]], list[list[float]]] | None:
         from haiku_tui.store.embedding import default_embedder, embed_documents  # type: ignore[attr-defined]
 
         embedder = default_embedder()
-    except Exception:  # noqa: BLE001 - not installed or not loadable: support falls back to lexical
+    except Exception:  # not installed or not loadable: support falls back to lexical
         return None
     if embedder is None:
         return None
@@ -31,7 +31,7 @@ def offline_embed() -> Callable[[Sequence[str]], list[list[float]]] | None:
 def session_support(session: Any, embed: Any) -> tuple[list[dict[str, Any]], int]:
     """The weak claims of every question of ``session`` as JSON rows, and the number of claims checked."""
     from haiku_tui.capabilities.views import question_views, weak_claims
-    from haiku_tui.cli.ask import support_entry
+    from haiku_tui.capabilities.report import support_entry
 
     rows: list[dict[str, Any]] = []
     checked = 0

@@ -29,10 +29,19 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "(the other lines still run) or nothing could be evaluated.",
     )
     p.add_argument("file", nargs="?", metavar="FILE", help="JSON Lines cases ('-' reads standard input)")
-    p.add_argument("--from-reviews", action="store_true", help="the citations marked as supported in your sessions' reviews (on this knowledge base)")
+    p.add_argument(
+        "--from-reviews",
+        action="store_true",
+        help="the citations marked as supported in your sessions' reviews (on this knowledge base)",
+    )
     p.add_argument("--write", metavar="FILE", help="also save the cases as JSON Lines to FILE")
     p.add_argument("-k", type=_k, default=5, help="recall@k cut-off (default 5)")
-    p.add_argument("--filter", "-f", metavar="SQL", help="the document filter the agent would search with, e.g. \"path LIKE '%%guide%%'\"")
+    p.add_argument(
+        "--filter",
+        "-f",
+        metavar="SQL",
+        help="the document filter the agent would search with, e.g. \"path LIKE '%%guide%%'\"",
+    )
     p.add_argument("--misses", action="store_true", help="print only the questions whose source is not in the top k")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -94,16 +103,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
         cases, store = _review_cases(kb.uri)
         if not cases:
             raise CommandError(
-                "no reviewed citations on this knowledge base yet; mark citations as supported in the app's review (v) first"
+                "no reviewed citations on this knowledge base yet; mark citations as supported in the app's review "
+                "(v) first"
             )
     if args.write:
         _write(args.write, cases)
     if not cases:
         raise CommandError(f"no cases in {printable_line(args.file)}; write one JSON object a line, e.g. "
                            '{"question": "…", "expected": "guide.md"}')
-    evaluation = with_progress(args, len(cases), lambda on_progress: evaluate(
-        lambda question, limit: kb.search(question, limit=limit, filter=args.filter), cases, k=args.k, on_progress=on_progress
-    ))
+    evaluation = with_progress(
+        args,
+        len(cases),
+        lambda on_progress: evaluate(
+            lambda question, limit: kb.search(question, limit=limit, filter=args.filter),
+            cases,
+            k=args.k,
+            on_progress=on_progress,
+        ),
+    )
     if store is not None:
         from haiku_tui.sessions.cases import save_figures
 
@@ -144,8 +161,15 @@ def with_progress(args: argparse.Namespace, total: int, run: Callable[[Any], Any
                 TimeElapsedColumn,
             )
 
-            progress = Progress(TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("questions"),
-                                TimeElapsedColumn(), console=err, transient=True)
+            progress = Progress(
+                TextColumn("[bold]evaluating"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("questions"),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
+            )
             progress.start()
             bar.append((progress, progress.add_task("eval", total=total)))
         if bar:
@@ -167,11 +191,18 @@ def report_lines(evaluation: Any, *, misses_only: bool = False) -> list[str]:
         if misses_only and result.rank is not None and result.rank <= k:
             continue
         where = "missed" if result.rank is None else f"rank {result.rank}"
-        phrase = "" if result.phrase_found is None else ("  phrase found" if result.phrase_found else "  phrase not found")
+        phrase = (
+            "" if result.phrase_found is None else ("  phrase found" if result.phrase_found else "  phrase not found")
+        )
         expected = ", ".join(result.case.expected)
-        lines.append(f"{where:>8}  {printable_line(result.case.question, 100)}  → {printable_line(expected, 80)}{phrase}")
+        lines.append(
+            f"{where:>8}  {printable_line(result.case.question, 100)}  → {printable_line(expected, 80)}{phrase}"
+        )
         for hit in result.hits[:SHOWN_HITS]:
-            lines.append(f"{'':10}{hit.rank:2d}. {printable_line(hit.label(), 70)}  ({printable_line(Path(hit.path).name, 50)})  [{hit.chunk_id}]")
+            lines.append(
+                f"{'':10}{hit.rank:2d}. {printable_line(hit.label(), 70)}  "
+                f"({printable_line(Path(hit.path).name, 50)})  [{hit.chunk_id}]"
+            )
     with_phrase, found = evaluation.phrases
     figures = f"{evaluation.questions} question(s): recall@{k} {evaluation.recall:.3f}  MRR@10 {evaluation.mrr:.3f}"
     missed = len(evaluation.missed())

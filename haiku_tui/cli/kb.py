@@ -28,12 +28,17 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     ingest_options(p)
     p.set_defaults(func=cmd_add)
 
-    p = subparsers.add_parser("list", parents=[common], help="list documents", description="List the documents in the knowledge base.")
+    p = subparsers.add_parser(
+        "list", parents=[common], help="list documents", description="List the documents in the knowledge base."
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_list)
 
     p = subparsers.add_parser(
-        "delete", parents=[common], help="delete documents by id or path", description="Delete documents (and their chunks) by document id or path."
+        "delete",
+        parents=[common],
+        help="delete documents by id or path",
+        description="Delete documents (and their chunks) by document id or path.",
     )
     p.add_argument("targets", nargs="+", metavar="ID_OR_PATH")
     p.set_defaults(func=cmd_delete)
@@ -46,11 +51,18 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("query", nargs="+", metavar="QUERY")
     p.add_argument("--limit", "-n", type=_limit, default=5, help=f"number of results, 1-{MAX_LIMIT} (default 5)")
-    p.add_argument("--filter", "-f", metavar="SQL", help="SQL over documents' title/path/metadata, e.g. \"path LIKE '%%guide%%'\"")
+    p.add_argument(
+        "--filter", "-f", metavar="SQL", help="SQL over documents' title/path/metadata, e.g. \"path LIKE '%%guide%%'\""
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_search)
 
-    p = subparsers.add_parser("info", parents=[common], help="show where the knowledge base is and what it holds", description="Location, counts, embedder and size on disk.")
+    p = subparsers.add_parser(
+        "info",
+        parents=[common],
+        help="show where the knowledge base is and what it holds",
+        description="Location, counts, embedder and size on disk.",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_info)
 
@@ -73,7 +85,9 @@ def _limit(value: str) -> int:
 
 def ingest_options(p: argparse.ArgumentParser) -> None:
     """Options shared by ``add``, ``sync`` and ``watch``."""
-    p.add_argument("--max-size", type=float, default=20.0, metavar="MB", help="skip files larger than this (default 20)")
+    p.add_argument(
+        "--max-size", type=float, default=20.0, metavar="MB", help="skip files larger than this (default 20)"
+    )
     p.add_argument("--verbose", "-v", action="store_true", help="list every file passed over, with its reason")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -125,7 +139,9 @@ def _record_json(rec: Any) -> dict[str, Any]:
 
 def cmd_add(args: argparse.Namespace) -> int:
     kb = _open(args, create=True)
-    report = run_with_progress(args, lambda on_progress: kb.add(args.paths, on_progress=on_progress, max_bytes=_max_bytes(args)))
+    report = run_with_progress(
+        args, lambda on_progress: kb.add(args.paths, on_progress=on_progress, max_bytes=_max_bytes(args))
+    )
     print_report(report, args, kb.uri)
     return 1 if report.failed and not (report.added or report.replaced or report.skipped) else 0
 
@@ -231,7 +247,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"no documents in {kb.uri}; add some with `haiku-tui add PATH…`")
         return 0
     for d in docs:
-        print(f"{d.id}  {d.chunks:5d} chunks  {d.updated_at:%Y-%m-%d %H:%M}  {printable_line(d.title)}  ({printable_line(d.path)})")
+        print(
+            f"{d.id}  {d.chunks:5d} chunks  {d.updated_at:%Y-%m-%d %H:%M}  {printable_line(d.title)}  "
+            f"({printable_line(d.path)})"
+        )
     print(f"{len(docs)} documents, {sum(d.chunks for d in docs)} chunks")
     return 0
 
@@ -290,7 +309,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     if info["reranker"]:
         rows.append(("reranker", printable_line(info["reranker"])))
     if info.get("orphan_chunks"):
-        rows.append(("orphan chunks", f"{info['orphan_chunks']} (from an interrupted ingest; the next add removes them)"))
+        rows.append(
+            ("orphan chunks", f"{info['orphan_chunks']} (from an interrupted ingest; the next add removes them)")
+        )
     if info.get("outdated_documents"):
         rows.append(("outdated", outdated_note(info["outdated_documents"])))
     for key, value in rows:

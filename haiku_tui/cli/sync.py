@@ -58,7 +58,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     kb = _open(args, create=True)
     max_bytes = _max_bytes(args)
     report = run_with_progress(
-        args, lambda on_progress: kb.sync(args.paths, dry_run=args.dry_run, on_progress=on_progress, max_bytes=max_bytes)
+        args,
+        lambda on_progress: kb.sync(args.paths, dry_run=args.dry_run, on_progress=on_progress, max_bytes=max_bytes),
     )
     print_report(report, args, kb.uri)
     return 1 if report.failed and not (report.added or report.replaced or report.skipped or report.removed) else 0
@@ -69,7 +70,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if not kb.outdated():
         print(f"every document of {printable_line(kb.uri)} is indexed by this version")
         return 0
-    report = run_with_progress(args, lambda on_progress: kb.reindex(on_progress=on_progress, max_bytes=_max_bytes(args)))
+    report = run_with_progress(
+        args, lambda on_progress: kb.reindex(on_progress=on_progress, max_bytes=_max_bytes(args))
+    )
     print_report(report, args, kb.uri)
     return 1 if report.failed else 0
 
@@ -83,7 +86,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if missing:
         raise CommandError(f"no such file or directory: {printable_line(missing[0])}")
     kb = _open(args, create=True)
-    print(f"watching {', '.join(printable_line(p) for p in args.paths)} for {printable_line(kb.uri)}; Ctrl+C stops", flush=True)
+    print(
+        f"watching {', '.join(printable_line(p) for p in args.paths)} for {printable_line(kb.uri)}; Ctrl+C stops",
+        flush=True,
+    )
     for report in watch(kb, args.paths):
         for line in report_lines(report, verbose=True):
             print(line, flush=True)
@@ -91,8 +97,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    from haiku_tui.store.doctor import check, rebuild
+
     kb = _open(args, create=False)
-    problems = kb.check()
+    problems = check(kb)
     if not problems:
         print(f"knowledge base {printable_line(kb.uri)} is healthy ({kb.info()['documents']} documents)")
         return 0
@@ -101,7 +109,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if not args.repair:
         print("run `haiku-tui doctor --repair` to rebuild it from the source files (the damaged copy is kept)")
         return 1
-    result = kb.rebuild()
+    result = rebuild(kb)
     print(f"moved the damaged knowledge base to {printable_line(result.moved_aside)}")
     for path in result.missing_sources:
         print(f"  source file gone, not rebuilt: {printable_line(path)}")

@@ -64,7 +64,7 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
 
     @server.tool()
     def search(query: str, limit: int = 5) -> list[dict[str, Any]]:
-        """Search the knowledge base. Each result has a chunk_id to cite, a label (title › headings), its source and text."""
+        """Search the knowledge base. Each result has a chunk_id to cite, a label (title › headings), its source and text."""  # noqa: E501 - the tool's description, one line
         if not query.strip():
             raise ToolError("the query is empty: pass the words to search for")
         try:
@@ -94,16 +94,18 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
             raise ToolError("the question is empty")
         from haiku_tui.agent import build_agent, describe_error, run_limits
         from haiku_tui.capabilities import Deps
-        from haiku_tui.cli.ask import report
+        from haiku_tui.capabilities.report import answer_report
 
         deps = Deps()
         try:
             if agent is None:
                 agent = build_agent(config, kb=kb)
             result = await agent.run(question, deps=deps, usage_limits=run_limits())
-        except Exception as exc:  # noqa: BLE001 - the client gets one line, never a traceback
+        except Exception as exc:  # the client gets one line, never a traceback
             raise ToolError(describe_error(exc)) from None
-        data = report(deps.state, result.all_messages(), compaction=config.compaction, answer=terminal_safe(result.output))
+        data = answer_report(
+            deps.state, result.all_messages(), compaction=config.compaction, answer=terminal_safe(result.output)
+        )
         for citation in data["citations"]:
             citation.update(
                 title=terminal_safe(citation["title"] or ""),

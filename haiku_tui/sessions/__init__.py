@@ -36,14 +36,14 @@ if TYPE_CHECKING:
     from .model import REVIEW_MARKS, Session
     from .payload import SCHEMA_VERSION
     from .migrate import DB_SCHEMA_VERSION
-    from .store import SearchHit, SessionPeek, SessionStore, SessionSummary
+    from .store import SessionHit, SessionPeek, SessionStore, SessionSummary
 
 _LAZY = {
     "Session": "model",
     "REVIEW_MARKS": "model",
     "SessionStore": "store",
     "SessionSummary": "store",
-    "SearchHit": "store",
+    "SessionHit": "store",
     "SessionPeek": "store",
     "DB_SCHEMA_VERSION": "migrate",
     "SCHEMA_VERSION": "payload",
@@ -69,11 +69,11 @@ __all__ = [
     "DB_SCHEMA_VERSION",
     "REVIEW_MARKS",
     "SCHEMA_VERSION",
-    "SearchHit",
     "Session",
     "SessionCorrupt",
     "SessionError",
     "SessionExists",
+    "SessionHit",
     "SessionNotFound",
     "SessionPeek",
     "SessionStateError",

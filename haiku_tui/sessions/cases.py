@@ -61,7 +61,7 @@ def review_cases(store: SessionStore, kb_uri: str | None = None) -> ReviewCases:
             continue
         try:
             peek = store.peek(summary.id, runs=1)
-        except Exception as exc:  # noqa: BLE001 - a damaged session costs its cases, never the others'
+        except Exception as exc:  # a damaged session costs its cases, never the others'
             found.notices.append(f"session {summary.id} was left out: {exc}")
             continue
         reviews = peek.app_data.get("reviews")

@@ -72,7 +72,7 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
                 if isinstance(record, dict) and "question" in record:
                     prompts.setdefault(record["question"], str(record.get("prompt", "")))
         violations = set(_hashable(v) for v in ledger.violations(state))
-    except Exception:  # noqa: BLE001 - a damaged or foreign state must not break an export
+    except Exception:  # a damaged or foreign state must not break an export
         prompts, violations = {}, set()
 
     used: set[Any] = set()
@@ -103,7 +103,7 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
                         path=str(entry.get("path") or ""),
                     )
                 )
-        except Exception:  # noqa: BLE001
+        except Exception:
             outcome, sources = "missing", []
         if outcome not in OUTCOMES:
             outcome = "missing"
@@ -159,7 +159,10 @@ def _markdown(session: Session) -> str:
         # markers the answer's own question left unbacked stay unbacked, whatever a later question registers
         own = unbacked.get(record.question, []) if isinstance(record.question, int) else []
         if own:
-            lines += [f"**Unbacked:** {' '.join(f'[{n}]' for n in own)} (no citation of this answer has the number)", ""]
+            lines += [
+                f"**Unbacked:** {' '.join(f'[{n}]' for n in own)} (no citation of this answer has the number)",
+                "",
+            ]
         backed = {n: c for n, c in cited.items() if n not in own} if own else cited
         if weak := support_lines(check_answer(turn.answer, session.state, cited=backed)):
             lines += [*weak, ""]

@@ -253,7 +253,9 @@ def read_state(
     state, known = join_state_rows(rows)
     wanted: dict[str, tuple[dict[str, Any], str]] = {}
     unread: dict[str, tuple[dict[str, Any], str]] = {}
-    records = [(path, record) for path, (kind, record) in known.items() if kind == "record" and isinstance(record, dict)]
+    records = [
+        (path, record) for path, (kind, record) in known.items() if kind == "record" and isinstance(record, dict)
+    ]
     latest = set({path[: path.rindex(",")]: path for path, _ in records}.values())  # each list's last record
     for path, record in records:
         question = record.get("question")

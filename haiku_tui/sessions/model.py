@@ -9,8 +9,10 @@ never committed, so history and state stay as they were, and :meth:`SessionStore
 
 from __future__ import annotations
 
-from dataclasses import replace
 import secrets as _random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -224,7 +226,9 @@ class Session:
         from haiku_tui.capabilities import ledger
 
         value = (value or "").strip() or None
-        namespaces = ledger.evidence_namespaces(self._state) or {"rag": self._state.setdefault("rag", ledger.new_namespace())}
+        namespaces = ledger.evidence_namespaces(self._state) or {
+            "rag": self._state.setdefault("rag", ledger.new_namespace())
+        }
         for namespace in namespaces.values():
             namespace["document_filter"] = value
         self.updated_at = _payload.now_iso()
@@ -262,17 +266,34 @@ class Session:
             )
         new_state = committed(self._state, state)
         if kept:
-            conversation = replace(conversation, messages=self._conversation.messages[:kept] + list(conversation.messages))
+            conversation = replace(
+                conversation, messages=self._conversation.messages[:kept] + list(conversation.messages)
+            )
         self._conversation = conversation
         self._state = new_state
-        if not self.title_manual and not self._first:  # a partial session keeps its title: its first question is not held
+        if (
+            not self.title_manual and not self._first
+        ):  # a partial session keeps its title: its first question is not held
             first = _payload.turns_from_messages(
-                ConversationTypeAdapter.dump_python(replace(conversation, messages=_first_prompt(conversation.messages)), mode="json")["messages"]
+                ConversationTypeAdapter.dump_python(
+                    replace(conversation, messages=_first_prompt(conversation.messages)), mode="json"
+                )["messages"]
             )
             if first:
                 self.title = _payload.make_title(scrub_text(first[0].prompt))
         self.updated_at = _payload.now_iso()
         self.dirty = True
+
+    @contextmanager
+    def undone_on_error(self) -> Iterator[None]:
+        """Undo what the block commits (:meth:`commit_run`, the model, the knowledge base) when it raises: a run
+        committed but not saved leaves the session as it was before the question."""
+        kept = (self._conversation, self._state, self.title, self.updated_at, self._model, self._db, self.dirty)
+        try:
+            yield
+        except BaseException:
+            self._conversation, self._state, self.title, self.updated_at, self._model, self._db, self.dirty = kept
+            raise
 
     # -- reading ----------------------------------------------------------------------------------------------
 

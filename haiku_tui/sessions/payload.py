@@ -22,8 +22,9 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from .errors import SessionCorrupt, UnsupportedSchema
 
@@ -42,7 +43,7 @@ PAYLOAD_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 def now_iso() -> str:
     """The current UTC time as ``2026-11-30T12:00:00.123456Z``."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def dumps(payload: dict[str, Any]) -> str:
@@ -140,7 +141,11 @@ def turns_from_messages(messages: list[dict[str, Any]]) -> list[Turn]:
         parts = message.get("parts") or []
         run_id = message.get("run_id")
         if message.get("kind") == "request":
-            prompts = [_prompt_text(p.get("content")) for p in parts if isinstance(p, dict) and p.get("part_kind") == "user-prompt"]
+            prompts = [
+                _prompt_text(p.get("content"))
+                for p in parts
+                if isinstance(p, dict) and p.get("part_kind") == "user-prompt"
+            ]
             if not prompts:
                 continue
             if turns and run_id is not None and turns[-1].run_id == run_id:

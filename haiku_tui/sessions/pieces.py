@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import layout
 from . import payload as _payload
@@ -166,8 +167,13 @@ class PieceWriter:
                 )
         if known is not None:
             gone = [
-                found[0] for path in known.keys() - rows.keys()
-                if (found := conn.execute("SELECT rid FROM session_state WHERE num=? AND path=?", (num, path)).fetchone())
+                found[0]
+                for path in known.keys() - rows.keys()
+                if (
+                    found := conn.execute(
+                        "SELECT rid FROM session_state WHERE num=? AND path=?", (num, path)
+                    ).fetchone()
+                )
             ]
         else:
             gone = [rid for rid, _kind, _checksum in stored.values()]
@@ -178,7 +184,9 @@ class PieceWriter:
         return len(rows)
 
     def _check_state_row(self, conn: sqlite3.Connection, session_id: str, rid: int) -> None:
-        path, data, checksum = conn.execute("SELECT path, data, checksum FROM session_state WHERE rid=?", (rid,)).fetchone()
+        path, data, checksum = conn.execute(
+            "SELECT path, data, checksum FROM session_state WHERE rid=?", (rid,)
+        ).fetchone()
         if _payload.checksum(data) != checksum:
             raise self._damaged(session_id, f"its state row {path} does not match its checksum")
 

@@ -161,7 +161,11 @@ class QuestionRun:
                         call = calls.get(event.tool_call_id)
                         if call is not None:
                             finished.add(event.tool_call_id)
-                            yield StepFinished(event.tool_call_id, result_step(call, event.part, self.deps.state, self.prompt), self.deps.state)
+                            yield StepFinished(
+                                event.tool_call_id,
+                                result_step(call, event.part, self.deps.state, self.prompt),
+                                self.deps.state,
+                            )
                     elif isinstance(event, EnqueuedMessagesEvent) and _redirects(event, is_redirect):
                         streamed = 0
                         yield StepFinished("", REDIRECT_STEP, self.deps.state)
@@ -170,12 +174,16 @@ class QuestionRun:
         except RunCancelled:
             yield Finished("cancelled")
             return
-        except Exception as exc:  # noqa: BLE001 - one line for the user; nothing is committed
+        except Exception as exc:  # one line for the user; nothing is committed
             if (misuse := tool_misuse(exc)) is not None:  # the call that used up the retries failed too
                 for call_id, call in calls.items():
                     if call_id not in finished and call.tool_name == misuse[0]:
-                        yield StepFinished(call_id, Step("notice", f"{misuse[0]} failed: {misuse[1]}", failed=True), self.deps.state)
-            yield Finished("cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc, streamed))
+                        yield StepFinished(
+                            call_id, Step("notice", f"{misuse[0]} failed: {misuse[1]}", failed=True), self.deps.state
+                        )
+            yield Finished(
+                "cancelled" if self._cancelled else "failed", None if self._cancelled else describe_error(exc, streamed)
+            )
             return
         finally:
             self._events = None
@@ -189,14 +197,15 @@ class QuestionRun:
         """Commit and save a completed run; the error line when that failed (the session is then unchanged)."""
         session = self.session
         try:
-            session.commit_run(result, self.deps.state, self.offset)
-            if self.model and session.model != self.model:
-                session.model = self.model
-            if self.db and session.db is None:
-                session.db = self.db
-            if self.store is not None:
-                await asyncio.to_thread(self.store.save, session)  # big sessions take a while
-        except Exception as exc:  # noqa: BLE001 - stale, corrupt, not JSON or a full disk
+            with session.undone_on_error():
+                session.commit_run(result, self.deps.state, self.offset)
+                if self.model and session.model != self.model:
+                    session.model = self.model
+                if self.db and session.db is None:
+                    session.db = self.db
+                if self.store is not None:
+                    await asyncio.to_thread(self.store.save, session)  # big sessions take a while
+        except Exception as exc:  # stale, corrupt, not JSON or a full disk
             return f"could not save the session: {one_line(str(exc), 200)}"
         return None
 

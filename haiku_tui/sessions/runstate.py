@@ -76,7 +76,9 @@ def committed(before: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
         fields = json_copy({k: v for k, v in namespace.items() if k not in _RECORDS}, f"state[{key!r}]")
         kept = old["questions"]
         records = [
-            kept[i] if i < len(kept) and (r is kept[i] or r == kept[i]) else json_copy(r, f"state[{key!r}] question record")
+            kept[i]
+            if i < len(kept) and (r is kept[i] or r == kept[i])
+            else json_copy(r, f"state[{key!r}] question record")
             for i, r in enumerate(namespace["questions"])
         ]
         entries = {}

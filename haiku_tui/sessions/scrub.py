@@ -41,7 +41,9 @@ _ASSIGN_RE = re.compile(
     r"(?i)\b(" + _SECRET_NAME + r")([\"']?\s*=\s*|[\"']?\s*:\s*(?=[\"']?[^\s\"'&,;]*\d))([\"']?)([^\s\"'&,;]{4,})"
 )
 # In free text a URL keeps its query, except credential-like parameters, and loses any userinfo.
-_QUERY_RE = re.compile(r"(?i)([?&](?:token|sig|signature|key|auth|code|x-amz-signature|x-amz-credential)=)([^&#\s\"'<>]+)")
+_QUERY_RE = re.compile(
+    r"(?i)([?&](?:token|sig|signature|key|auth|code|x-amz-signature|x-amz-credential)=)([^&#\s\"'<>]+)"
+)
 _USERINFO_RE = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]{1,15}://)[^\s\"'<>/@]*@")
 _SECRET_KEY_RE = re.compile(
     r"^(?:.*[_-])?(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|id[_-]?token|"
@@ -55,22 +57,69 @@ _SECRET_KEY_RE = re.compile(
 # only tries a pattern where its literal occurs: a payload of megabytes without secrets takes milliseconds.
 _SEP = rb"(?:\s|\\[nrt\"\\]|[\"']|[\x80-\xff])*"
 _BEARER_AT = re.compile(rb"(?i)(?:bearer|basic|token)" + _SEP + rb"(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{12,}")
-_ASSIGN_AT = re.compile(rb"(?i)(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret|password|passwd)" + _SEP + rb"[=:]")
+_ASSIGN_AT = re.compile(
+    rb"(?i)(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret|password|passwd)" + _SEP + rb"[=:]"
+)
 _USERINFO_AT = re.compile(rb"://[^\s\"'<>/]*@")
 _QUERY_AT = re.compile(rb"(?i)[?&](?:token|sig|signature|key|auth|code|x-amz-signature|x-amz-credential)=")
 _JSON_KEY_AT = re.compile(rb'(?i)(?:key|token|secret|passwd|password|authorization|bearer|credentials?)"\s*:\s*"')
 _KEY_AT = re.compile(_KEY_RE.pattern.split(")", 1)[1].encode())  # the key patterns without the look-behind
 # (literal, search the lower-cased bytes?, pattern matched at the literal, bytes before the literal to start at)
 _CHECKS: list[tuple[bytes, bool, re.Pattern[bytes], int]] = [
-    *((lit, False, _KEY_AT, 0) for lit in (b"sk-", b"AIza", b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_",
-                                            b"github_pat_", b"gsk_", b"xai-", b"hf_", b"AKIA", b"ASIA", b"pplx-", b"glpat-")),
+    *(
+        (lit, False, _KEY_AT, 0)
+        for lit in (
+            b"sk-",
+            b"AIza",
+            b"ghp_",
+            b"gho_",
+            b"ghu_",
+            b"ghs_",
+            b"ghr_",
+            b"github_pat_",
+            b"gsk_",
+            b"xai-",
+            b"hf_",
+            b"AKIA",
+            b"ASIA",
+            b"pplx-",
+            b"glpat-",
+        )
+    ),
     *((lit, True, _BEARER_AT, 0) for lit in (b"bearer", b"basic", b"token")),
-    *((lit, True, _ASSIGN_AT, 0) for lit in (b"api_key", b"api-key", b"apikey", b"access_token", b"access-token",
-                                             b"auth_token", b"auth-token", b"secret", b"passw")),
+    *(
+        (lit, True, _ASSIGN_AT, 0)
+        for lit in (
+            b"api_key",
+            b"api-key",
+            b"apikey",
+            b"access_token",
+            b"access-token",
+            b"auth_token",
+            b"auth-token",
+            b"secret",
+            b"passw",
+        )
+    ),
     (b"://", False, _USERINFO_AT, 0),
-    *((lit + b"=", True, _QUERY_AT, 1) for lit in (b"token", b"sig", b"signature", b"key", b"auth", b"code", b"credential")),
-    *((lit + b'"', True, _JSON_KEY_AT, 0) for lit in (b"key", b"token", b"secret", b"passwd", b"password",
-                                                      b"authorization", b"bearer", b"credential", b"credentials")),
+    *(
+        (lit + b"=", True, _QUERY_AT, 1)
+        for lit in (b"token", b"sig", b"signature", b"key", b"auth", b"code", b"credential")
+    ),
+    *(
+        (lit + b'"', True, _JSON_KEY_AT, 0)
+        for lit in (
+            b"key",
+            b"token",
+            b"secret",
+            b"passwd",
+            b"password",
+            b"authorization",
+            b"bearer",
+            b"credential",
+            b"credentials",
+        )
+    ),
 ]
 
 

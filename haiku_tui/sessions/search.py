@@ -41,7 +41,8 @@ def _context(conn: sqlite3.Connection, num: int, terms: list[str]) -> str:
             continue
         start, body = row
         before = conn.execute(
-            "SELECT body FROM session_text WHERE num=? AND start>=0 AND start<? ORDER BY start DESC LIMIT 1", (num, start)
+            "SELECT body FROM session_text WHERE num=? AND start>=0 AND start<? ORDER BY start DESC LIMIT 1",
+            (num, start),
         ).fetchone()
         after = conn.execute(
             "SELECT body FROM session_text WHERE num=? AND start>? ORDER BY start LIMIT 1", (num, start)

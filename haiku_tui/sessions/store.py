@@ -84,7 +84,7 @@ class SessionSummary:
 
 
 @dataclass(frozen=True)
-class SearchHit:
+class SessionHit:
     """A full-text search result: the session and a snippet around the match."""
 
     session: SessionSummary
@@ -140,7 +140,7 @@ class SessionStore:
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
-            migrate(self)
+            migrate(self.path, self._conn, self._write, self._reader, self._pieces())
             self._setup_fts()
         except (UnsupportedSchema, SessionStoreUnavailable):
             self._conn.close()
@@ -214,7 +214,8 @@ class SessionStore:
         if schema_version > _payload.SCHEMA_VERSION:
             raise UnsupportedSchema(
                 f"session {session_id!r} was written with session schema version {schema_version} by a newer "
-                f"haiku-tui (this one knows up to {_payload.SCHEMA_VERSION}); refusing to overwrite it; nothing was saved"
+                f"haiku-tui (this one knows up to {_payload.SCHEMA_VERSION}); refusing to overwrite it; nothing was "
+                "saved"
             )
 
     # -- low-level path: whole payloads ----------------------------------------------------------------------------
@@ -377,8 +378,10 @@ class SessionStore:
             tail = self._reader.read(self._conn, summary.id, runs)
         try:
             validated = ModelMessagesTypeAdapter.validate_python(tail.data["conversation"]["messages"])
-        except Exception as exc:  # noqa: BLE001 - pydantic.ValidationError: a damaged row, reported as such
-            raise self._reader.damaged(summary.id, f"its newest messages failed validation ({one_line(exc, 160)})") from None
+        except Exception as exc:  # pydantic.ValidationError: a damaged row, reported as such
+            raise self._reader.damaged(
+                summary.id, f"its newest messages failed validation ({one_line(exc, 160)})"
+            ) from None
         return SessionPeek(summary, validated, tail.first, tail.data["state"], tail.data["app_data"])
 
     def load(self, ref: str, *, questions: int | None = None) -> Session:
@@ -471,7 +474,8 @@ class SessionStore:
         most ``per_session`` newest of each: read from the question records in SQL, never a whole session
         (a history convenience: a damaged row only drops out)."""
         sql = (
-            "SELECT json_extract(st.data, '$.prompt') FROM session_state st WHERE st.num=? AND st.kind IN ('leaf', 'record') "
+            "SELECT json_extract(st.data, '$.prompt') FROM session_state st WHERE st.num=? AND st.kind IN ('leaf', "
+            "'record') "
             "AND st.path LIKE '[%,\"questions\",%]' AND json_valid(st.data) "
             "AND json_type(st.data, '$.prompt')='text' ORDER BY json_extract(st.data, '$.question') DESC LIMIT ?"
         )
@@ -489,7 +493,7 @@ class SessionStore:
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
 
-    def search(self, query: str, *, limit: int = 20, mark: tuple[str, str] = ("**", "**")) -> list[SearchHit]:
+    def search(self, query: str, *, limit: int = 20, mark: tuple[str, str] = ("**", "**")) -> list[SessionHit]:
         """Full-text search over titles, questions and answers of every session (all words must match somewhere
         in the session; each word also matches as a prefix). Best matches first; FTS5 when available, else
         ``LIKE``."""
@@ -499,7 +503,7 @@ class SessionStore:
             for num, snippet in found:
                 row = self._conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE num=?", (num,)).fetchone()
                 summary = SessionSummary(*row)
-                hits.append(SearchHit(summary, snippet or summary.title))
+                hits.append(SessionHit(summary, snippet or summary.title))
         return hits
 
     def rename(self, session: Session | str, title: str) -> str:
@@ -564,7 +568,9 @@ class SessionStore:
         try:
             data = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
         except UnicodeDecodeError:
-            raise SessionCorrupt("the file is not UTF-8 text (a session export is UTF-8 JSON); nothing was imported") from None
+            raise SessionCorrupt(
+                "the file is not UTF-8 text (a session export is UTF-8 JSON); nothing was imported"
+            ) from None
         except ValueError as exc:
             raise SessionCorrupt(f"the file is not valid JSON ({exc}); nothing was imported") from None
         if not isinstance(data, dict) or data.get("format", _payload.FORMAT) != _payload.FORMAT:

@@ -91,7 +91,11 @@ def check_state(state: Any) -> None:
         if "citation_index" not in namespace and "questions" not in namespace:
             continue  # another capability's namespace: kept as it is
         where = f"state.{name}"
-        _fields(where, namespace, {"citation_index": lambda v: isinstance(v, dict), "questions": lambda v: isinstance(v, list)})
+        _fields(
+            where,
+            namespace,
+            {"citation_index": lambda v: isinstance(v, dict), "questions": lambda v: isinstance(v, list)},
+        )
         _fields(
             where,
             namespace,

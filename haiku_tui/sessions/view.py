@@ -113,12 +113,16 @@ def commit_view(
     if not old or ids[: len(old)] != [v.question for v in old] or view.messages < first or view.tokens is None:
         return conversation_view(session, compaction=compaction, window=window, retained=retained)
     if (ledger.POLICY_KEY in state) != (old[0].policy.reason != "citation policy not registered"):
-        return conversation_view(session, compaction=compaction, window=window, retained=retained)  # the policy came or went
+        return conversation_view(
+            session, compaction=compaction, window=window, retained=retained
+        )  # the policy came or went
     citations = citations_by_number(state)
     numbers = {n for n, entry in citations.items() if view.citations.get(n) is not entry}  # new or replaced
     chunks = {citations[n]["chunk_id"] for n in numbers}
     kept = _kept(state, ids, compaction, retained)
-    chunks |= kept ^ view.kept  # chunks whose items turn "retained" (cited before the newest) or, past the bound, receipts
+    chunks |= (
+        kept ^ view.kept
+    )  # chunks whose items turn "retained" (cited before the newest) or, past the bound, receipts
     rebuild = set(ids[len(old) - 1 :])
     if numbers or chunks:
         for v in old[:-1]:
@@ -130,7 +134,9 @@ def commit_view(
                 rebuild.add(v.question)
     fresh = {
         v.question: v
-        for v in question_views(state, messages, compaction=compaction, offset=first, only=rebuild, retained_chars=retained)
+        for v in question_views(
+            state, messages, compaction=compaction, offset=first, only=rebuild, retained_chars=retained
+        )
     }
     questions = tuple(fresh.get(v.question, v) for v in old) + tuple(fresh[q] for q in ids[len(old) :] if q in fresh)
     reviews, notice = session.review_marks()

@@ -62,7 +62,7 @@ def _settings() -> tuple[int, int, str | None]:
     for read, default in ((history_window, HISTORY_WINDOW), (retained_chars, RETAINED_CHARS)):
         try:
             values.append(read())
-        except Exception as exc:  # noqa: BLE001 - ModelConfigError: one line naming the fix
+        except Exception as exc:  # ModelConfigError: one line naming the fix
             values.append(default)
             errors.append(f"{one_line(str(exc), 300)} (using {default})")
     return values[0], values[1], "; ".join(errors) or None
@@ -120,12 +120,12 @@ class Workbench:
                 self.view = peek_view(self.preview, compaction=self.config.compaction)
                 self._preview_keep_model = keep_model
                 return None
-            except Exception:  # noqa: BLE001 - the whole load below says what is wrong, or opens what peek could not
+            except Exception:  # the whole load below says what is wrong, or opens what peek could not
                 self.preview = None
         if session_id:
             try:
                 return self.open(session_id, keep_model=keep_model)
-            except Exception as exc:  # noqa: BLE001 - a bad --session must not leave the app without a session
+            except Exception as exc:  # a bad --session must not leave the app without a session
                 self.new()
                 return one_line(str(exc), 300)
         self.new()
@@ -164,8 +164,12 @@ class Workbench:
 
         try:
             resolve_model(wanted, self.config.base_url)
-        except Exception as exc:  # noqa: BLE001 - ModelConfigError: unknown provider, missing key…
-            return f"this session was answered by {wanted}, which cannot be used here ({one_line(str(exc), 200)}); answering with {current}"
+        except Exception as exc:  # ModelConfigError: unknown provider, missing key…
+            reason = one_line(str(exc), 200)
+            return (
+                f"this session was answered by {wanted}, which cannot be used here ({reason}); "
+                f"answering with {current}"
+            )
         previous = self.config
         self.config = dataclasses.replace(self.config, model=wanted)
         if self.agent is None:
@@ -174,7 +178,9 @@ class Workbench:
         if error:
             self.config = previous
             self.build_agent()
-            return f"this session was answered by {wanted}, which cannot be used here ({error}); answering with {current}"
+            return (
+                f"this session was answered by {wanted}, which cannot be used here ({error}); answering with {current}"
+            )
         return None
 
     def new(self) -> None:
@@ -198,7 +204,7 @@ class Workbench:
             if self.prepare_kb is not None:
                 try:
                     self.prepare_kb()
-                except Exception as exc:  # noqa: BLE001 - then opening it says what is missing
+                except Exception as exc:  # then opening it says what is missing
                     self.kb_error = one_line(str(exc), 300)
             notice = self.session_kb()
             if self.kb is not None:
@@ -208,7 +214,7 @@ class Workbench:
             try:
                 self.kb = KnowledgeBase.open(locations.resolve_db(self.config.db), create=False)
                 self._owns_kb = True
-            except Exception as exc:  # noqa: BLE001 - missing, empty or another embedder: one line
+            except Exception as exc:  # missing, empty or another embedder: one line
                 self.kb_error = one_line(str(exc), 300)
             return notice or self.kb_error
         return self.kb_error
@@ -226,7 +232,7 @@ class Workbench:
 
         try:
             kb = KnowledgeBase.open(db, create=False)
-        except Exception as exc:  # noqa: BLE001 - moved, deleted or another embedder
+        except Exception as exc:  # moved, deleted or another embedder
             if self.kb is None:
                 return f"this session's knowledge base {db} cannot be opened ({one_line(str(exc), 200)})"
             return (
@@ -245,7 +251,7 @@ class Workbench:
 
         try:
             kb = KnowledgeBase.open(db, create=False)
-        except Exception as exc:  # noqa: BLE001 - missing, empty or another embedder
+        except Exception as exc:  # missing, empty or another embedder
             raise ValueError(one_line(str(exc), 300)) from None
         self._use_kb(kb, db, rebuild=True)
         self.new()
@@ -267,7 +273,7 @@ class Workbench:
         try:
             self.agent = build_agent(self.config, kb=self.kb, model=self.model_override)
             self.model_error = None
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.agent = None
             self.model_error = describe_error(exc)
         return self.model_error
@@ -276,7 +282,7 @@ class Workbench:
         if self._owns_kb and self.kb is not None:
             try:
                 self.kb.close()
-            except Exception:  # noqa: BLE001 - closing on the way out must not fail the exit
+            except Exception:  # closing on the way out must not fail the exit
                 pass
 
     def db_label(self) -> str:
@@ -293,7 +299,11 @@ class Workbench:
         """Recompute :attr:`view` from the committed session (after a load or a commit): after a commit of the
         session the view was made from, only what the commit can change (:func:`view.commit_view`)."""
         assert self.session is not None
-        settings = {"compaction": self.config.compaction, "window": self.history_window, "retained": self.retained_chars}
+        settings = {
+            "compaction": self.config.compaction,
+            "window": self.history_window,
+            "retained": self.retained_chars,
+        }
         key = (self.session, *settings.values())  # the session object itself: a reopened one is another
         if self._view_of == key:
             self.view, notice = commit_view(self.view, self.session, **settings)
@@ -388,7 +398,7 @@ class Workbench:
         try:
             with self._save_lock:  # saves run in worker threads: one at a time
                 self.store.save(self.session)
-        except Exception as exc:  # noqa: BLE001 - stale, corrupt or a full disk: nothing lost in memory
+        except Exception as exc:  # stale, corrupt or a full disk: nothing lost in memory
             return f"could not save {what}: {one_line(str(exc), 200)}"
         return None
 
@@ -404,7 +414,7 @@ class Workbench:
         if value and self.kb is not None:
             try:
                 matched = len(self.kb.filter_document_ids(value))
-            except Exception as exc:  # noqa: BLE001 - the store says what is wrong with the predicate
+            except Exception as exc:  # the store says what is wrong with the predicate
                 raise ValueError(one_line(str(exc), 300)) from None
         self.session.set_document_filter(value)
         error = self.save("the filter") if self.session.messages else None
@@ -431,7 +441,7 @@ class Workbench:
         except SessionNotFound:
             self.new()
             return "deleted"
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return one_line(str(exc), 300)
         self.refresh()
         return None
@@ -443,7 +453,7 @@ class Workbench:
         if self.kb is not None:
             try:
                 records = self.kb.neighbours(chunk_id, radius=1)
-            except Exception:  # noqa: BLE001 - the stored copy below still shows the chunk
+            except Exception:  # the stored copy below still shows the chunk
                 records = []
             if records:
                 return [ChunkText(r.chunk_id, r.label(), r.text, r.order) for r in records]

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .parsing import Block
+from .document import Block
 
 DEFAULT_TARGET = 1600
 MIN_SECTION = 100  # sections shorter than this (a one-line intro) merge into the next one
@@ -37,7 +37,11 @@ class _Piece:
 
 
 def chunk_blocks(
-    blocks: Sequence[Block], *, target: int = DEFAULT_TARGET, max_chars: int | None = None, min_section: int = MIN_SECTION
+    blocks: Sequence[Block],
+    *,
+    target: int = DEFAULT_TARGET,
+    max_chars: int | None = None,
+    min_section: int = MIN_SECTION,
 ) -> list[Chunk]:
     """Chunk ``blocks`` (in document order) into :class:`Chunk` objects."""
     if max_chars is None:
@@ -106,7 +110,7 @@ def _pack(headings: tuple[str, ...], pieces: Sequence[_Piece], target: int, max_
     for unit in units:
         extra = len(unit.text) + (2 if current else 0)
         # a heading line should stay with the text that follows it
-        if current and size + extra > target and not (current[-1].kind == "heading"):
+        if current and size + extra > target and current[-1].kind != "heading":
             chunks.append(_make(headings, current))
             current, size = [], 0
             extra = len(unit.text)

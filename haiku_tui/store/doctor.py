@@ -56,7 +56,9 @@ def rebuild(kb: KnowledgeBase) -> RebuildReport:
     try:
         paths = [d.path for d in kb.documents()]
     except Exception as exc:
-        raise StoreError(f"the documents table is unreadable too ({_reason(exc)}); add the files again with --db NEW") from None
+        raise StoreError(
+            f"the documents table is unreadable too ({_reason(exc)}); add the files again with --db NEW"
+        ) from None
     embedder = kb.embedder
     kb.close()
     here = Path(kb.uri)

@@ -16,6 +16,8 @@ EMBED_BATCH = 256
 AUTO = "auto"  # the built-in embedder for a new knowledge base, else whatever the existing one was built with
 NONE_NAMES = frozenset({"none", "off", "fts"})  # full-text search only
 BUILTIN_NAMES = frozenset({"wordllama", BUILTIN_ID})
+MINILM_ID = "minilm:all-MiniLM-L6-v2-int8"  # haiku_tui.store.minilm.MODEL_ID (extra `minilm`; not imported here)
+MINILM_NAMES = frozenset({"minilm", MINILM_ID})
 
 
 class BuiltinEmbedder:
@@ -47,23 +49,32 @@ def builtin_embedder() -> BuiltinEmbedder:
     return BuiltinEmbedder()
 
 
+def minilm_embedder() -> Any:
+    """The offline transformer (extra ``minilm``) behind a Pydantic AI ``Embedder``."""
+    from pydantic_ai.embeddings import Embedder
+
+    from .minilm import MiniLMEmbeddingModel
+
+    return Embedder(MiniLMEmbeddingModel())
+
+
 def choose_embedder(spec: Any, recorded: str | None, has_documents: bool) -> Any:
     """The embedder to open a knowledge base with.
 
-    ``None`` keeps a full-text-only base full-text only but still uses the built-in model for a base
-    built with it; :data:`AUTO` also gives a new (empty) base the built-in model; anything else is
-    passed to :func:`as_embedder`.
+    ``None`` keeps a full-text-only base full-text only but still uses an offline model (``wordllama``,
+    ``minilm``) for a base built with it; :data:`AUTO` also gives a new (empty) base the built-in model; anything else
+    is passed to :func:`as_embedder`.
     """
     if spec is None or spec == AUTO:
         if recorded == BUILTIN_ID or (spec == AUTO and not recorded and not has_documents):
             return builtin_embedder()
-        return None
+        return minilm_embedder() if recorded == MINILM_ID else None
     return as_embedder(spec)
 
 
 def as_embedder(embedder: Any) -> Any:
     """Accept a Pydantic AI ``Embedder``, an ``EmbeddingModel`` or a model string (``"openai:text-embedding-3-small"``,
-    ``"wordllama"`` for the built-in offline model, ``"none"`` for none)."""
+    ``"wordllama"`` for the built-in offline model, ``"minilm"`` for the offline transformer, ``"none"`` for none)."""
     if embedder is None or isinstance(embedder, BuiltinEmbedder):
         return embedder
     if isinstance(embedder, str):
@@ -72,6 +83,8 @@ def as_embedder(embedder: Any) -> Any:
             return None
         if name in BUILTIN_NAMES:
             return builtin_embedder()
+        if name in MINILM_NAMES:
+            return minilm_embedder()
     from pydantic_ai.embeddings import Embedder, EmbeddingModel
 
     if isinstance(embedder, Embedder):
@@ -95,6 +108,15 @@ def embedder_id(embedder: Any) -> str:
         return f"{system}:{model.model_name}" if system else str(model.model_name)
     name = getattr(embedder, "model_name", None)
     return str(name) if name else type(embedder).__name__
+
+
+def vector_weight(embedder: Any) -> float | None:
+    """The weight of the vector ranking in hybrid search that ``embedder``'s model was measured best at
+    (``fusion_weight``), else ``None`` (``search.VECTOR_WEIGHT``)."""
+    if isinstance(embedder, BuiltinEmbedder):
+        return None
+    weight = getattr(getattr(embedder, "model", None), "fusion_weight", None)
+    return float(weight) if isinstance(weight, (int, float)) else None
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -133,6 +155,10 @@ def embed_documents(embedder: Any, texts: Sequence[str]) -> list[list[float]]:
 def embed_query(embedder: Any, text: str) -> list[float]:
     if _is_builtin(embedder):  # computed here directly: an event loop per query costs more than the embedding
         return _builtin_vectors([text])[0]
+    if _is_minilm(embedder):  # likewise
+        from .minilm import embed_texts
+
+        return embed_texts([text])[0].tolist()
     return run_sync(aembed_query(embedder, text))
 
 
@@ -157,3 +183,13 @@ def _is_builtin(embedder: Any) -> bool:
     from .offline_embedder import WordLlamaEmbeddingModel
 
     return type(embedder) is Embedder and type(getattr(embedder, "model", None)) is WordLlamaEmbeddingModel
+
+
+def _is_minilm(embedder: Any) -> bool:
+    """Whether ``embedder`` is the MiniLM model behind a plain Pydantic AI ``Embedder``."""
+    minilm = sys.modules.get(f"{__package__}.minilm")  # not imported: no MiniLM model exists in this process
+    if minilm is None:
+        return False
+    from pydantic_ai.embeddings import Embedder
+
+    return type(embedder) is Embedder and type(getattr(embedder, "model", None)) is minilm.MiniLMEmbeddingModel

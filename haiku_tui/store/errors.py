@@ -49,7 +49,8 @@ _TABLE_DIR = re.compile(r"([^\s\"',]+?)/([^/\s\"',]+)\.lance/")  # <knowledge ba
 
 
 def damaged(exc: BaseException) -> DamagedKnowledgeBase | None:
-    """The one-line :class:`DamagedKnowledgeBase` for a LanceDB error about a missing or unreadable data file, else None."""
+    """The one-line :class:`DamagedKnowledgeBase` for a LanceDB error about a missing or unreadable data file,
+    else None."""
     text = str(exc)
     missing = _MISSING_FILE.search(text)
     if missing is not None and "lance" in text.lower():

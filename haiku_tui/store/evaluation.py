@@ -31,7 +31,10 @@ class Case:
     line: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"question": self.question, "expected": self.expected[0] if len(self.expected) == 1 else list(self.expected)}
+        data: dict[str, Any] = {
+            "question": self.question,
+            "expected": self.expected[0] if len(self.expected) == 1 else list(self.expected),
+        }
         if self.phrase:
             data["phrase"] = self.phrase
         return data
@@ -131,10 +134,7 @@ def matches(hit: SearchHit, expected: Sequence[str]) -> bool:
     name, file name without suffix or title (titles and names compared without case)."""
     name = PurePath(hit.path).name
     names = {name.casefold(), PurePath(name).stem.casefold(), _normal(hit.title)}
-    for wanted in expected:
-        if wanted in (hit.chunk_id, hit.document_id, hit.path) or _normal(wanted) in names:
-            return True
-    return False
+    return any(wanted in (hit.chunk_id, hit.document_id, hit.path) or _normal(wanted) in names for wanted in expected)
 
 
 def evaluate(
@@ -163,7 +163,13 @@ def evaluate(
 
 def hit_json(hit: SearchHit) -> dict[str, Any]:
     """A hit as ``--json`` and the stored figures show it."""
-    return {"rank": hit.rank, "chunk_id": hit.chunk_id, "label": hit.label(), "path": hit.path, "score": round(hit.score, 6)}
+    return {
+        "rank": hit.rank,
+        "chunk_id": hit.chunk_id,
+        "label": hit.label(),
+        "path": hit.path,
+        "score": round(hit.score, 6),
+    }
 
 
 def evaluation_json(evaluation: Evaluation) -> dict[str, Any]:

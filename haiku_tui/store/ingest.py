@@ -13,7 +13,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -116,7 +116,9 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
             else:
                 supported = " ".join(sorted(SUPPORTED_SUFFIXES))
                 found.failed.append(
-                    IngestFailure(str(path), f"unsupported file type {path.suffix or '(none)'!r} (supported: {supported})")
+                    IngestFailure(
+                        str(path), f"unsupported file type {path.suffix or '(none)'!r} (supported: {supported})"
+                    )
                 )
         else:
             found.failed.append(IngestFailure(str(path), NO_SUCH_PATH))
@@ -294,7 +296,9 @@ class Ingest:
         gone = [d for d in existing.values() if under(d.path) and d.path not in on_disk]
         return {d.id: d for d in gone}
 
-    def _one(self, path: Path, existing: dict[str, DocumentRecord], gone: dict[str, DocumentRecord], worker: ParseWorker) -> bool:
+    def _one(
+        self, path: Path, existing: dict[str, DocumentRecord], gone: dict[str, DocumentRecord], worker: ParseWorker
+    ) -> bool:
         report = self.report
         wrote = False
         try:
@@ -352,7 +356,9 @@ class Ingest:
                 self.kb.delete(moved_from.id)  # the new row below replaces it
         if self.dry_run:
             if moved_from is None:
-                (self.report.replaced if old is not None else self.report.added).append(_planned(doc_id, path, content_hash, old))
+                (self.report.replaced if old is not None else self.report.added).append(
+                    _planned(doc_id, path, content_hash, old)
+                )
             return None
         parsed = worker.parse(path, data)
         chunks = chunk_blocks(parsed.blocks, target=self.chunk_size)
@@ -363,7 +369,7 @@ class Ingest:
         meta |= {
             "source_type": parsed.source_type,
             "size_bytes": len(data),
-            "modified": datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat(timespec="seconds"),
+            "modified": datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="seconds"),
         }
         meta.update(parsed.metadata)
         if self.metadata:
@@ -413,7 +419,11 @@ class Ingest:
             chunks = _ensure_chunks_table(kb, dimension)
             docs = _ensure_docs_table(kb)
             if batch.chunks:
-                names = [n for n in [*CHUNK_COLUMNS, *FTS_COLUMNS, SENTENCE_TERMS_COLUMN, INDEX_VERSION_COLUMN] if n in chunks.schema.names]
+                names = [
+                    n
+                    for n in [*CHUNK_COLUMNS, *FTS_COLUMNS, SENTENCE_TERMS_COLUMN, INDEX_VERSION_COLUMN]
+                    if n in chunks.schema.names
+                ]
                 columns = {name: [r[name] for r in batch.chunks] for name in names}
                 if vectors is not None:
                     columns["vector"] = vectors
@@ -433,7 +443,8 @@ class Ingest:
         for start in range(0, len(replaced), 100):  # the indexings these rows replaced
             chunks.delete(
                 " OR ".join(
-                    f"(document_id = '{d['id']}' AND (content_hash != '{d['content_hash']}' OR {INDEX_VERSION_COLUMN} != {INDEX_VERSION}))"
+                    f"(document_id = '{d['id']}' AND (content_hash != '{d['content_hash']}' OR "
+                    f"{INDEX_VERSION_COLUMN} != {INDEX_VERSION}))"
                     for d in replaced[start : start + 100]
                 )
             )
@@ -454,7 +465,7 @@ def _holds(root: str, paths: set[str]) -> bool:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _planned(doc_id: str, path: Path, content_hash: str, old: DocumentRecord | None) -> DocumentRecord:

@@ -18,13 +18,23 @@ import os
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET
-from .embedding import BUILTIN_ID, aembed_query, as_embedder, choose_embedder, embed_documents, embed_query, embedder_id
+from .embedding import (
+    BUILTIN_ID,
+    EMBED_BATCH,
+    aembed_query,
+    as_embedder,
+    choose_embedder,
+    embed_documents,
+    embed_query,
+    embedder_id,
+    vector_weight,
+)
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
-from .ingest import Ingest, chunk_id, document_id, ensure_embedder_settings, missing_indexes, refresh_index  # noqa: F401 (ids: public API)
+from .ingest import Ingest, document_id, ensure_embedder_settings, missing_indexes, refresh_index
 from .lancedb_import import import_lancedb
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
@@ -37,8 +47,6 @@ from .tables import (
     SETTINGS, UNVERSIONED, chunk_columns, chunk_record, chunks_schema, doc_record, one_line, row_version, sql_list,
 )
 
-if TYPE_CHECKING:
-    from .doctor import RebuildReport
 from .remote import explain as explain_remote
 
 # How stale an open handle may be about another process's writes (own writes are seen at once).
@@ -174,8 +182,8 @@ class KnowledgeBase:
         if recorded and recorded != name:
             raise EmbedderMismatch(
                 f"knowledge base {self.uri} was built with embedder {recorded!r} ({dim} dims) but {name!r} "
-                f"is configured; use --embedder {recorded} (or that embedder), or build a new knowledge "
-                "base with --db for the new embedder"
+                f"is configured; use --embedder {recorded} (or that embedder), move the base onto the new one "
+                f"with `haiku-tui embed --embedder {name}`, or build a new knowledge base with --db"
             )
         if not recorded and self._doc_count() > 0:
             raise EmbedderMismatch(
@@ -184,19 +192,20 @@ class KnowledgeBase:
                 "it without an embedder (--embedder none)"
             )
 
-    def add_vectors(self, embedder: Any = BUILTIN_ID) -> int:
-        """Embed every chunk of a full-text-only knowledge base so that search becomes hybrid.
+    def add_vectors(self, embedder: Any = BUILTIN_ID, on_progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every chunk with ``embedder`` so that search becomes hybrid, replacing the vectors of
+        another embedder if the base has them.
 
-        The chunks table is rewritten once with a vector column (a new Lance version: an
-        interruption leaves the full-text base as it was), then the embedder is recorded.
-        Returns the number of chunks embedded.
+        The chunks table is rewritten once with the new vector column (a new Lance version: an
+        interruption while embedding leaves the base as it was), then the embedder is recorded.
+        ``on_progress(chunks embedded, chunks)`` is called as the embedding goes. Returns the number of chunks embedded.
         """
         import pyarrow as pa
 
         recorded, _ = self.recorded_embedder()
-        if recorded:
-            raise StoreError(f"knowledge base {self.uri} already has vectors from embedder {recorded!r}")
         model = as_embedder(embedder)
+        if recorded and model is not None and recorded == embedder_id(model):
+            raise StoreError(f"knowledge base {self.uri} already has vectors from embedder {recorded!r}")
         chunks = self._table(CHUNKS)
         if model is None or chunks is None or not self._doc_count():
             raise EmptyKnowledgeBase(f"the knowledge base at {self.uri} has no documents to embed; {ADD_HINT}")
@@ -208,13 +217,21 @@ class KnowledgeBase:
             data = data.append_column(SENTENCE_TERMS_COLUMN, pa.array(terms, type=pa.string()))
         if INDEX_VERSION_COLUMN not in data.column_names:  # nor the index version
             data = data.append_column(INDEX_VERSION_COLUMN, pa.array([UNVERSIONED] * data.num_rows, type=pa.int32()))
-        vectors = embed_documents(model, [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()])
+        texts = [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()]
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            vectors.extend(embed_documents(model, texts[start : start + EMBED_BATCH]))
+            if on_progress is not None:
+                on_progress(len(vectors), len(texts))
         dimension = len(vectors[0]) if vectors else 0
         data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))
         schema = chunks_schema(dimension)
+        if recorded:  # until the new record is written, the base reads as one without vectors (`embed` again)
+            self._write_settings({"embedder": "", "dimension": ""})
         self._tables[CHUNKS] = self._db.create_table(CHUNKS, data.select(schema.names).cast(schema), mode="overwrite")
         refresh_index(self)
         self.embedder = model
+        self._vectors_ready = None
         ensure_embedder_settings(self, dimension)
         return data.num_rows
 
@@ -241,7 +258,12 @@ class KnowledgeBase:
         if self._docmap_cache is not None and self._docmap_cache[0] == version:
             return self._docmap_cache[1]
         versioned = INDEX_VERSION_COLUMN in docs.schema.names
-        data = docs.search().select(["id", "title", "path", "content_hash", *[INDEX_VERSION_COLUMN] * versioned]).limit(None).to_arrow()
+        data = (
+            docs.search()
+            .select(["id", "title", "path", "content_hash", *[INDEX_VERSION_COLUMN] * versioned])
+            .limit(None)
+            .to_arrow()
+        )
         versions = data.column(INDEX_VERSION_COLUMN).to_pylist() if versioned else [UNVERSIONED] * data.num_rows
         mapping = {
             i: (t, p, h, v)
@@ -344,7 +366,9 @@ class KnowledgeBase:
         chunks = self._table(CHUNKS)
         if doc_id is None or chunks is None:
             return []
-        rows = chunks.search().where(f"document_id = '{doc_id}'").select(self._chunk_columns(chunks)).limit(None).to_list()
+        rows = (
+            chunks.search().where(f"document_id = '{doc_id}'").select(self._chunk_columns(chunks)).limit(None).to_list()
+        )
         return sorted((chunk_record(r, d) for r, d in self._visible(rows)), key=lambda c: c.order)
 
     def outdated(self) -> list[DocumentRecord]:
@@ -431,7 +455,7 @@ class KnowledgeBase:
         wanted = max(limit, RERANK_CANDIDATES) if self.reranker is not None else limit
         fetch = wanted  # widened below only if orphan or stale chunks crowd the top
         while True:
-            rows = ranked_rows(chunks, where, query, vector, fetch)
+            rows = ranked_rows(chunks, where, query, vector, fetch, vector_weight(self.embedder))
             visible = self._visible(rows, docmap)
             if len(visible) >= wanted or len(rows) < fetch or fetch > 50 * wanted + 200:
                 break
@@ -463,7 +487,11 @@ class KnowledgeBase:
         if data.num_rows == 0:
             return 0
         groups = data.group_by(keys).aggregate([([], "count_all")]).to_pylist()
-        bad = [g for g in groups if (doc := docmap.get(g["document_id"])) is None or (doc[2], doc[3]) != (g["content_hash"], row_version(g))]
+        bad = [
+            g
+            for g in groups
+            if (doc := docmap.get(g["document_id"])) is None or (doc[2], doc[3]) != (g["content_hash"], row_version(g))
+        ]
         for start in range(0, len(bad), 100):
             chunks.delete(" OR ".join(_generation_filter(g) for g in bad[start : start + 100]))
         return sum(g["count_all"] for g in bad)
@@ -519,7 +547,13 @@ class KnowledgeBase:
         leaves unchanged files of an older index version as they are (the watcher's syncs)."""
         limits = limits or IngestLimits.from_env(max_bytes)
         job = Ingest(
-            self, on_progress=on_progress, metadata=None, limits=limits, chunk_size=DEFAULT_TARGET, dry_run=dry_run, reindex=reindex
+            self,
+            on_progress=on_progress,
+            metadata=None,
+            limits=limits,
+            chunk_size=DEFAULT_TARGET,
+            dry_run=dry_run,
+            reindex=reindex,
         )
         return self._run(job, paths, sync=True)
 
@@ -537,23 +571,15 @@ class KnowledgeBase:
         except Exception as exc:
             raise damaged(exc) or unwritable(exc, self.uri) or exc from None
 
-    def check(self) -> list[str]:
-        """Read every table and run a search; one line per problem (empty: healthy)."""
-        from .doctor import check
-
-        return check(self)
-
-    def rebuild(self) -> RebuildReport:
-        """Move this (damaged) knowledge base aside and rebuild it from its documents' files on disk."""
-        from .doctor import rebuild
-
-        return rebuild(self)
-
 
 def _generation_filter(group: dict[str, Any]) -> str:
     """SQL for the chunks of one document's indexing (rows without a version column hold version 1)."""
     where = f"document_id = '{group['document_id']}' AND content_hash = '{group['content_hash']}'"
-    return f"({where})" if INDEX_VERSION_COLUMN not in group else f"({where} AND {INDEX_VERSION_COLUMN} = {group[INDEX_VERSION_COLUMN]})"
+    return (
+        f"({where})"
+        if INDEX_VERSION_COLUMN not in group
+        else f"({where} AND {INDEX_VERSION_COLUMN} = {group[INDEX_VERSION_COLUMN]})"
+    )
 
 
 def _dir_size(uri: str) -> int | None:

@@ -93,7 +93,9 @@ class Reranker:
         except httpx.HTTPError as exc:
             raise RerankFault(f"reranker {where} is unreachable ({type(exc).__name__}); check --reranker") from None
         if response.status_code in (401, 403):
-            raise RerankFault(f"reranker {where} refused the key (HTTP {response.status_code}); check HAIKU_TUI_API_KEY")
+            raise RerankFault(
+                f"reranker {where} refused the key (HTTP {response.status_code}); check HAIKU_TUI_API_KEY"
+            )
         if response.status_code >= 400:
             raise RerankFault(f"reranker {where} failed (HTTP {response.status_code})")
         try:

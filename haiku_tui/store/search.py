@@ -32,8 +32,6 @@ TEXT_WEIGHT = 1.0
 VECTOR_WEIGHT = 0.5
 DOC_DECAY = 0.7  # each further chunk of a document already ranked above counts this much less
 CANDIDATES = 30  # each ranking contributes at least this many candidates to the fusion
-EMBED_HEADINGS = False  # embed "title / headings / text" rather than the text alone
-VECTOR_QUERY_TERMS = False  # embed the query without its filler words
 ANN_MIN_ROWS = 50_000  # past this many chunks, vectors get an approximate (IVF) index
 ANN_NPROBES = 100  # IVF partitions searched per query (of ~sqrt(rows): ~1/3 of them at 100k chunks)
 EXACT_MAX_ROWS = 20_000  # up to this many chunks, unfiltered vector search runs over an in-memory copy
@@ -60,18 +58,17 @@ def query_terms(query: str) -> str:
 
 
 def vector_text(row: dict) -> str:
-    """The text embedded for a chunk row: its title and heading path plus its text (which holds the
-    names of its symbols), or the text and those names."""
+    """The text embedded for a chunk row: its text and the names of its symbols."""
     from .symbols import with_symbol_names
 
-    return row[FTS_COLUMN] if EMBED_HEADINGS else with_symbol_names(row["text"])
+    return with_symbol_names(row["text"])
 
 
 def vector_query(query: str) -> str:
-    """The text embedded for a query, with the names of its symbols (filler words dropped when ``VECTOR_QUERY_TERMS``)."""
+    """The text embedded for a query: the query and the names of its symbols."""
     from .symbols import with_symbol_names
 
-    return query_terms(query) if VECTOR_QUERY_TERMS else with_symbol_names(query)
+    return with_symbol_names(query)
 
 
 def text_query(query: str, has_headings_column: bool, neighbours: Sequence[str] = ()) -> Any:
@@ -96,7 +93,14 @@ def missing_word_neighbours(chunks: Any, query: str, version: int) -> list[str]:
     return vocabulary(chunks, FTS_COLUMN, version).neighbours(query)
 
 
-def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] | None, fetch: int) -> list[dict]:
+def ranked_rows(
+    chunks: Any,
+    where: str | None,
+    query: str,
+    vector: list[float] | None,
+    fetch: int,
+    vector_weight: float | None = None,
+) -> list[dict]:
     """The best ``fetch`` chunk rows for ``query`` (and ``vector``, when given), best first, with ``_relevance_score``.
 
     Hybrid: the BM25 and vector rankings, and the fused candidates ranked by their best sentence
@@ -125,20 +129,21 @@ def ranked_rows(chunks: Any, where: str | None, query: str, vector: list[float] 
             v = v.where(where, prefilter=True)
     vector_rows = exact if exact is not None else v.limit(pool).to_list()
     text_rows = text_future.result()
-    _, fused = hybrid_rankings(" ".join([query, *neighbours]), text_rows, vector_rows, fetch)
+    _, fused = hybrid_rankings(" ".join([query, *neighbours]), text_rows, vector_rows, fetch, vector_weight)
     return diversify(prefer_originals(chunks, fused, version))[:fetch]
 
 
 def hybrid_rankings(
-    query: str, text_rows: list[dict], vector_rows: list[dict], fetch: int
+    query: str, text_rows: list[dict], vector_rows: list[dict], fetch: int, vector_weight: float | None = None
 ) -> tuple[list[tuple[list[dict], float]], list[dict]]:
     """The weighted rankings fused by hybrid search (BM25, vectors, and the best ``max(RERANK, fetch)``
     of their fusion ranked by their best sentence's share of ``query``'s terms — with the knowledge base's
     words for query words it lacks — and by the question's word pairs they hold together) and their fusion,
     best first. The two word-matching rankings are weighted by the best such share (``LEXICAL_BY_COVERAGE``);
     the sentence and pair rankings count by their order alone (a chunk one leaves out counts as ranked after
-    its last)."""
-    rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, VECTOR_WEIGHT)]
+    its last). ``vector_weight`` is the embedder's own weight for the vector ranking (else ``VECTOR_WEIGHT``)."""
+    vector_weight = VECTOR_WEIGHT if vector_weight is None else vector_weight
+    rankings = [(text_rows, TEXT_WEIGHT), (vector_rows, vector_weight)]
     fused = fuse(rankings)
     if SENTENCE_WEIGHT > 0:
         candidates = fused[: max(RERANK, fetch)]
@@ -147,7 +152,11 @@ def hybrid_rankings(
         # The two word-matching rankings count in proportion to the share of the question the best sentence
         # among the candidates holds: when none holds most of it, they order chunks by its commonest words.
         lexical = max(best, default=0.0) if LEXICAL_BY_COVERAGE else 1.0
-        rankings = [(text_rows, TEXT_WEIGHT * lexical), (vector_rows, VECTOR_WEIGHT), (by_sentence, SENTENCE_WEIGHT * lexical)]
+        rankings = [
+            (text_rows, TEXT_WEIGHT * lexical),
+            (vector_rows, vector_weight),
+            (by_sentence, SENTENCE_WEIGHT * lexical),
+        ]
         if PROXIMITY_WEIGHT > 0:
             rankings.append((by_proximity(query, candidates), PROXIMITY_WEIGHT))
         fused = fuse(rankings, reranking=len(rankings) - 2)
@@ -185,7 +194,9 @@ def table_columns(chunks: Any, version: int) -> frozenset[str]:
 
 
 _exact_lock = threading.Lock()
-_exact_cache: weakref.WeakKeyDictionary[Any, tuple[int, Any, list[dict]] | tuple[int, None, None]] = weakref.WeakKeyDictionary()
+_exact_cache: weakref.WeakKeyDictionary[Any, tuple[int, Any, list[dict]] | tuple[int, None, None]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def exact_vector_rows(
@@ -341,9 +352,13 @@ def prefer_originals(chunks: Any, rows: list[dict], version: int | None = None) 
     runs = [_runs(row) for row in pool]
     pairs = []
     for i, j in itertools.combinations(range(len(pool)), 2):
-        if pool[i]["document_id"] != pool[j]["document_id"] and runs[i] and runs[j]:
-            if len(runs[i] & runs[j]) >= DUPLICATE_SHARE * min(len(runs[i]), len(runs[j])):
-                pairs.append((i, j))
+        if (
+            pool[i]["document_id"] != pool[j]["document_id"]
+            and runs[i]
+            and runs[j]
+            and len(runs[i] & runs[j]) >= DUPLICATE_SHARE * min(len(runs[i]), len(runs[j]))
+        ):
+            pairs.append((i, j))
     if not pairs:
         return rows
     sizes = document_sizes(chunks, version)

@@ -123,7 +123,11 @@ def stem(word: str) -> str:
     for suffix in ("ingly", "edly", "ing", "ed", "ly"):
         rest = w[: -len(suffix)]
         # a short rest needs a vowel: used -> us (as use), going -> go; thing, bring, string stay
-        if w.endswith(suffix) and not w.endswith("eed") and (len(rest) >= 3 or (len(rest) == 2 and _VOWEL.search(rest))):
+        if (
+            w.endswith(suffix)
+            and not w.endswith("eed")
+            and (len(rest) >= 3 or (len(rest) == 2 and _VOWEL.search(rest)))
+        ):
             if suffix == "ly" and rest[-1] in _NOT_BEFORE_LY:
                 if rest[-1] == "i" and len(rest) >= 4:  # easily, necessarily: the y of easy
                     w = rest[:-1] + "y"

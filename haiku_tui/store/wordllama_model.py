@@ -37,7 +37,9 @@ def model_files() -> tuple[str, str]:
     tokenizer = root / "tokenizers" / f"{CONFIG}_tokenizer_config.json"
     for path in (weights, tokenizer):
         if not path.is_file():
-            raise FileNotFoundError(f"the wordllama package lacks {path.name}; reinstall it: pip install --force-reinstall wordllama")
+            raise FileNotFoundError(
+                f"the wordllama package lacks {path.name}; reinstall it: pip install --force-reinstall wordllama"
+            )
     return str(weights), str(tokenizer)
 
 

@@ -46,7 +46,14 @@ class HaikuApp(App[None]):
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
 
     BINDINGS: ClassVar[list[Binding]] = [
-        Binding("ctrl+p", "command_palette", "Commands", id="app.command-palette", show=False, tooltip="Every command, searchable"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Commands",
+            id="app.command-palette",
+            show=False,
+            tooltip="Every command, searchable",
+        ),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -87,7 +94,8 @@ class HaikuApp(App[None]):
         self._reranker_notice: tuple[str, float] = ("", 0.0)
 
     def _reranker_fault(self, line: str) -> None:
-        """Called from the search's thread: one notice per distinct line a minute (a question searches several times)."""
+        """Called from the search's thread: one notice per distinct line a minute (a question searches several
+        times)."""
         now = time.monotonic()
         if self._reranker_notice[0] != line or now - self._reranker_notice[1] > 60:
             self._reranker_notice = (line, now)
@@ -121,8 +129,10 @@ class HaikuApp(App[None]):
         bench = self.workbench
         try:
             notice = bench.start(self.session_id, keep_model=self.keep_model, preview=True)
-        except Exception as exc:  # noqa: BLE001 - e.g. the sessions database cannot be opened
-            self.call_from_thread(self.notify, clean_line(str(exc), 300), title="Sessions", severity="error", timeout=10)
+        except Exception as exc:  # e.g. the sessions database cannot be opened
+            self.call_from_thread(
+                self.notify, clean_line(str(exc), 300), title="Sessions", severity="error", timeout=10
+            )
             return
         self.call_from_thread(self._session_ready, notice)
         if bench.preview is not None:  # its newest answers are on screen: now the whole session
@@ -210,7 +220,9 @@ class HaikuApp(App[None]):
             try:
                 paths = shlex.split(value)
             except ValueError as exc:
-                self.notify(f"Cannot read those paths: {exc}; quote a path with spaces.", title="Watch", severity="error")
+                self.notify(
+                    f"Cannot read those paths: {exc}; quote a path with spaces.", title="Watch", severity="error"
+                )
                 return
             self.watch_folders(paths)
 
@@ -237,6 +249,17 @@ class HaikuApp(App[None]):
 
     def palette_commands(self) -> list[tuple[str, str, str]]:
         return actions.palette()
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An uncaught exception: Textual's handling (exit status 1, a test sees the error), but the terminal
+        gets one line naming the crash log instead of a traceback with locals."""
+        from rich.text import Text
+
+        from haiku_tui.tui.crash import crash_line, write_crash_log
+
+        line = crash_line(error, write_crash_log(error))
+        super()._handle_exception(error)
+        self._exit_renderables[:] = [Text(line, style="bold red")]
 
     def notify(self, message: str, *, title: str = "", markup: bool = False, **kwargs: Any) -> None:  # type: ignore[override]
         """Every toast: its text and title carry model, document, server and error text, so controls are

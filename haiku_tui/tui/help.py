@@ -29,7 +29,10 @@ class ScreenHelp:
 
     def action_help(self) -> None:
         screen: Any = self
-        sections = [(self.HELP_TITLE, binding_rows(type(self))), ("Everywhere", binding_rows(type(screen.app).BINDINGS))]
+        sections = [
+            (self.HELP_TITLE, binding_rows(type(self))),
+            ("Everywhere", binding_rows(type(screen.app).BINDINGS)),
+        ]
         screen.app.push_screen(HelpScreen(self.HELP_TITLE, sections))
 
 
@@ -53,8 +56,18 @@ def binding_rows(source: type | list[Binding]) -> list[tuple[str, str]]:
 
 def key_label(key: str) -> str:
     """``"ctrl+t"`` → ``"Ctrl+T"``, ``"escape"`` → ``"Esc"``, ``"slash"`` → ``"/"``."""
-    names = {"escape": "Esc", "enter": "Enter", "up": "↑", "down": "↓", "left": "←", "right": "→", "backspace": "Backspace",
-             "pageup": "PageUp", "pagedown": "PageDown", "slash": "/"}
+    names = {
+        "escape": "Esc",
+        "enter": "Enter",
+        "up": "↑",
+        "down": "↓",
+        "left": "←",
+        "right": "→",
+        "backspace": "Backspace",
+        "pageup": "PageUp",
+        "pagedown": "PageDown",
+        "slash": "/",
+    }
     parts = key.split("+")
     modifier = len(parts) > 1
     return "+".join(names.get(p, p.capitalize() if len(p) > 1 or (modifier and i) else p) for i, p in enumerate(parts))

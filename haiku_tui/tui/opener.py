@@ -1,4 +1,5 @@
-"""The command that opens a citation's source at its place: ``$VISUAL``/``$EDITOR`` at the line, else the system opener."""
+"""The command that opens a citation's source at its place: ``$VISUAL``/``$EDITOR`` at the line, else the
+system opener."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from pathlib import Path
 
 from haiku_tui.store.locate import SourceLocation
 
-_PLUS_LINE = frozenset({"vi", "vim", "nvim", "view", "nano", "emacs", "emacsclient", "micro", "kak", "hx", "helix", "joe", "mg"})
+_PLUS_LINE = frozenset(
+    {"vi", "vim", "nvim", "view", "nano", "emacs", "emacsclient", "micro", "kak", "hx", "helix", "joe", "mg"}
+)
 _COLON_LINE = {"code": ["-g"], "codium": ["-g"], "subl": [], "zed": [], "gedit": []}
 _PAGE_VIEWERS = {"zathura": "--page={page}", "evince": "--page-label={page}", "okular": "--page={page}"}
 

@@ -15,6 +15,11 @@ from haiku_tui.text import MARKER as _CITE
 from haiku_tui.text import control_pictures, one_line
 
 _PARTIAL_CITE = re.compile(r"\[\d{0,4}$")
+_WORD = re.compile(r"\w+")
+_SNAKE = re.compile(r"__|[^\W_]_[^\W_]")  # a dunder or an underscore inside a word: a source identifier
+_INNER_STAR = re.compile(r"(?<=\w)\*{1,2}(?=\w)")  # a*b
+_OPEN_STAR = re.compile(r"(?<![\w*\\])\*{1,2}(?=\w)(?!\w(?:[^*\n]*\S)?\*)")  # *args, **kwargs: nothing closes them
+_PARTIAL_WORD = re.compile(r"[\w*]+$")
 CITE_SCHEME = "cite:"
 
 
@@ -42,11 +47,13 @@ def parse_cite_href(href: str) -> int | None:
     return int(number) if number.isdigit() else None
 
 
-def link_citations(markdown: str, valid: Callable[[int], bool] | None = None) -> str:
+def link_citations(markdown: str, valid: Callable[[int], bool] | None = None, *, whole: bool = True) -> str:
     """Rewrite ``[n]`` markers in an answer into Markdown links ``[\\[n\\]](cite:n)``.
 
     Only numbers ``valid`` accepts become links (a marker naming no citation stays plain text);
     markers inside code spans and fenced blocks, and existing links (``[1](…)``), are left alone.
+    Source identifiers outside code are kept as written (:func:`as_written`; ``whole``: the text holds its
+    lines' ends, so a star can be known to open emphasis or not).
     Control characters are made visible first.
     """
     text = clean(markdown)
@@ -63,9 +70,21 @@ def link_citations(markdown: str, valid: Callable[[int], bool] | None = None) ->
             continue
         pieces = line.split("`")
         for i in range(0, len(pieces), 2):  # even pieces are outside code spans
-            pieces[i] = _CITE.sub(lambda m: _link(m, valid), pieces[i])
+            pieces[i] = _CITE.sub(lambda m: _link(m, valid), as_written(pieces[i], whole=whole))
         out.append("`".join(pieces))
     return "\n".join(out)
+
+
+def as_written(text: str, *, whole: bool = True) -> str:
+    """Markdown prose with its source identifiers kept as written: the underscores of ``__init__``,
+    ``x.__del__()`` or ``snake_case_name`` and the stars of ``a*b`` and (``whole``: ``text`` ends where its line
+    does) of ``f(*args, **kwargs)`` are escaped, so they are never taken for emphasis; ``**bold**``,
+    ``*words*`` and ``_words_`` stay emphasis."""
+    text = _WORD.sub(lambda m: m.group().replace("_", "\\_") if _SNAKE.search(m.group()) else m.group(), text)
+    stars = (_INNER_STAR, _OPEN_STAR) if whole else (_INNER_STAR,)
+    for pattern in stars:
+        text = pattern.sub(lambda m: "\\*" * len(m.group()), text)
+    return text
 
 
 def _link(match: re.Match[str], valid: Callable[[int], bool] | None) -> str:
@@ -78,9 +97,12 @@ def _link(match: re.Match[str], valid: Callable[[int], bool] | None) -> str:
 class CitationStream:
     """Applies :func:`link_citations` to a streamed answer, fragment by fragment.
 
-    A fragment ending inside a possible marker (``"… see [1"``) is held back until the next one,
-    so a marker split across chunks still becomes one link. Lines are released as soon as they
-    are complete, partial lines as soon as they cannot end in a marker.
+    A fragment ending inside a possible marker (``"… see [1"``), a word (``"__ini"``) or an inline code span
+    is held back until the next one, so a marker split across chunks still becomes one link and an identifier
+    is kept as written (:func:`as_written`; a star before a word is known to open emphasis or not only when its
+    line is whole: the committed answer, drawn again, settles it). A line that may open a fenced block waits
+    for its end. Lines are released as soon as they are complete, partial lines as soon as they cannot end in
+    one of those.
     """
 
     def __init__(self, valid: Callable[[int], bool] | None = None) -> None:
@@ -91,8 +113,14 @@ class CitationStream:
     def feed(self, fragment: str) -> str:
         """The Markdown to append for ``fragment`` (possibly empty when it is held back)."""
         self._pending += fragment
-        held = _PARTIAL_CITE.search(self._pending)
-        cut = held.start() if held else len(self._pending)
+        pending = self._pending
+        line = pending.rfind("\n") + 1
+        held = _PARTIAL_CITE.search(pending, line) or _PARTIAL_WORD.search(pending, line)
+        cut = held.start() if held else len(pending)
+        if pending[line:].lstrip().startswith(("`", "~")):  # perhaps a fence: the whole line decides
+            cut = line
+        if not self._fenced and pending.count("`", line, cut) % 2:  # inside a code span: wait for its end
+            cut = pending.rfind("`", line, cut)
         ready, self._pending = self._pending[:cut], self._pending[cut:]
         return self._convert(ready)
 
@@ -115,7 +143,7 @@ class CitationStream:
             elif self._fenced:
                 out.append(clean(part))
             else:
-                out.append(link_citations(part, self.valid))
+                out.append(link_citations(part, self.valid, whole=False))
         return "\n".join(out)
 
 

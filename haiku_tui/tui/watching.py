@@ -46,7 +46,9 @@ class FolderWatch:
         return ", ".join(display_path(str(p)) for p in self.paths)
 
     def start(self) -> None:
-        self.worker = self.app.run_worker(self._run, thread=True, group="watch", name="watch folders", exit_on_error=False)
+        self.worker = self.app.run_worker(
+            self._run, thread=True, group="watch", name="watch folders", exit_on_error=False
+        )
 
     def stop(self) -> None:
         """End the watch (and a sync in progress, at its next file)."""
@@ -70,7 +72,7 @@ class FolderWatch:
                 self._call(self._changed, report)
         except _Stopped:
             return
-        except Exception as exc:  # noqa: BLE001 - one line, the app goes on without the watch
+        except Exception as exc:  # one line, the app goes on without the watch
             self._call(self._failed, error_line(exc))
 
     def _call(self, callback: Any, *args: Any) -> None:
@@ -85,7 +87,9 @@ class FolderWatch:
         lines += [f"{display_path(f.path)}: {error_line(f.reason)}" for f in report.failed[:3]]
         changes = ", ".join(part for part in summary.split(", ") if not part.startswith("0 "))
         self.status = f"watching {self.where}: {changes or 'no changes'}"
-        self.app.notify("\n".join(lines), title="Knowledge base synced", severity="warning" if report.failed else "information")
+        self.app.notify(
+            "\n".join(lines), title="Knowledge base synced", severity="warning" if report.failed else "information"
+        )
         self._redraw()
         if isinstance(self.app.screen, KnowledgeScreen):
             self.app.screen.action_reload()

@@ -32,7 +32,9 @@ runpy.run_module("haiku_tui.cli", run_name="__main__")
 
 
 def run(*args, data_dir, env=None):
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("HAIKU_", "OPENAI_", "ANTHROPIC_", "OLLAMA_"))}
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith(("HAIKU_", "OPENAI_", "ANTHROPIC_", "OLLAMA_"))
+    }
     environment.update({"HAIKU_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), **(env or {})})
     return subprocess.run(
         [sys.executable, "-c", LAUNCHER, *args], capture_output=True, text=True, env=environment, timeout=180, cwd=ROOT
@@ -53,9 +55,28 @@ def test_ask_streams_the_answer_then_numbered_sources(kb_path, tmp_path):
 
 
 def test_ask_session_continues_and_saves(kb_path, tmp_path):
-    typo = run("ask", "--db", str(kb_path), "--session", "garden", "--json", "How often should I oil the chain?", data_dir=tmp_path)
+    typo = run(
+        "ask",
+        "--db",
+        str(kb_path),
+        "--session",
+        "garden",
+        "--json",
+        "How often should I oil the chain?",
+        data_dir=tmp_path,
+    )
     assert typo.returncode == 1 and "no session 'garden'" in typo.stderr and "--new" in typo.stderr
-    first = run("ask", "--db", str(kb_path), "--session", "garden", "--new", "--json", "How often should I oil the bicycle chain?", data_dir=tmp_path)
+    first = run(
+        "ask",
+        "--db",
+        str(kb_path),
+        "--session",
+        "garden",
+        "--new",
+        "--json",
+        "How often should I oil the bicycle chain?",
+        data_dir=tmp_path,
+    )
     assert first.returncode == 0, first.stderr
     assert "created session" in first.stderr
     session_id = json.loads(first.stdout)["session"]

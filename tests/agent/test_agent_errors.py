@@ -19,8 +19,14 @@ def http(status, body=None, category=None):
 @pytest.mark.parametrize(
     "error, expected",
     [
-        (ModelConfigError("openai:gpt-5 needs OPENAI_API_KEY (export it)"), "openai:gpt-5 needs OPENAI_API_KEY (export it)"),
-        (http(401, {"error": {"message": "Incorrect API key"}}, ex.ModelAuthenticationError), "rejected the credentials"),
+        (
+            ModelConfigError("openai:gpt-5 needs OPENAI_API_KEY (export it)"),
+            "openai:gpt-5 needs OPENAI_API_KEY (export it)",
+        ),
+        (
+            http(401, {"error": {"message": "Incorrect API key"}}, ex.ModelAuthenticationError),
+            "rejected the credentials",
+        ),
         (ex.ModelHTTPError(401, "gpt-x"), "rejected the credentials"),
         (http(429, None, ex.ModelRateLimitError), "rate limited"),
         (ex.ModelHTTPError(429, "gpt-x"), "rate limited"),
@@ -32,7 +38,10 @@ def http(status, body=None, category=None):
         (ex.UnexpectedModelBehavior("Exceeded maximum retries (1) for output validation"), "the model misbehaved"),
         (ex.UsageLimitExceeded("The next request would exceed the request_limit of 50"), "stopped:"),
         (ex.RunCancelled("The agent run was cancelled."), "cancelled"),
-        (QuestionStateMissing("This run resumes a question, but deps.state carries none."), "This run resumes a question"),
+        (
+            QuestionStateMissing("This run resumes a question, but deps.state carries none."),
+            "This run resumes a question",
+        ),
         (ConnectionRefusedError(111, "Connection refused"), "connection refused"),
         (TimeoutError(), "did not answer"),
         (ValueError("bad\nthing"), "ValueError: bad thing"),

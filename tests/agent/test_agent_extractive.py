@@ -23,7 +23,9 @@ from tests.agent.streaming import stream_run
 
 
 def tool_calls(messages):
-    return [p.tool_name for m in messages if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)]
+    return [
+        p.tool_name for m in messages if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)
+    ]
 
 
 def question_of(deps):
@@ -115,7 +117,9 @@ async def test_greeting_after_a_cited_question_obeys_the_redirect(small_kb):
     texts = [p.content for m in new if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, TextPart)]
     assert texts == [REPLIES["thanks"], REPLIES["thanks"]]  # repeated verbatim
     assert r2.output == REPLIES["thanks"]
-    cites = [p.args_as_dict() for m in new if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)]
+    cites = [
+        p.args_as_dict() for m in new if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)
+    ]
     assert cites == [{"chunk_ids": []}]
     assert citation_status(deps.state, question_of(deps)) == "ungrounded"
     assert violations(deps.state) == []
@@ -204,4 +208,7 @@ def test_only_short_questions_that_point_back_are_follow_ups():
     assert is_follow_up("and how long should I steep it?") and is_follow_up("What about the brakes?")
     assert not is_follow_up("How long should I steep green tea?")  # nothing points back
     assert not is_follow_up("Is it true that brake pads wear faster in wet weather on long descents?")  # its own topic
-    assert search_query("Do  solar panels work in winter?", "How do I feed a starter?") == "Do solar panels work in winter?"
+    assert (
+        search_query("Do  solar panels work in winter?", "How do I feed a starter?")
+        == "Do solar panels work in winter?"
+    )

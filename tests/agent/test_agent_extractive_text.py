@@ -32,8 +32,16 @@ def test_stem_conflates_simple_forms():
 
 
 def test_chitchat():
-    for text, kind in [("hi", "greeting"), ("Hello!", "greeting"), ("thanks", "thanks"), ("Thank you so much!", "thanks"),
-                       ("good morning", "greeting"), ("bye", "bye"), ("ok", "ack"), ("how are you?", "greeting")]:
+    for text, kind in [
+        ("hi", "greeting"),
+        ("Hello!", "greeting"),
+        ("thanks", "thanks"),
+        ("Thank you so much!", "thanks"),
+        ("good morning", "greeting"),
+        ("bye", "bye"),
+        ("ok", "ack"),
+        ("how are you?", "greeting"),
+    ]:
         assert ex.chitchat_kind(text) == kind, text
     for text in ["how do I brew tea?", "hi, how long should green tea steep?", "solar", ""]:
         assert ex.chitchat_kind(text) is None, text
@@ -84,7 +92,8 @@ def test_select_also_quotes_the_top_ranked_document(monkeypatch):
 
 def test_parse_citations_and_compose():
     numbers = ex.parse_citations(
-        "Registered 2 citation(s): [1] = aaaaaaaaaaaaaaaa, [3] = bbbbbbbbbbbbbbbb. Use these [n] markers in your answer."
+        "Registered 2 citation(s): [1] = aaaaaaaaaaaaaaaa, [3] = bbbbbbbbbbbbbbbb. Use these [n] markers in your "
+        "answer."
     )
     assert numbers == {"aaaaaaaaaaaaaaaa": 1, "bbbbbbbbbbbbbbbb": 3}
     quotes = quoting.select("black tea steep minutes green", ex.parse_results(RESULTS))
@@ -120,10 +129,15 @@ def test_decide_full_sequence_deferred():
     assert ex.decide(msgs, ["load_capability"]) == ex.Call("load_capability", {"id": RAG_ID})
     msgs += [call("load_capability", {"id": RAG_ID}), ret("load_capability", {"message": "loaded"})]
     tools = ["load_capability", "rag_search", "rag_cite"]
-    assert ex.decide(msgs, tools) == ex.Call("rag_search", {"query": "How long should I steep green tea?", "limit": ex.SEARCH_LIMIT})
+    assert ex.decide(msgs, tools) == ex.Call(
+        "rag_search", {"query": "How long should I steep green tea?", "limit": ex.SEARCH_LIMIT}
+    )
     msgs += [call("rag_search", {"query": "long steep green tea"}), ret("rag_search", RESULTS)]
     assert ex.decide(msgs, tools) == ex.Call("rag_cite", {"chunk_ids": ["aaaaaaaaaaaaaaaa"]})
-    msgs += [call("rag_cite", {"chunk_ids": ["aaaaaaaaaaaaaaaa"]}), ret("rag_cite", "Registered 1 citation(s): [4] = aaaaaaaaaaaaaaaa.")]
+    msgs += [
+        call("rag_cite", {"chunk_ids": ["aaaaaaaaaaaaaaaa"]}),
+        ret("rag_cite", "Registered 1 citation(s): [4] = aaaaaaaaaaaaaaaa."),
+    ]
     action = ex.decide(msgs, tools)
     assert isinstance(action, ex.Say)
     assert action.text.startswith("Steep green tea for two to three minutes, or it turns bitter. [4]")
@@ -133,9 +147,16 @@ def test_decide_cite_retry_falls_back_to_empty_then_answers():
     tools = ["rag_search", "rag_cite"]
     msgs = ask("steep green tea") + [call("rag_search", {"query": "q"}), ret("rag_search", RESULTS)]
     msgs += [call("rag_cite", {"chunk_ids": ["aaaaaaaaaaaaaaaa"]})]
-    msgs += [ModelRequest(parts=[UserPromptPart("<pyai:retry_feedback>None of the chunk ids could be resolved</pyai:retry_feedback>")])]
+    msgs += [
+        ModelRequest(
+            parts=[UserPromptPart("<pyai:retry_feedback>None of the chunk ids could be resolved</pyai:retry_feedback>")]
+        )
+    ]
     assert ex.decide(msgs, tools) == ex.Call("rag_cite", {"chunk_ids": []})
-    msgs += [call("rag_cite", {"chunk_ids": []}), ret("rag_cite", "Recorded: this answer cites no knowledge-base evidence.")]
+    msgs += [
+        call("rag_cite", {"chunk_ids": []}),
+        ret("rag_cite", "Recorded: this answer cites no knowledge-base evidence."),
+    ]
     action = ex.decide(msgs, tools)
     assert isinstance(action, ex.Say) and "nothing" in action.text
 
@@ -143,7 +164,10 @@ def test_decide_cite_retry_falls_back_to_empty_then_answers():
 def test_decide_retry_outcome_part_is_retry():
     tools = ["rag_search", "rag_cite"]
     msgs = ask("steep green tea") + [call("rag_search", {"query": "q"}), ret("rag_search", RESULTS)]
-    msgs += [call("rag_cite", {"chunk_ids": ["zz"]}), ret("rag_cite", "None of the chunk ids resolved", outcome="retried")]
+    msgs += [
+        call("rag_cite", {"chunk_ids": ["zz"]}),
+        ret("rag_cite", "None of the chunk ids resolved", outcome="retried"),
+    ]
     assert ex.decide(msgs, tools) == ex.Call("rag_cite", {"chunk_ids": []})
 
 
@@ -154,7 +178,10 @@ def test_decide_greeting_and_redirect():
     assert greeting == ex.Say(ex.REPLIES["greeting"])
     msgs += [ModelResponse(parts=[TextPart(greeting.text)]), ModelRequest(parts=[UserPromptPart(REDIRECT)])]
     assert ex.decide(msgs, tools) == ex.Call("rag_cite", {"chunk_ids": []})
-    msgs += [call("rag_cite", {"chunk_ids": []}), ret("rag_cite", "Recorded: this answer cites no knowledge-base evidence.")]
+    msgs += [
+        call("rag_cite", {"chunk_ids": []}),
+        ret("rag_cite", "Recorded: this answer cites no knowledge-base evidence."),
+    ]
     assert ex.decide(msgs, tools) == ex.Say(greeting.text)
 
 
@@ -179,7 +206,10 @@ def test_decide_without_rag_tools_says_so():
 def test_follow_up_question_searches_again():
     tools = ["rag_search", "rag_cite"]
     msgs = ask("steep green tea") + [call("rag_search", {"query": "q"}), ret("rag_search", RESULTS)]
-    msgs += [call("rag_cite", {"chunk_ids": ["aaaaaaaaaaaaaaaa"]}), ret("rag_cite", "Registered 1 citation(s): [1] = aaaaaaaaaaaaaaaa.")]
+    msgs += [
+        call("rag_cite", {"chunk_ids": ["aaaaaaaaaaaaaaaa"]}),
+        ret("rag_cite", "Registered 1 citation(s): [1] = aaaaaaaaaaaaaaaa."),
+    ]
     msgs += [ModelResponse(parts=[TextPart("answer [1]")])]
     msgs += ask("black tea water")
     assert ex.decide(msgs, tools) == ex.Call("rag_search", {"query": "black tea water", "limit": ex.SEARCH_LIMIT})

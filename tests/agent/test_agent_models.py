@@ -108,7 +108,10 @@ def test_google_needs_its_extra(name):
 def test_other_provider_extra_names_pydantic_ai_slim():
     if importlib.util.find_spec("groq") is not None:
         pytest.skip("groq installed")
-    assert config_error("groq:llama-3.3-70b") == "groq:llama-3.3-70b needs the groq extra: pip install 'pydantic-ai-slim[groq]'"
+    assert (
+        config_error("groq:llama-3.3-70b")
+        == "groq:llama-3.3-70b needs the groq extra: pip install 'pydantic-ai-slim[groq]'"
+    )
 
 
 def test_ollama_needs_base_url(monkeypatch):
@@ -130,7 +133,9 @@ def test_ollama_from_env_or_base_url(monkeypatch):
     assert str(model.client.base_url).startswith("http://127.0.0.1:11434/v1")
 
 
-@pytest.mark.parametrize("name", ["qwen2.5-7b-instruct", "openai:qwen2.5-7b-instruct", "openai-chat:qwen2.5-7b-instruct"])
+@pytest.mark.parametrize(
+    "name", ["qwen2.5-7b-instruct", "openai:qwen2.5-7b-instruct", "openai-chat:qwen2.5-7b-instruct"]
+)
 def test_base_url_serves_any_name_from_an_openai_compatible_server(name):
     from pydantic_ai.models.openai import OpenAIChatModel
 

@@ -18,7 +18,9 @@ QUESTION = "How long should I steep green tea?"
 async def test_streams_tool_calls_and_text_through_the_agent(model_server, small_kb, chunked):
     model_server.chunked = chunked
     model = resolve_model("qwen2.5-7b-instruct", base_url=model_server.base_url, api_key="local-key")
-    agent = build_agent(AgentConfig(model="qwen2.5-7b-instruct", base_url=model_server.base_url), kb=small_kb, model=model)
+    agent = build_agent(
+        AgentConfig(model="qwen2.5-7b-instruct", base_url=model_server.base_url), kb=small_kb, model=model
+    )
     deps = Deps(state={})
     text, calls, result = await stream_run(agent, QUESTION, deps)
     assert calls == ["load_capability", "rag_search", "rag_cite"]
@@ -32,7 +34,9 @@ async def test_streams_tool_calls_and_text_through_the_agent(model_server, small
     assert all(r.body["model"] == "qwen2.5-7b-instruct" for r in requests)
     assert requests[0].headers["authorization"] == "Bearer local-key"
     assert "haiku-tui" in requests[0].messages[0]["content"]  # the host preamble is the system message
-    search = next(c for m in requests[-1].messages for c in m.get("tool_calls") or [] if c["function"]["name"] == "rag_search")
+    search = next(
+        c for m in requests[-1].messages for c in m.get("tool_calls") or [] if c["function"]["name"] == "rag_search"
+    )
     assert QUESTION in search["function"]["arguments"]
 
 
@@ -106,7 +110,9 @@ async def test_a_body_cut_short_is_a_cut_off_reply(model_server, small_kb):
     agent = build_agent(AgentConfig(model="m", base_url=model_server.base_url), kb=small_kb, model=model)
     with pytest.raises(Exception) as info:
         await agent.run(QUESTION, deps=Deps(state={}))
-    assert describe_error(info.value) == "the model's reply was cut off before it finished; nothing was saved; try again"
+    assert (
+        describe_error(info.value) == "the model's reply was cut off before it finished; nothing was saved; try again"
+    )
 
 
 async def test_the_server_streams_at_a_set_pace(model_server, small_kb):

@@ -65,7 +65,9 @@ async def test_the_app_path_sends_haiku_tui_api_key(small_kb, model_server, monk
     monkeypatch.setenv("HAIKU_TUI_API_KEY", "sk-app-777")
     agent = build_agent(AgentConfig(model="m", base_url=model_server.base_url), kb=small_kb)
     await agent.run("How long should I steep green tea?", deps=Deps(state={}))
-    assert model_server.requests and {r.headers["authorization"] for r in model_server.requests} == {"Bearer sk-app-777"}
+    assert model_server.requests and {r.headers["authorization"] for r in model_server.requests} == {
+        "Bearer sk-app-777"
+    }
     assert "sk-app-777" in secrets_in_use()
     assert redact("echo: Bearer sk-app-777") == "echo: Bearer [redacted]"
 

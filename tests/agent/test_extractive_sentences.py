@@ -38,9 +38,9 @@ def test_a_sentence_that_continues_the_quoted_one_is_quoted_with_it():
     ]
     assert all("name attribute" not in q.sentence for q in quotes)  # not a continuation: left out
     # a continuation only fills room the answer has left: the answer stays within its limit
-    assert [q.sentence for q in quoting.select("how do I get a scratch directory", ex.parse_results(SCRATCH), limit=1)] == [
-        "Create and return a temporary directory for scratch files."
-    ]
+    assert [
+        q.sentence for q in quoting.select("how do I get a scratch directory", ex.parse_results(SCRATCH), limit=1)
+    ] == ["Create and return a temporary directory for scratch files."]
     assert quoting.continues("It terminates the loop.") and quoting.continues("These values are false.")
     assert not quoting.continues("Steep green tea for two minutes.")
 
@@ -57,8 +57,12 @@ def test_question_kind_prefers_the_sentence_in_the_answering_form(monkeypatch):
     assert quoting.question_kind("How do I export a session?") == "how"
     assert quoting.question_kind("how long should green tea steep") == "amount"
     assert quoting.question_kind("what is a session") == ""
-    assert quoting.answers_kind("how", "Press F5 to export.") and not quoting.answers_kind("how", "Exports keep answers.")
-    assert quoting.answers_kind("amount", "Steep it for two minutes.") and not quoting.answers_kind("amount", "Steep it briefly.")
+    assert quoting.answers_kind("how", "Press F5 to export.") and not quoting.answers_kind(
+        "how", "Exports keep answers."
+    )
+    assert quoting.answers_kind("amount", "Steep it for two minutes.") and not quoting.answers_kind(
+        "amount", "Steep it briefly."
+    )
     question = "how do I export a session"
     monkeypatch.setattr(quoting, "MAX_SENTENCES", 1)
     monkeypatch.setattr(quoting, "TOP_SOURCES", 0)
@@ -85,7 +89,10 @@ TWO_SOURCES = (
 def test_a_weaker_sentence_is_quoted_once_the_question_is_answerable(monkeypatch):
     results = ex.parse_results(TWO_SOURCES)
     between = (quoting.MIN_QUOTED + quoting.MIN_SEMANTIC) / 2  # enough to be quoted, not to make a question answerable
-    similarity = {"Green tea: Steep green tea for two minutes.": 0.5, "Water: Water just off the boil suits most leaves.": between}
+    similarity = {
+        "Green tea: Steep green tea for two minutes.": 0.5,
+        "Water: Water just off the boil suits most leaves.": between,
+    }
     monkeypatch.setattr(quoting, "_similarities", lambda question, texts: [similarity[t] for t in texts])
     quoted = [q.sentence for q in quoting.select("how hot should the kettle be", results)]
     assert quoted == ["Steep green tea for two minutes.", "Water just off the boil suits most leaves."]
@@ -158,11 +165,17 @@ def test_a_sentence_late_in_a_long_chunk_is_quoted_for_the_term_only_it_holds():
 def search_results(*blocks: tuple[str, str, str]) -> str:
     """``rag_search``'s text for ``(chunk id letter, source, text)`` blocks, ranked in order."""
     n = len(blocks)
-    return "\n---\n\n".join(f"[{c * 16}] (rank {i} of {n})\nSource: {source}\n{text}\n" for i, (c, source, text) in enumerate(blocks, 1))
+    return "\n---\n\n".join(
+        f"[{c * 16}] (rank {i} of {n})\nSource: {source}\n{text}\n" for i, (c, source, text) in enumerate(blocks, 1)
+    )
 
 
 THREE_SOURCES = search_results(
-    ("l", '"Kettles" › Boiling', "An electric kettle boils water in about three minutes.\nIt switches itself off when the water boils."),
+    (
+        "l",
+        '"Kettles" › Boiling',
+        "An electric kettle boils water in about three minutes.\nIt switches itself off when the water boils.",
+    ),
     ("m", '"Cups" › Warming', "Warm the cup with hot water before pouring."),
     ("n", '"Green tea" › Steeping', "Steep green tea for two minutes."),
 )
@@ -194,7 +207,9 @@ def test_the_verbs_that_frame_a_question_do_not_pick_its_sentence(monkeypatch):
     quotes = quoting.select("what happens if I take the log of zero", results, limit=1)
     assert [q.sentence for q in quotes] == ["The log of zero raises a ValueError."]
     monkeypatch.setattr(quoting, "SCAFFOLDING", frozenset())  # weighed as terms, they pick the higher-ranked chunk
-    assert [q.chunk_id for q in quoting.select("what happens if I take the log of zero", results, limit=1)] == ["oooooooooooooooo"]
+    assert [q.chunk_id for q in quoting.select("what happens if I take the log of zero", results, limit=1)] == [
+        "oooooooooooooooo"
+    ]
     monkeypatch.undo()
     # a question made of framing verbs only keeps them as its terms
     assert [q.chunk_id for q in quoting.select("what happens", results, limit=1)] == ["oooooooooooooooo"]
@@ -215,7 +230,10 @@ def test_the_sentence_after_the_best_one_comes_along_when_it_passes_the_floors(m
     similarity = {f"Sync: {first}": 0.6, f"Sync: {second}": 0.3, f"Sync: {third}": 0.3}
     monkeypatch.setattr(quoting, "_similarities", lambda question, texts: [similarity[t] for t in texts])
     question = "what does sync do with new files"
-    assert [q.sentence for q in quoting.select(question, results)] == [first, second]  # not a continuation, still quoted
+    assert [q.sentence for q in quoting.select(question, results)] == [
+        first,
+        second,
+    ]  # not a continuation, still quoted
     similarity[f"Sync: {second}"] = quoting.MIN_QUOTED / 2  # far in meaning and sharing no word: left out
     assert [q.sentence for q in quoting.select(question, results)] == [first]
 

@@ -27,6 +27,8 @@ def test_retained_chars_default_configured_and_bad_values(monkeypatch, tmp_path)
     assert retained_chars() == 12000
     for bad in ("-1", "1.5", "true", '"lots"'):
         config_path().write_text(f"retained_chars = {bad}\n")
-        with pytest.raises(ModelConfigError, match=r"'retained_chars' must be a whole number ≥ 0 \(0: every cited chunk in full\)"):
+        with pytest.raises(
+            ModelConfigError, match=r"'retained_chars' must be a whole number ≥ 0 \(0: every cited chunk in full\)"
+        ):
             retained_chars()
         assert history_window() == HISTORY_WINDOW  # one bad setting does not spoil the other

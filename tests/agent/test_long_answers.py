@@ -32,7 +32,9 @@ async def test_a_200kb_answer_rides_cut_in_later_requests(model_server, small_kb
     assert later and all(r.size < limit + 40_000 for r in later), [r.size for r in later]
     earlier_answers = [m["content"] for m in later[0].messages if m["role"] == "assistant" and m.get("content")]
     cut = [a for a in earlier_answers if "answer cut to" in a]
-    assert len(cut) == 1 and cut[0].endswith(f"[… answer cut to {limit} of {LONG_ANSWER_CHARS + 4} characters, to keep the request short]")
+    assert len(cut) == 1 and cut[0].endswith(
+        f"[… answer cut to {limit} of {LONG_ANSWER_CHARS + 4} characters, to keep the request short]"
+    )
 
     turns = session.turns()
     assert len(turns[0].answer) == LONG_ANSWER_CHARS + 4  # the stored session keeps it whole

@@ -58,7 +58,11 @@ def newest_hits(messages: list[ModelMessage]) -> list[str]:
     for message in reversed(messages):
         if isinstance(message, ModelRequest):
             for part in reversed(message.parts):
-                if isinstance(part, ToolReturnPart) and part.tool_name.endswith("_search") and ids_in(str(part.content)):
+                if (
+                    isinstance(part, ToolReturnPart)
+                    and part.tool_name.endswith("_search")
+                    and ids_in(str(part.content))
+                ):
                     return ids_in(str(part.content))
     raise AssertionError("no search results in the request")
 
@@ -99,7 +103,11 @@ class Script:
             yield whole[len(whole) // 2 :]
         else:
             for i, part in enumerate(calls):
-                yield {i: DeltaToolCall(name=part.tool_name, json_args=part.args_as_json_str(), tool_call_id=part.tool_call_id)}
+                yield {
+                    i: DeltaToolCall(
+                        name=part.tool_name, json_args=part.args_as_json_str(), tool_call_id=part.tool_call_id
+                    )
+                }
 
     @property
     def model(self) -> FunctionModel:

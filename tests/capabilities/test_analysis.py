@@ -147,8 +147,15 @@ def test_heading_tree_nests_headings_and_keeps_recurring_ones_apart():
     def chunk(cid: str, *headings: str) -> ChunkRecord:
         return ChunkRecord(cid, "d", "T", "p", headings, (), 0, "x")
 
-    tree = heading_tree([chunk("0"), chunk("1", "A"), chunk("2", "A", "B"), chunk("3", "A", "B"), chunk("4", "C"), chunk("5", "A")])
-    assert [(n["heading"], n["level"], n["chunk_ids"]) for n in tree] == [("", 0, ["0"]), ("A", 1, ["1"]), ("C", 1, ["4"]), ("A", 1, ["5"])]
+    tree = heading_tree(
+        [chunk("0"), chunk("1", "A"), chunk("2", "A", "B"), chunk("3", "A", "B"), chunk("4", "C"), chunk("5", "A")]
+    )
+    assert [(n["heading"], n["level"], n["chunk_ids"]) for n in tree] == [
+        ("", 0, ["0"]),
+        ("A", 1, ["1"]),
+        ("C", 1, ["4"]),
+        ("A", 1, ["5"]),
+    ]
     assert tree[1]["children"] == [{"heading": "B", "level": 2, "chunk_ids": ["2", "3"], "children": []}]
 
 
@@ -187,8 +194,16 @@ ESCAPES = [
     ("open('/tmp/haiku-tui-escape.txt', 'w').write('x')", "PermissionError", "no file system"),
     ("import os\nos.listdir('/')", "PermissionError", "no file system"),
     ("import os\nprint(os.environ)", "'os.environ' is not supported", "no file system, network or environment"),
-    ("import socket\nsocket.create_connection(('example.com', 80))", "No module named 'socket'", "small standard library"),
-    ("import urllib.request\nurllib.request.urlopen('http://example.com')", "No module named 'urllib'", "small standard library"),
+    (
+        "import socket\nsocket.create_connection(('example.com', 80))",
+        "No module named 'socket'",
+        "small standard library",
+    ),
+    (
+        "import urllib.request\nurllib.request.urlopen('http://example.com')",
+        "No module named 'urllib'",
+        "small standard library",
+    ),
     ("import subprocess\nsubprocess.run(['ls'])", "No module named 'subprocess'", "small standard library"),
     ("__import__('os').system('touch /tmp/haiku-tui-escape.txt')", "NameError", "Define the name first"),
     ("while True:\n    pass", "Time limit exceeded: the program ran for more than 1 seconds.", "avoid unbounded loops"),
@@ -253,7 +268,11 @@ async def test_only_successful_or_printing_executions_are_evidence(kb):
 
 async def test_the_document_filter_limits_what_programs_see(kb):
     deps = Deps(state={"analysis": {"document_filter": "title = 'Tea brewing'"}})
-    code = "print([d['title'] for d in await list_documents()])\nprint(len(await search('water')))\nawait get_document('x')"
+    code = (
+        "print([d['title'] for d in await list_documents()])\n"
+        "print(len(await search('water')))\n"
+        "await get_document('x')"
+    )
     script = Script(load_analysis(), execute(code), analysis_cite(), text("ok"))
     await agent_for(script, kb).run("q", deps=deps)
     output = str(execution_return(script.sent[2]).content)
@@ -264,7 +283,9 @@ async def test_the_document_filter_limits_what_programs_see(kb):
 
 
 def full_agent(script: Script, kb) -> Agent:
-    return Agent(script.model, deps_type=Deps, capabilities=[rag(kb=kb), create_capability(kb=kb), compaction(), policy()])
+    return Agent(
+        script.model, deps_type=Deps, capabilities=[rag(kb=kb), create_capability(kb=kb), compaction(), policy()]
+    )
 
 
 def redirects(script: Script) -> int:
@@ -336,5 +357,9 @@ async def test_a_follow_up_can_cite_evidence_a_program_found_earlier(kb):
 def test_create_capability_passes_limits():
     capability = create_capability(db_path="x.lancedb", timeout=2.5, max_memory=1 << 20, max_output_chars=100)
     assert isinstance(capability, AnalysisCapability) and capability.id == ANALYSIS_ID
-    assert (capability.limits.timeout, capability.limits.max_memory, capability.limits.max_output_chars) == (2.5, 1 << 20, 100)
+    assert (capability.limits.timeout, capability.limits.max_memory, capability.limits.max_output_chars) == (
+        2.5,
+        1 << 20,
+        100,
+    )
     assert capability.db_path.endswith("x.lancedb") and capability.request_limit == 30

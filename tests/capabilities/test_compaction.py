@@ -90,8 +90,12 @@ async def test_call_return_pairs_stay_valid_and_the_current_question_is_untouche
     script = Script(search("bicycle chain"), cite_top(), text("Second."))
     await agent_for(script, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
     wire = script.sent[-1]
-    calls = [p.tool_call_id for m in wire if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)]
-    returns = [p.tool_call_id for m in wire if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    calls = [
+        p.tool_call_id for m in wire if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)
+    ]
+    returns = [
+        p.tool_call_id for m in wire if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)
+    ]
     assert calls == returns
     current = search_returns(wire[len(r1.all_messages()) :])
     assert current[0] != RECEIPT and not current[0].startswith(CAPSULE_HEADER)
@@ -140,14 +144,27 @@ async def test_retained_evidence_grows_it_does_not_vanish(kb):
     s3 = Script(text("Hi."))
     await agent_for(s3, kb).run("hello", deps=deps, message_history=r2.all_messages())
     capsule = search_returns(s3.sent[0])[-1]
-    assert all(f"[{cid}]" in capsule for cid in ledger.cited_ids(deps.state, 0) + ledger.cited_ids(deps.state, len(r1.all_messages())))
+    assert all(
+        f"[{cid}]" in capsule
+        for cid in ledger.cited_ids(deps.state, 0) + ledger.cited_ids(deps.state, len(r1.all_messages()))
+    )
 
 
 def test_compact_history_is_pure_and_leaves_other_tools_alone():
     messages = [
         ModelRequest(parts=[]),
-        ModelResponse(parts=[ToolCallPart("rag_search", {"query": "x"}, tool_call_id="a"), ToolCallPart("other", {}, tool_call_id="b")]),
-        ModelRequest(parts=[ToolReturnPart("rag_search", "hits", tool_call_id="a"), ToolReturnPart("other", "keep", tool_call_id="b")]),
+        ModelResponse(
+            parts=[
+                ToolCallPart("rag_search", {"query": "x"}, tool_call_id="a"),
+                ToolCallPart("other", {}, tool_call_id="b"),
+            ]
+        ),
+        ModelRequest(
+            parts=[
+                ToolReturnPart("rag_search", "hits", tool_call_id="a"),
+                ToolReturnPart("other", "keep", tool_call_id="b"),
+            ]
+        ),
     ]
     before = copy.deepcopy(messages)
     out = compact_history(messages, boundary=3, owned_tools=frozenset({"rag_search"}), capsule=None)
@@ -213,7 +230,10 @@ def _capsule_walking_everything(state: dict, boundary: int) -> str | None:
         blocks.append(f"[Cited for the earlier question: {one_line(prompts[q], 120)}]")
         for chunk_id in sorted(owned[q]):
             entry = ledger.citation_for(state, chunk_id)
-            blocks.append(f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}\n{entry['text']}")
+            blocks.append(
+                f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}\n"
+                f"{entry['text']}"
+            )
     return "\n\n".join(blocks)
 
 
@@ -266,7 +286,9 @@ async def test_a_chunk_named_only_by_its_receipt_stays_citable(kb):
     script = Script(cite(older), text("As before [1]."))
     bounded = Deps(state=deps.state, retained_chars=budget)
     await agent_for(script, kb).run("The starter again?", deps=bounded, message_history=messages)
-    assert f"[{older}] Source: " in search_returns(script.sent[0])[-1] and older in ledger.cited_ids(deps.state, len(messages))
+    assert f"[{older}] Source: " in search_returns(script.sent[0])[-1] and older in ledger.cited_ids(
+        deps.state, len(messages)
+    )
     assert ledger.citation_status(deps.state, len(messages)) == "grounded"
     assert f"= {older}" in last_return(script.sent[1], "rag_cite")
 

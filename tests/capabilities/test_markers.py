@@ -1,4 +1,4 @@
-"""Issue 15: markers with nothing behind them — ``[n]`` no cite call gave is recorded, not trusted."""
+"""Markers with nothing behind them — ``[n]`` no cite call gave is recorded, not trusted."""
 
 from __future__ import annotations
 
@@ -13,7 +13,15 @@ from tests.capabilities.scripts import Script, cite_top, load, search, text
 
 def state_with(*numbers: int) -> dict:
     index = {f"c{n}": {"index": n, "chunk_id": f"c{n}"} for n in numbers}
-    return {"rag": {"citation_index": index, "document_filter": None, "question": None, "in_progress": False, "questions": []}}
+    return {
+        "rag": {
+            "citation_index": index,
+            "document_filter": None,
+            "question": None,
+            "in_progress": False,
+            "questions": [],
+        }
+    }
 
 
 def test_unbacked_markers_are_the_numbers_no_cite_gave():

@@ -35,7 +35,9 @@ async def test_an_undeclared_answer_is_asked_once_and_keeps_its_answer(kb):
     assert redirects(script) == 1
     assert result.output == "Use 80 degrees."
     asked = str(script.sent[3][-1].parts[-1].content)
-    assert "record what grounded the answer you already gave" in asked and "not a request to change that answer" in asked
+    assert (
+        "record what grounded the answer you already gave" in asked and "not a request to change that answer" in asked
+    )
     assert ledger.citation_status(deps.state, 0) == "grounded"
     assert CitationPolicyState.of(deps.state).violations == []
 
@@ -67,7 +69,9 @@ async def test_after_a_citation_even_a_greeting_must_declare(kb):
 
 async def test_a_follow_up_about_evidence_cited_earlier_is_enforced_without_searching(kb):
     deps = Deps()
-    first = await agent_for(Script(load(), search("bread flour"), cite_top(), text("Flour [1].")), kb).run("flour?", deps=deps)
+    first = await agent_for(Script(load(), search("bread flour"), cite_top(), text("Flour [1].")), kb).run(
+        "flour?", deps=deps
+    )
     script = Script(text("As I said, bread flour."), text("As I said, bread flour."))
     await agent_for(script, kb).run("Which flour again?", deps=deps, message_history=first.all_messages())
     assert redirects(script) == 1
@@ -175,7 +179,9 @@ async def test_a_resumed_question_in_a_windowed_history_is_not_asked_twice(kb):
     deps = Deps()
     first = await agent_for(Script(load(), search("tea"), cite_top(), text("Tea [1].")), kb).run("tea?", deps=deps)
     start = len(first.all_messages())
-    script = Script(search("green tea"), text("Green."), call("ask_user", question="hot?"), text("Green."), text("Green."))
+    script = Script(
+        search("green tea"), text("Green."), call("ask_user", question="hot?"), text("Green."), text("Green.")
+    )
     agent = agent_for(script, kb, output_type=[str, DeferredToolRequests])
 
     @agent.tool_plain
@@ -188,7 +194,11 @@ async def test_a_resumed_question_in_a_windowed_history_is_not_asked_twice(kb):
     window = paused.all_messages()[start:]
     call_id = paused.output.calls[0].tool_call_id
     windowed = Deps(state=deps.state, history_offset=start)
-    resumed = await agent.run(message_history=window, deferred_tool_results=DeferredToolResults(calls={call_id: "yes"}), deps=windowed)
+    resumed = await agent.run(
+        message_history=window, deferred_tool_results=DeferredToolResults(calls={call_id: "yes"}), deps=windowed
+    )
     assert resumed.output == "Green."
-    assert sum(wire_text(sent).count(REDIRECT_TAG) for sent in script.sent[-1:]) == 1  # the one asked before, not a second
+    assert (
+        sum(wire_text(sent).count(REDIRECT_TAG) for sent in script.sent[-1:]) == 1
+    )  # the one asked before, not a second
     assert CitationPolicyState.of(deps.state).violations == [start]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from pydantic_ai import Agent, DeferredToolRequests
@@ -65,7 +64,9 @@ async def test_search_cite_answer_records_a_grounded_question(kb):
 
 async def test_empty_cite_is_ungrounded_and_never_citing_is_missing(kb):
     deps = Deps()
-    await agent_for(Script(load(), search("volcano eruptions"), cite(), text("Nothing on that.")), kb).run("volcanoes?", deps=deps)
+    await agent_for(Script(load(), search("volcano eruptions"), cite(), text("Nothing on that.")), kb).run(
+        "volcanoes?", deps=deps
+    )
     assert ledger.citation_status(deps.state, 0) == "ungrounded"
     other = Deps()
     await agent_for(Script(load(), search("tea"), text("Tea is nice.")), kb).run("tea?", deps=other)
@@ -117,7 +118,9 @@ async def test_a_cite_in_the_same_response_as_its_search_is_not_a_declaration(kb
 
     script = Script(
         load(),
-        ModelResponse(parts=[ToolCallPart("rag_search", {"query": "tea"}), ToolCallPart("rag_cite", {"chunk_ids": []})]),
+        ModelResponse(
+            parts=[ToolCallPart("rag_search", {"query": "tea"}), ToolCallPart("rag_cite", {"chunk_ids": []})]
+        ),
         text("ok"),
     )
     deps = Deps()
@@ -169,11 +172,15 @@ async def test_a_deps_object_without_state_still_works_for_one_question(kb):
     script = Script(load(), search("tea"), cite_top(), text("fine [1]"))
     agent = Agent(script.model, capabilities=[create_capability(kb=kb)])
     assert (await agent.run("tea?", deps=Bare())).output == "fine [1]"
-    assert (await Agent(Script(load(), search("tea"), text("x")).model, capabilities=[create_capability(kb=kb)]).run("q")).output == "x"
+    assert (
+        await Agent(Script(load(), search("tea"), text("x")).model, capabilities=[create_capability(kb=kb)]).run("q")
+    ).output == "x"
 
 
 def _deferring_agent(script: Script, kb) -> Agent:
-    agent = Agent(script.model, deps_type=Deps, output_type=[str, DeferredToolRequests], capabilities=[create_capability(kb=kb)])
+    agent = Agent(
+        script.model, deps_type=Deps, output_type=[str, DeferredToolRequests], capabilities=[create_capability(kb=kb)]
+    )
 
     @agent.tool_plain
     def ask_user(question: str) -> str:
@@ -186,7 +193,9 @@ def _deferring_agent(script: Script, kb) -> Agent:
 async def test_resuming_continues_the_question_identity_from_carried_state(kb):
     from pydantic_ai import DeferredToolResults
 
-    script = Script(load(), search("tea"), call("ask_user", question="green or black?"), cite_top(), text("Brew it [1]."))
+    script = Script(
+        load(), search("tea"), call("ask_user", question="green or black?"), cite_top(), text("Brew it [1].")
+    )
     agent = _deferring_agent(script, kb)
     deps = Deps()
     paused = await agent.run("How do I brew tea?", deps=deps)
@@ -194,7 +203,9 @@ async def test_resuming_continues_the_question_identity_from_carried_state(kb):
     assert deps.state["rag"]["in_progress"] is True
     call_id = paused.output.calls[0].tool_call_id
     resumed = await agent.run(
-        message_history=paused.all_messages(), deferred_tool_results=DeferredToolResults(calls={call_id: "green"}), deps=deps
+        message_history=paused.all_messages(),
+        deferred_tool_results=DeferredToolResults(calls={call_id: "green"}),
+        deps=deps,
     )
     assert resumed.output == "Brew it [1]."
     assert [r["question"] for r in deps.state["rag"]["questions"]] == [0]
@@ -211,7 +222,9 @@ async def test_resuming_without_carried_state_fails_instead_of_starting_a_new_qu
     call_id = paused.output.calls[0].tool_call_id
     with pytest.raises(QuestionStateMissing, match="carries no question in progress"):
         await agent.run(
-            message_history=paused.all_messages(), deferred_tool_results=DeferredToolResults(calls={call_id: "x"}), deps=Deps()
+            message_history=paused.all_messages(),
+            deferred_tool_results=DeferredToolResults(calls={call_id: "x"}),
+            deps=Deps(),
         )
 
 
@@ -274,7 +287,16 @@ async def test_ten_question_conversation_record_matches_the_hand_checked_expecta
         position += 2 if query is None else (8 if i == 0 else 6)
     assert identities == expected
     assert [ledger.citation_status(deps.state, q) for q in identities] == [
-        "grounded", "missing", "grounded", "grounded", "ungrounded", "grounded", "grounded", "grounded", "missing", "grounded",
+        "grounded",
+        "missing",
+        "grounded",
+        "grounded",
+        "ungrounded",
+        "grounded",
+        "grounded",
+        "grounded",
+        "missing",
+        "grounded",
     ]
     assert [ledger.cited_ids(deps.state, q) for q in identities] == picked
     numbering: dict[str, int] = {}
@@ -310,7 +332,7 @@ async def test_repeated_ids_are_registered_once_and_only_unresolvable_ones_repor
 
 async def test_an_imported_label_never_labels_a_fresh_citation(kb):
     """Provenance comes from the knowledge base: a forged title/path carried in the state is replaced
-    when the chunk is cited again, and its citation number is kept (issue 18)."""
+    when the chunk is cited again, and its citation number is kept."""
     deps = Deps()
     first = Script(load(), search("sourdough starter"), cite_top(), text("Feed it [1]."))
     result = await agent_for(first, kb).run("starter?", deps=deps)

@@ -24,7 +24,9 @@ def _state() -> dict:
 
 
 def test_claims_split_sentences_and_keep_their_numbers():
-    answer = "Break ends the nearest loop [1]. It skips the else clause.[1][2]\n\nNo citation here. Pass does nothing [2]."
+    answer = (
+        "Break ends the nearest loop [1]. It skips the else clause.[1][2]\n\nNo citation here. Pass does nothing [2]."
+    )
     assert claims(answer) == [
         ("Break ends the nearest loop.", (1,)),
         ("It skips the else clause.", (1, 2)),
@@ -40,7 +42,9 @@ def test_right_citation_scores_higher_than_a_swapped_one():
 
 
 def test_check_answer_flags_weak_and_unbacked_claims():
-    answer = "Break terminates the nearest enclosing loop [1]. Break terminates the nearest enclosing loop [2]. Also [7]."
+    answer = (
+        "Break terminates the nearest enclosing loop [1]. Break terminates the nearest enclosing loop [2]. Also [7]."
+    )
     results = check_answer(answer, _state())
     by_number = {r.number: r for r in results}
     assert not by_number[1].weak and by_number[1].chunk_id == "aaaa"

@@ -20,9 +20,13 @@ async def conversation(kb):
     r1 = await Agent(s1.model, deps_type=Deps, capabilities=agent_caps()).run("Starter?", deps=deps)
     hits1 = ids_in(last_return(s1.sent[2]))
     s2 = Script(text("Hi!"), cite(), text("Hi!"))
-    r2 = await Agent(s2.model, deps_type=Deps, capabilities=agent_caps()).run("hello", deps=deps, message_history=r1.all_messages())
+    r2 = await Agent(s2.model, deps_type=Deps, capabilities=agent_caps()).run(
+        "hello", deps=deps, message_history=r1.all_messages()
+    )
     s3 = Script(search("bicycle chain"), text("Oil it."), text("Oil it."))
-    r3 = await Agent(s3.model, deps_type=Deps, capabilities=agent_caps()).run("Chain?", deps=deps, message_history=r2.all_messages())
+    r3 = await Agent(s3.model, deps_type=Deps, capabilities=agent_caps()).run(
+        "Chain?", deps=deps, message_history=r2.all_messages()
+    )
     return deps.state, r3.all_messages(), hits1, ids_in(last_return(s3.sent[1]))
 
 
@@ -30,11 +34,17 @@ async def test_question_views_statuses_and_policy_outcomes(kb):
     state, messages, hits1, hits3 = await conversation(kb)
     q1, q2, q3 = question_views(state, messages)
     assert [v.number for v in (q1, q2, q3)] == [1, 2, 3] and q3.latest and not q1.latest
-    assert [(i.chunk_id, i.status) for i in q1.items] == [(hits1[0], "retained")] + [(h, "receipted") for h in hits1[1:]]
+    assert [(i.chunk_id, i.status) for i in q1.items] == [(hits1[0], "retained")] + [
+        (h, "receipted") for h in hits1[1:]
+    ]
     assert q1.items[0].citation == 1 and q1.items[1].citation is None
     assert {i.status for i in q3.items} == {"current"} and [i.chunk_id for i in q3.items] == hits3
     assert (q1.badge, q1.policy.outcome, q1.citations) == ("grounded", "grounded", (1,))
-    assert (q2.badge, q2.policy.outcome, q2.policy.reason) == ("ungrounded", "redirected", "the conversation has cited evidence before")
+    assert (q2.badge, q2.policy.outcome, q2.policy.reason) == (
+        "ungrounded",
+        "redirected",
+        "the conversation has cited evidence before",
+    )
     assert (q3.badge, q3.policy.outcome, q3.policy.violation) == ("violation", "violation", True)
     assert q1.answer == "Feed it [1]." and q3.answer == "Oil it."
     assert [s.kind for s in q1.steps] == ["load", "search", "cite"]

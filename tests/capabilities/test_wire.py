@@ -91,7 +91,9 @@ async def test_tokens_are_estimated_from_the_request_characters_for_a_local_mode
 
 
 def test_reported_usage_is_not_an_estimate():
-    reported = ModelResponse(parts=[TextPart("hi")], usage=RequestUsage(input_tokens=120, output_tokens=7), provider_name="openai")
+    reported = ModelResponse(
+        parts=[TextPart("hi")], usage=RequestUsage(input_tokens=120, output_tokens=7), provider_name="openai"
+    )
     assert response_tokens(reported) == Tokens(120, 7, False)
 
 
@@ -115,7 +117,7 @@ async def test_a_windowed_run_keeps_absolute_identities_and_the_inspector_rebuil
     assert len(shown) == len(received) == 3
     for request, sent in zip(shown, received):
         assert _dump(request.messages) == _dump(sent)
-    assert not any("How do I keep a starter?" == c for kind, c, _, _ in _dump(received[0]) if kind == "user-prompt")
+    assert not any(c == "How do I keep a starter?" for kind, c, _, _ in _dump(received[0]) if kind == "user-prompt")
     capsule = next(p.text for p in shown[0].parts if p.kind == "capsule")
     assert "starter" in capsule.lower()  # question 1 (outside the window) cited the sourdough chunk
     assert len(wire_requests(windowed.state, whole, q3)) == 3  # unwindowed view: same steps, longer requests
@@ -145,7 +147,11 @@ async def test_a_window_without_any_search_still_carries_the_capsule(kb):
     r4 = await agent.run("Summarise?", deps=windowed, message_history=messages[q3:])
     received = script.sent[before:]
     prompts = [c for kind, c, _, _ in _dump(received[0]) if kind == "user-prompt"]
-    assert prompts[0].startswith("[Evidence cited earlier") and "starter" in prompts[0].lower() and "chain" in prompts[0].lower()
+    assert (
+        prompts[0].startswith("[Evidence cited earlier")
+        and "starter" in prompts[0].lower()
+        and "chain" in prompts[0].lower()
+    )
     assert prompts[1:] == ["Thanks!", "Summarise?"]
     whole = messages + r4.new_messages()
     shown = wire_requests(windowed.state, whole, question_starts(whole)[3], window=1)
@@ -179,4 +185,7 @@ async def test_a_bounded_capsule_is_rebuilt_as_sent_and_says_what_it_left_out(kb
     unbounded = next(p for p in wire_requests(bounded.state, whole, q3, window=1)[0].parts if p.kind == "capsule")
     assert unbounded.note == "" and unbounded.chars > capsule.chars  # the wrong bound would not equal what was sent
     assert _dump(wire_requests(bounded.state, whole, q3, window=1)[0].messages) != _dump(received[0])
-    assert request_size(bounded.state, whole, window=1, retained=budget)[0] < request_size(bounded.state, whole, window=1)[0]
+    assert (
+        request_size(bounded.state, whole, window=1, retained=budget)[0]
+        < request_size(bounded.state, whole, window=1)[0]
+    )

@@ -66,9 +66,17 @@ def test_a_stream_that_ends_without_finish_reason_is_cut_off(model_server, kb_pa
     ("mode", "expected"),
     [
         ("error500", "the model provider failed (fake) (HTTP 500): the model crashed; try again later"),
-        ("ratelimit", "rate limited by the model provider (fake) (HTTP 429) (retry after 1 s); wait a moment and try again"),
-        ("unauthorized", ("the model provider rejected the credentials (fake) (HTTP 401): Invalid API key "
-                          "(Bearer [redacted]); check the API key (HAIKU_TUI_API_KEY)")),
+        (
+            "ratelimit",
+            "rate limited by the model provider (fake) (HTTP 429) (retry after 1 s); wait a moment and try again",
+        ),
+        (
+            "unauthorized",
+            (
+                "the model provider rejected the credentials (fake) (HTTP 401): Invalid API key "
+                "(Bearer [redacted]); check the API key (HAIKU_TUI_API_KEY)"
+            ),
+        ),
         ("bad-json", "model request failed (fake): Failed to decode response as JSON"),
         ("unknown-tool", "the model called a tool that does not exist (frobnicate); try another model, or ask again"),
         ("bad-args", "the model sent rag_search arguments that are not valid JSON; try another model, or ask again"),
@@ -109,11 +117,19 @@ def test_unbacked_markers_are_named_under_the_answer_and_stay_unbacked_in_the_ex
     assert ask(model_server, kb_path) == 0
     captured = capsys.readouterr()
     assert "Some say otherwise [7]." in captured.out
-    assert "haiku-tui: note: no citation backs [7] in this answer; what it marks has no source" in captured.err.splitlines()
+    assert (
+        "haiku-tui: note: no citation backs [7] in this answer; what it marks has no source"
+        in captured.err.splitlines()
+    )
     model_server.mode = "ok"
     for question in ("How do I feed a sourdough starter?", "How often should I oil a bicycle chain?",
                      "How efficient are solar panels?"):
-        assert main(["ask", "--db", kb_path, "--base-url", model_server.base_url, "--model", "fake", "-s", "tea", question]) == 0
+        assert (
+            main(
+                ["ask", "--db", kb_path, "--base-url", model_server.base_url, "--model", "fake", "-s", "tea", question]
+            )
+            == 0
+        )
     with SessionStore() as store:
         session = store.load(store.resolve("tea"))
     assert 7 in {c["index"] for c in session.state["rag"]["citation_index"].values()}  # a later question registered [7]

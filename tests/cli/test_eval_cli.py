@@ -13,10 +13,17 @@ from haiku_tui.store import KnowledgeBase
 from tests.kb_fixture import build_small_kb
 
 CASES = [
-    {"question": "How often should I oil the bicycle chain?", "expected": "bicycle-maintenance.md", "phrase": "every 300 kilometres"},
+    {
+        "question": "How often should I oil the bicycle chain?",
+        "expected": "bicycle-maintenance.md",
+        "phrase": "every 300 kilometres",
+    },
     {"question": "What temperature for green tea?", "expected": "Tea brewing"},
     {"question": "Do solar panels work in winter?", "expected": "solar-panels"},
-    {"question": "How do I feed a sourdough starter?", "expected": "tea-brewing.md"},  # the wrong source: a miss or a low rank
+    {
+        "question": "How do I feed a sourdough starter?",
+        "expected": "tea-brewing.md",
+    },  # the wrong source: a miss or a low rank
 ]
 
 

@@ -181,7 +181,12 @@ def test_what_lancedb_imports_later_still_works(tmp_path):
     pandas data still goes in and out, the real overrides package is what other code imports afterwards, a
     catalog model builds its validator on first use, and models defined later build at once as usual."""
     done = subprocess.run(
-        [sys.executable, "-c", AFTER_IMPORT, str(tmp_path / "db")], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        [sys.executable, "-c", AFTER_IMPORT, str(tmp_path / "db")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {

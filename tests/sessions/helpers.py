@@ -106,7 +106,9 @@ class Researcher:
             if "skip" in prompt or "ignore" in prompt:
                 return ModelResponse(parts=[TextPart(f"Answer to {prompt!r} without a declaration.")])
             ids = re.findall(r"^\[([0-9a-f]{16})\]", str(ret.content), re.MULTILINE)
-            return ModelResponse(parts=[ToolCallPart("rag_cite", {"chunk_ids": [] if "nothing" in prompt else ids[:1]})])
+            return ModelResponse(
+                parts=[ToolCallPart("rag_cite", {"chunk_ids": [] if "nothing" in prompt else ids[:1]})]
+            )
         if ret.tool_name == "rag_cite":
             numbers = re.findall(r"\[(\d+)\]", str(ret.content))
             markers = "".join(f"[{n}]" for n in numbers)

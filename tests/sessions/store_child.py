@@ -35,8 +35,16 @@ def payload(session_id: str, revision: int) -> dict:
         "metadata": {"title": f"crash {session_id}", "title_manual": True},
         "conversation": {
             "messages": [
-                {"kind": "request", "run_id": f"r{revision}", "parts": [{"part_kind": "user-prompt", "content": f"question {revision + 1}"}]},
-                {"kind": "response", "run_id": f"r{revision}", "parts": [{"part_kind": "text", "content": state["crash"]["blob"][:200]}]},
+                {
+                    "kind": "request",
+                    "run_id": f"r{revision}",
+                    "parts": [{"part_kind": "user-prompt", "content": f"question {revision + 1}"}],
+                },
+                {
+                    "kind": "response",
+                    "run_id": f"r{revision}",
+                    "parts": [{"part_kind": "text", "content": state["crash"]["blob"][:200]}],
+                },
             ]
         },
         "state": state,

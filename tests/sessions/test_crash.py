@@ -29,7 +29,10 @@ def test_sigkill_at_random_moments_leaves_only_committed_versions(tmp_path):
         for sid in ids:
             store.write_payload(payload(sid, 0), expected_revision=0)
     reported = {sid: 1 for sid in ids}  # the newest revision a child said it committed (or we verified)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")]),
+    }
     rng = random.Random(20261130)
     started = time.monotonic()
     kills = mid_write = commits = 0

@@ -86,7 +86,12 @@ async def test_json_export_has_everything_and_imports_back(store, kb):
     assert loaded.messages == session.messages
     assert loaded.conversation.usage == session.conversation.usage
     assert loaded.state == session.state and loaded.app_data == session.app_data
-    assert (loaded.title, loaded.model, loaded.db, loaded.created_at) == (session.title, session.model, session.db, session.created_at)
+    assert (loaded.title, loaded.model, loaded.db, loaded.created_at) == (
+        session.title,
+        session.model,
+        session.db,
+        session.created_at,
+    )
     assert store.export_markdown(copy.id).replace(copy.id, session.id) == store.export_markdown(session.id)
 
     with pytest.raises(SessionExists, match="already exists"):
@@ -97,7 +102,9 @@ async def test_json_export_has_everything_and_imports_back(store, kb):
 
     # the copy continues like the original
     deps = loaded.deps()
-    result = await make_agent(Researcher().model, kb).run("How do I clean solar panels?", deps=deps, conversation=loaded.conversation)
+    result = await make_agent(Researcher().model, kb).run(
+        "How do I clean solar panels?", deps=deps, conversation=loaded.conversation
+    )
     loaded.commit_run(result, deps.state)
     store.save(loaded)
     assert result.output.endswith("[3]")
@@ -122,7 +129,7 @@ def test_import_refuses_bad_files_without_change(store):
 
 async def test_markdown_export_flags_weakly_supported_claims(store, kb):
     """A claim whose cited chunk says something else is listed under its answer with its number and
-    score; a supported one is not (issue 15)."""
+    score; a supported one is not."""
     session = await conversation(store, kb)
     assert "Claim support" not in to_markdown(session).split("## Question ")[1]
     entry = next(e for e in session.state["rag"]["citation_index"].values() if e["index"] == 1)

@@ -3,7 +3,6 @@ a store that cannot be written says so in one line."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -80,15 +79,34 @@ def _v1_database(path: Path, sessions: int, *, blob: int = 200) -> dict[str, dic
     for i in range(sessions):
         sid = f"old{i:04d}"
         data = {
-            "format": "haiku-tui.session", "schema_version": 1, "id": sid, "revision": 3,
-            "metadata": {"title": f"Old session {i}", "title_manual": False, "created_at": "2026-01-01T00:00:00Z",
-                         "updated_at": f"2026-01-02T00:00:{i % 60:02d}Z"},
-            "conversation": {"messages": [
-                {"kind": "request", "run_id": f"r{i}", "parts": [{"part_kind": "user-prompt", "content": f"old question {i}"}]},
-                {"kind": "response", "run_id": f"r{i}", "parts": [{"part_kind": "text", "content": "x" * blob + f" answer {i}"}]},
-            ]},
-            "state": {"rag": {"citation_index": {}, "questions": [record(0, f"old question {i}")], "question": 0},
-                      "other": [1, 2]},
+            "format": "haiku-tui.session",
+            "schema_version": 1,
+            "id": sid,
+            "revision": 3,
+            "metadata": {
+                "title": f"Old session {i}",
+                "title_manual": False,
+                "created_at": "2026-01-01T00:00:00Z",
+                "updated_at": f"2026-01-02T00:00:{i % 60:02d}Z",
+            },
+            "conversation": {
+                "messages": [
+                    {
+                        "kind": "request",
+                        "run_id": f"r{i}",
+                        "parts": [{"part_kind": "user-prompt", "content": f"old question {i}"}],
+                    },
+                    {
+                        "kind": "response",
+                        "run_id": f"r{i}",
+                        "parts": [{"part_kind": "text", "content": "x" * blob + f" answer {i}"}],
+                    },
+                ]
+            },
+            "state": {
+                "rag": {"citation_index": {}, "questions": [record(0, f"old question {i}")], "question": 0},
+                "other": [1, 2],
+            },
             "app_data": {"reviews": {}},
         }
         text = _payload.dumps(data)
@@ -116,7 +134,10 @@ def test_schema_1_migrates_after_a_backup_and_keeps_a_damaged_row_refused(tmp_pa
         for sid in ("old0000", "old0001"):
             loaded = store.load(sid)
             assert loaded.messages_json() and loaded.revision == 3
-            assert loaded.state == written[sid]["state"] and loaded.turns()[0].prompt == written[sid]["state"]["rag"]["questions"][0]["prompt"]
+            assert (
+                loaded.state == written[sid]["state"]
+                and loaded.turns()[0].prompt == written[sid]["state"]["rag"]["questions"][0]["prompt"]
+            )
         with pytest.raises(SessionCorrupt, match="checksum"):
             store.load("old0002")
         assert [h.session.id for h in store.search("question 1")] == ["old0001"]
@@ -136,7 +157,10 @@ def test_schema_1_migrates_after_a_backup_and_keeps_a_damaged_row_refused(tmp_pa
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_a_kill_during_migration_loses_nothing(tmp_path):
     rng = random.Random(7)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")]),
+    }
     for attempt in range(8):
         path = tmp_path / f"s{attempt}.db"
         written = _v1_database(path, 300, blob=3000)
@@ -181,7 +205,9 @@ def test_sessions_list_on_a_read_only_store_lists(tmp_path, monkeypatch, capsys)
         session = store.new(title="Kept")
         store.save(session)
     real_connect = sqlite3.connect
-    monkeypatch.setattr(sqlite3, "connect", lambda target, *a, **k: real_connect(f"file:{target}?mode=ro", *a, uri=True, **k))
+    monkeypatch.setattr(
+        sqlite3, "connect", lambda target, *a, **k: real_connect(f"file:{target}?mode=ro", *a, uri=True, **k)
+    )
     assert main(["sessions", "--sessions-db", str(path), "list"]) == 0
     assert "Kept" in capsys.readouterr().out
     with SessionStore(path) as store:

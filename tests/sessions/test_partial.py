@@ -148,7 +148,9 @@ async def test_a_save_reads_and_writes_only_the_rows_a_run_changed(store, kb):
 
     short, long = await state_statements(1), await state_statements(5)
     assert len(long) == len(short) <= 12
-    assert not any("SELECT rid, path, kind, checksum FROM session_state WHERE num=" in s and "path=" not in s for s in long)
+    assert not any(
+        "SELECT rid, path, kind, checksum FROM session_state WHERE num=" in s and "path=" not in s for s in long
+    )
 
 
 def test_a_partial_load_refuses_a_damaged_newest_batch(store):
@@ -199,7 +201,9 @@ async def test_older_questions_details_are_never_read_by_a_partial_load(store, k
     assert partial.state["rag"]["questions"][-1]["searches"] == whole.state["rag"]["questions"][-1]["searches"]
 
 
-async def test_a_schema_2_store_migrates_after_a_backup_and_its_records_split_at_their_next_save(store, kb, monkeypatch):
+async def test_a_schema_2_store_migrates_after_a_backup_and_its_records_split_at_their_next_save(
+    store, kb, monkeypatch
+):
     import sqlite3
 
     from haiku_tui.sessions import SessionStore, payload
@@ -210,7 +214,11 @@ async def test_a_schema_2_store_migrates_after_a_backup_and_its_records_split_at
     def schema_2(state: dict) -> dict:
         """``split_state`` as haiku-tui wrote it at schema 2: a record and its details in one leaf row."""
         rows = split(state).items()
-        return {path: ("leaf", value) if kind == "record" else (kind, value) for path, (kind, value) in rows if kind != "detail"}
+        return {
+            path: ("leaf", value) if kind == "record" else (kind, value)
+            for path, (kind, value) in rows
+            if kind != "detail"
+        }
 
     monkeypatch.setattr(payload, "split_state", schema_2)
     whole = await grown(store, kb, 4)

@@ -61,7 +61,10 @@ async def test_round_trip_then_continue_a_real_run(store, kb):
     # the evidence record carried: numbering continues at [2], both questions recorded
     assert result.output.endswith("[2]")
     rag = loaded.state["rag"]
-    assert [r["prompt"] for r in rag["questions"]] == ["How efficient are solar panels?", "How do I feed a sourdough starter?"]
+    assert [r["prompt"] for r in rag["questions"]] == [
+        "How efficient are solar panels?",
+        "How do I feed a sourdough starter?",
+    ]
     assert sorted(c["index"] for c in rag["citation_index"].values()) == [1, 2]
     first_q = rag["questions"][0]["question"]
     assert ledger.citation_status(loaded.state, first_q) == "grounded"
@@ -184,7 +187,9 @@ async def test_a_cancelled_stream_leaves_session_and_store_unchanged(store, kb):
 
 async def test_commit_run_takes_conversation_and_state_together_or_neither(store, kb):
     session = store.new()
-    result = await make_agent(Researcher().model, kb).run("How efficient are solar panels?", deps=(deps := session.deps()))
+    result = await make_agent(Researcher().model, kb).run(
+        "How efficient are solar panels?", deps=(deps := session.deps())
+    )
     with pytest.raises(SessionStateError, match="'bad'.*nothing was committed"):
         session.commit_run(result, {**deps.state, "bad": object()})
     assert session.messages == [] and session.state == {}
@@ -229,7 +234,10 @@ async def test_recent_prompts_come_from_question_records_not_whole_sessions(stor
     assert store.recent_prompts() == [
         "How efficient are solar panels?", "And in winter?\n\nWith snow on them?", "How do I steep green tea?"
     ]
-    assert store.recent_prompts(exclude=second.id) == ["How efficient are solar panels?", "And in winter?\n\nWith snow on them?"]
+    assert store.recent_prompts(exclude=second.id) == [
+        "How efficient are solar panels?",
+        "And in winter?\n\nWith snow on them?",
+    ]
     assert store.recent_prompts(per_session=1) == ["And in winter?\n\nWith snow on them?", "How do I steep green tea?"]
     assert store.recent_prompts(sessions=1, exclude=first.id) == ["How do I steep green tea?"]
 
@@ -255,10 +263,62 @@ async def test_a_windowed_question_run_sends_a_bounded_history_and_saves_it_all(
         model = FunctionModel(stream_function=stream)
         finished = await run_question(QuestionRun(make_agent(model, kb), session, prompt, store=store, window=1))
         assert finished.outcome == "completed", finished.error
-        asked = [p.content for m in researcher.sent[0] if isinstance(m, ModelRequest) for p in m.parts if getattr(p, "part_kind", "") == "user-prompt"]
+        asked = [
+            p.content
+            for m in researcher.sent[0]
+            if isinstance(m, ModelRequest)
+            for p in m.parts
+            if getattr(p, "part_kind", "") == "user-prompt"
+        ]
         assert asked == prompts[max(0, prompts.index(prompt) - 1): prompts.index(prompt) + 1]
     reloaded = store.load(session.id)
     assert reloaded.messages == session.messages
     starts = question_starts(reloaded.messages)
     assert [q["question"] for q in reloaded.state["rag"]["questions"]] == starts and len(starts) == 3
     assert [ledger.citation_status(reloaded.state, q) for q in starts] == ["grounded"] * 3
+
+
+async def test_a_completed_run_whose_save_fails_leaves_the_session_as_it_was(store, kb):
+    """The answer of a run whose save failed is neither kept in memory, sent with the next question, nor
+    written by the next save: the session is as it was before the question."""
+    from haiku_tui.sessions.run import QuestionRun
+
+    def streamed(researcher: Researcher) -> FunctionModel:
+        async def stream(messages, info):
+            for part in researcher(messages, info).parts:
+                if isinstance(part, ToolCallPart):
+                    yield {0: DeltaToolCall(name=part.tool_name, json_args=json.dumps(part.args))}
+                else:
+                    yield part.content
+
+        return FunctionModel(stream_function=stream)
+
+    async def run(session: Session, prompt: str, researcher: Researcher):
+        finished = None
+        async for event in QuestionRun(
+            make_agent(streamed(researcher), kb), session, prompt, store=store, model="researcher"
+        ):
+            finished = event
+        return finished
+
+    session = store.new()
+    assert (await run(session, "How efficient are solar panels?", Researcher())).outcome == "completed"
+    before = (session.messages, session.state, session.title, session.updated_at, session.model, session.dirty)
+    with SessionStore() as elsewhere:  # another process saves the session meanwhile: this copy is stale
+        other = elsewhere.load(session.id)
+        other.rename("Renamed elsewhere")
+        elsewhere.save(other)
+
+    finished = await run(session, "How do I feed a sourdough starter?", Researcher())
+    assert finished.outcome == "failed" and "could not save" in finished.error
+    assert (session.messages, session.state, session.title, session.updated_at, session.model, session.dirty) == before
+
+    researcher = Researcher()
+    store.save(store.load(session.id))  # reopened, the next question does not carry the lost answer
+    reopened = store.load(session.id)
+    assert (await run(reopened, "How do I oil a bicycle chain?", researcher)).outcome == "completed"
+    sent = [p.content for m in researcher.sent[0] for p in m.parts if getattr(p, "part_kind", "") == "user-prompt"]
+    assert sent == ["How efficient are solar panels?", "How do I oil a bicycle chain?"]
+    finished = await run(session, "How do I steep green tea?", Researcher())  # the stale copy still refuses
+    assert finished.outcome == "failed"
+    assert session.messages == before[0]

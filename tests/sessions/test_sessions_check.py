@@ -11,7 +11,10 @@ from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.support import support_lines
 from haiku_tui.capabilities.views import question_views
 
-SOLAR = "Solar panels keep producing electricity in winter because they need light, not heat; cold panels are more efficient."
+SOLAR = (
+    "Solar panels keep producing electricity in winter because they need light, not heat; cold panels are more "
+    "efficient."
+)
 TEA = "Green tea should steep for two to three minutes in water around eighty degrees, or it turns bitter."
 ANSWER = (
     "Solar panels keep producing electricity in winter, since they need light rather than heat [1]. "
@@ -93,13 +96,13 @@ def test_views_carry_unbacked_markers_and_export_lines():
 
 
 def test_ask_json_report_names_unbacked_markers_and_support():
-    from haiku_tui.cli.ask import report
+    from haiku_tui.capabilities.report import answer_report
 
     messages = [
         ModelRequest(parts=[UserPromptPart("winter panels and tea?")], run_id="r"),
         ModelResponse(parts=[TextPart(ANSWER)], run_id="r"),
     ]
-    data = report(state([5]), messages, compaction=True, answer=ANSWER)
+    data = answer_report(state([5]), messages, compaction=True, answer=ANSWER)
     assert data["unbacked"] == [5]
     assert [(s["number"], s["weak"]) for s in data["support"]] == [(1, False), (2, True), (5, True)]
     assert json.loads(json.dumps(data))["support"][0]["sentence"].startswith("Solar panels keep")

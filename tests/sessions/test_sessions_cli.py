@@ -30,7 +30,12 @@ def saved(store):
     def make(question: str, answer: str, title: str | None = None):
         session = store.new(model="extractive")
         session.commit_run(
-            Conversation(messages=[ModelRequest(parts=[UserPromptPart(question)], run_id="r"), ModelResponse(parts=[TextPart(answer)], run_id="r")]),
+            Conversation(
+                messages=[
+                    ModelRequest(parts=[UserPromptPart(question)], run_id="r"),
+                    ModelResponse(parts=[TextPart(answer)], run_id="r"),
+                ]
+            ),
             {"rag": {"citation_index": {"c1": CITATION}, "questions": [{"question": 0, "prompt": question}]}},
         )
         if title:
@@ -147,10 +152,20 @@ def test_an_import_with_malformed_app_data_or_state_is_refused(saved, store, cap
     cases = {
         "reviews": ({**data, "app_data": {"reviews": {"0": "zz"}}}, "app_data.reviews['0'] is not an object"),
         "mark": ({**data, "app_data": {"reviews": {"0": {"c1": "maybe"}}}}, "is not a review mark"),
-        "title": (json.loads(json.dumps(data).replace('"title": "Starters"', '"title": 7')), "title has the wrong type"),
+        "title": (
+            json.loads(json.dumps(data).replace('"title": "Starters"', '"title": 7')),
+            "title has the wrong type",
+        ),
         "order": (
-            {**data, "state": {"rag": {**data["state"]["rag"], "questions": [
-                {"question": 4, "prompt": "b"}, {"question": 2, "prompt": "a"}]}}},
+            {
+                **data,
+                "state": {
+                    "rag": {
+                        **data["state"]["rag"],
+                        "questions": [{"question": 4, "prompt": "b"}, {"question": 2, "prompt": "a"}],
+                    }
+                },
+            },
             "does not follow the question before it",
         ),
     }
@@ -196,8 +211,12 @@ def test_the_secrets_in_use_are_scrubbed_whatever_they_look_like(store, monkeypa
     scrub.register_secrets("sk-test-123456", None, "abc")  # too short to register: "abc"
     session = store.new()
     session.commit_run(
-        Conversation(messages=[ModelRequest(parts=[UserPromptPart("why does sk-test-123456 fail? plainvalue42")], run_id="r"),
-                               ModelResponse(parts=[TextPart("Server said: Authorization: sk-test-123456; abc")], run_id="r")]),
+        Conversation(
+            messages=[
+                ModelRequest(parts=[UserPromptPart("why does sk-test-123456 fail? plainvalue42")], run_id="r"),
+                ModelResponse(parts=[TextPart("Server said: Authorization: sk-test-123456; abc")], run_id="r"),
+            ]
+        ),
         {"rag": {"note": "sent sk-test-123456"}},
     )
     store.save(session)

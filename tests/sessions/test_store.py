@@ -219,7 +219,10 @@ def test_two_processes_on_one_store(store):
     shared = committed(store, ("q", "a"))
     own = [committed(store, (f"own{i}", "a")) for i in range(2)]
     child = Path(__file__).with_name("store_child.py")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")]),
+    }
     procs = [
         subprocess.Popen(
             [sys.executable, str(child), str(store.path), "hammer", "40", own[i].id, shared.id],
@@ -333,7 +336,12 @@ def test_future_session_schema_is_refused_and_never_overwritten(store):
     data = json.loads(raw(store, "SELECT payload FROM sessions")[0][0])
     data["schema_version"] = 99
     text = json.dumps(data)
-    raw(store, "UPDATE sessions SET payload=?, checksum=?, schema_version=99", text, hashlib.sha256(text.encode()).hexdigest())
+    raw(
+        store,
+        "UPDATE sessions SET payload=?, checksum=?, schema_version=99",
+        text,
+        hashlib.sha256(text.encode()).hexdigest(),
+    )
     with pytest.raises(UnsupportedSchema, match="version 99.*nothing was changed"):
         store.load(session.id)
     with pytest.raises(UnsupportedSchema, match="newer"):
@@ -368,7 +376,9 @@ def test_payload_migrations_run_on_read(store, monkeypatch):
     session = committed(store, ("q", "a"))
     data = json.loads(raw(store, "SELECT payload FROM sessions")[0][0])
     monkeypatch.setattr(payload, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(payload.PAYLOAD_MIGRATIONS, 1, lambda d: {**d, "schema_version": 2, "app_data": {"migrated": True}})
+    monkeypatch.setitem(
+        payload.PAYLOAD_MIGRATIONS, 1, lambda d: {**d, "schema_version": 2, "app_data": {"migrated": True}}
+    )
     loaded = store.load(session.id)
     assert loaded.app_data == {"migrated": True} and data["schema_version"] == 1
     store.save(loaded)
@@ -382,7 +392,7 @@ TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl"
 
 
 def test_no_secret_is_ever_written(store):
-    session = store.new(model=f"openai:gpt-4o", db=f"https://alice:{KEY}@kb.example.com/team?api_key={KEY}&x=1")
+    session = store.new(model="openai:gpt-4o", db=f"https://alice:{KEY}@kb.example.com/team?api_key={KEY}&x=1")
     session.model = f"http://bob:hunter2@localhost:11434/v1?token={TOKEN}"
     session.commit_run(
         chat((f"my key is {KEY}, why does it fail?", f"Do not share keys like {KEY}. Authorization: Bearer {TOKEN}")),

@@ -25,7 +25,9 @@ def streamed(researcher: Researcher) -> FunctionModel:
             if isinstance(part, TextPart):
                 yield part.content
             else:
-                yield {0: DeltaToolCall(name=part.tool_name, json_args=json.dumps(part.args), tool_call_id=f"c{next(ids)}")}
+                yield {
+                    0: DeltaToolCall(name=part.tool_name, json_args=json.dumps(part.args), tool_call_id=f"c{next(ids)}")
+                }
 
     return FunctionModel(stream_function=stream, model_name="researcher")
 
@@ -38,7 +40,12 @@ class FilterKB(FakeKB):
 
 
 def bench(store, model=None, kb=None) -> Workbench:
-    wb = Workbench(AgentConfig(model="scripted", db="/data/kb", defer_loading=False), store=store, kb=kb or FilterKB(), model=model or streamed(Researcher()))
+    wb = Workbench(
+        AgentConfig(model="scripted", db="/data/kb", defer_loading=False),
+        store=store,
+        kb=kb or FilterKB(),
+        model=model or streamed(Researcher()),
+    )
     wb.start(None)
     assert wb.build_agent() is None
     return wb

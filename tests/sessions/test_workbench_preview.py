@@ -1,19 +1,15 @@
-"""Issue 13: a saved session opened at start-up is shown from its newest runs, then loaded whole."""
+"""A saved session opened at start-up is shown from its newest runs, then loaded whole."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 from haiku_tui.agent import AgentConfig
 from haiku_tui.sessions import SessionStore
 from haiku_tui.sessions.workbench import PEEK_RUNS, Workbench
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
 
 def saved(tmp_path, questions: int) -> tuple[SessionStore, str]:
-    from bench_keys import saved_session
+    from bench.bench_keys import saved_session
 
     store = SessionStore(tmp_path / "sessions.db")
     return store, saved_session(store, questions)

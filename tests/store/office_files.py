@@ -46,7 +46,9 @@ def docx_bytes(paragraphs: list[tuple[str | None, str]]) -> bytes:
             'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" '
             'Target="styles.xml"/></Relationships>'
         ),
-        "word/document.xml": f'<?xml version="1.0" encoding="UTF-8"?><w:document {_W}><w:body>{body}</w:body></w:document>',
+        "word/document.xml": (
+            f'<?xml version="1.0" encoding="UTF-8"?><w:document {_W}><w:body>{body}</w:body></w:document>'
+        ),
         "word/styles.xml": f'<?xml version="1.0" encoding="UTF-8"?><w:styles {_W}>{styles}</w:styles>',
     }
     buf = io.BytesIO()

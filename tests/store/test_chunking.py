@@ -8,7 +8,8 @@ import pytest
 
 from haiku_tui.store.chunking import chunk_blocks, split_sentences
 from haiku_tui.store.errors import ParseError
-from haiku_tui.store.parsing import Block, parse_bytes
+from haiku_tui.store.document import Block
+from haiku_tui.store.parsing import parse_bytes
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the quiet river bank."
 
@@ -21,7 +22,8 @@ def parse(name: str, text: str | bytes):
 def test_markdown_headings_title_and_paragraphs():
     doc = parse(
         "guide.md",
-        "---\ntags: [x]\n---\n# User guide\n\nIntro paragraph.\n\n## Install\n\nRun pip.\n\n### Linux\n\nUse apt.\n\n## Usage\n\nType things.\n",
+        "---\ntags: [x]\n---\n# User guide\n\nIntro paragraph.\n\n## Install\n\nRun pip.\n\n### Linux\n\nUse "
+        "apt.\n\n## Usage\n\nType things.\n",
     )
     assert doc.title == "User guide"
     assert [(b.headings, b.text) for b in doc.blocks] == [
@@ -46,7 +48,8 @@ def test_title_falls_back_to_file_stem():
 def test_rst_underlined_headings():
     doc = parse(
         "doc.rst",
-        "=====\nTitle\n=====\n\nIntro.\n\nSection A\n---------\n\nText A.\n\n.. note::\n\n   A note body.\n\nSub\n~~~\n\nText sub.\n",
+        "=====\nTitle\n=====\n\nIntro.\n\nSection A\n---------\n\nText A.\n\n.. note::\n\n   A note "
+        "body.\n\nSub\n~~~\n\nText sub.\n",
     )
     assert doc.title == "Title"
     heads = {b.text: b.headings for b in doc.blocks}
@@ -119,7 +122,10 @@ def test_split_sentences():
 
 
 def test_pdf_pages(pdf_bytes):
-    data = pdf_bytes([["Solar panels turn light into power.", "They work in winter."], ["Page two is about tea."]], title="Energy notes")
+    data = pdf_bytes(
+        [["Solar panels turn light into power.", "They work in winter."], ["Page two is about tea."]],
+        title="Energy notes",
+    )
     doc = parse("notes.pdf", data)
     assert doc.title == "Energy notes"
     assert [b.page for b in doc.blocks] == [1, 2]

@@ -98,7 +98,10 @@ def test_xlsx_sheets_and_pptx_slides_become_sections():
     buf = io.BytesIO()
     book.save(buf)
     doc = parse_bytes(Path("shop.xlsx"), buf.getvalue())
-    assert [(b.headings, b.text.splitlines()[-1]) for b in doc.blocks] == [(("Prices",), "tea | 3"), (("Stock",), "kettle | 7")]
+    assert [(b.headings, b.text.splitlines()[-1]) for b in doc.blocks] == [
+        (("Prices",), "tea | 3"),
+        (("Stock",), "kettle | 7"),
+    ]
 
     deck = Presentation()
     slide = deck.slides.add_slide(deck.slide_layouts[1])

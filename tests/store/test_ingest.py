@@ -8,7 +8,7 @@ import pytest
 
 from haiku_tui.store import EmbedderMismatch, KnowledgeBase
 from haiku_tui.store.ingest import discover
-from haiku_tui.store.kb import chunk_id, document_id
+from haiku_tui.store.ingest import chunk_id, document_id
 
 
 def reasons(report) -> dict[str, str]:

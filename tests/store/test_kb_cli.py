@@ -60,7 +60,9 @@ def test_add_list_search_info_delete(capsys, tmp_path, docs_dir):
     assert first.startswith(" 1.") and "Tea brewing › Green tea" in first
     assert "Steep green tea" in out
 
-    code, out, _ = run(capsys, "--db", db, "search", "degrees", "--json", "--limit", "3", "--filter", "title = 'Sourdough bread'")
+    code, out, _ = run(
+        capsys, "--db", db, "search", "degrees", "--json", "--limit", "3", "--filter", "title = 'Sourdough bread'"
+    )
     hits = json.loads(out)
     assert code == 0 and 1 <= len(hits) <= 3 and {h["title"] for h in hits} == {"Sourdough bread"}
     assert {"chunk_id", "score", "rank", "headings", "pages", "text"} <= set(hits[0])
@@ -125,7 +127,12 @@ def test_all_failed_add_exits_nonzero(capsys, tmp_path):
 def test_python_m_cli_subprocess(tmp_path, docs_dir):
     env = dict(os.environ, HAIKU_RAG_DB=str(tmp_path / "kb.lancedb"))
     add = subprocess.run(
-        [sys.executable, "-m", "haiku_tui.cli", "add", str(docs_dir)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120
+        [sys.executable, "-m", "haiku_tui.cli", "add", str(docs_dir)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
     )
     assert add.returncode == 0, add.stderr
     assert "added 4" in add.stdout
@@ -156,9 +163,20 @@ def test_help_does_not_import_heavy_modules():
 def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, docs_dir):
     """`haiku-tui list | head -0`: the pipe is closed before anything is written; no traceback, no error line."""
     env = dict(os.environ, HAIKU_RAG_DB=str(tmp_path / "kb.lancedb"))
-    subprocess.run([sys.executable, "-m", "haiku_tui.cli", "add", str(docs_dir)], capture_output=True, env=env, cwd=ROOT, timeout=120, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "haiku_tui.cli", "add", str(docs_dir)],
+        capture_output=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "haiku_tui.cli", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT
+        [sys.executable, "-m", "haiku_tui.cli", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
     )
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)

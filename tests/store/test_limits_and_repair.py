@@ -138,7 +138,11 @@ def test_a_damaged_file_points_to_doctor_which_rebuilds(tmp_path, docs_dir, caps
         for index_file in (table / "_indices").rglob("*.lance"):
             index_file.unlink()
     else:
-        files = list((table / "_versions").iterdir()) if damage == "truncated manifests" else list((table / "data").glob("*.lance"))
+        files = (
+            list((table / "_versions").iterdir())
+            if damage == "truncated manifests"
+            else list((table / "data").glob("*.lance"))
+        )
         for found in files:
             size = found.stat().st_size
             with found.open("r+b") as f:

@@ -60,7 +60,11 @@ def test_scores_count_pairs_within_the_window_by_their_rarity(monkeypatch):
     assert [row["id"] for row in by_proximity("progress bar", rows)] == ["adjacent", "three"]
     monkeypatch.setattr(proximity, "WINDOW", 4)
     assert [row["id"] for row in by_proximity("progress bar", rows)] == []  # held by 3 of 5: says nothing
-    assert [row["id"] for row in by_proximity("progress bar", rows + [_row(f"x{i}", "x") for i in range(3)])] == ["adjacent", "three", "four"]
+    assert [row["id"] for row in by_proximity("progress bar", rows + [_row(f"x{i}", "x") for i in range(3)])] == [
+        "adjacent",
+        "three",
+        "four",
+    ]
 
 
 def test_a_rarer_pair_ranks_first():
@@ -89,7 +93,9 @@ def test_a_chunk_holding_the_words_together_outranks_one_scattering_them(tmp_pat
         "with new icons for opening, saving and printing files.\n",
         encoding="utf-8",
     )
-    (docs / "widgets.md").write_text("# Widgets\n\nA progress bar shows how much of a long task is done.\n", encoding="utf-8")
+    (docs / "widgets.md").write_text(
+        "# Widgets\n\nA progress bar shows how much of a long task is done.\n", encoding="utf-8"
+    )
     kb = KnowledgeBase.open(tmp_path / "kb.lancedb", embedder="auto")
     kb.add([docs])
     question = "how do I show a progress bar"
@@ -104,9 +110,16 @@ def test_a_chunk_holding_the_words_together_outranks_one_scattering_them(tmp_pat
 
 def test_held_pairs_and_their_rarity_among_texts():
     pairs = query_pairs("progress bar terminal")
-    held = [proximity.held_pairs(pairs, term_places(text)) for text in (
-        "a progress bar in the terminal", "the bar of progress", "a bar shows how far along all the work is, its progress in the terminal", "tea", "cups",
-    )]
+    held = [
+        proximity.held_pairs(pairs, term_places(text))
+        for text in (
+            "a progress bar in the terminal",
+            "the bar of progress",
+            "a bar shows how far along all the work is, its progress in the terminal",
+            "tea",
+            "cups",
+        )
+    ]
     assert held[0] == {("progress", "bar"), ("bar", "terminal")}
     assert held[1] == {("progress", "bar")}  # either order, within the window
     assert held[2] == set()  # both words, too far apart

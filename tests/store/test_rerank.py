@@ -109,7 +109,11 @@ def test_text_embeddings_inference_shape(kb_path):
         first = [h.chunk_id for h in kb.search(QUERY, limit=5)]
         kb.search(QUERY, limit=5)
     assert first == list(reversed(fused(kb_path, RERANK_CANDIDATES)))[:5]
-    assert ["documents" in r["body"] for r in server.requests] == [True, False, False]  # asked in TEI's shape from then on
+    assert ["documents" in r["body"] for r in server.requests] == [
+        True,
+        False,
+        False,
+    ]  # asked in TEI's shape from then on
     assert "texts" in server.requests[1]["body"]
 
 
@@ -120,7 +124,9 @@ def test_key_environment_and_config_file(capsys, kb_path, monkeypatch, _isolated
         ids, _ = search_ids(capsys, kb_path)
         assert server.requests[-1]["authorization"] == "Bearer sk-rerank-secret"
         monkeypatch.delenv("HAIKU_TUI_RERANKER")
-        (_isolated_data_dir / "config.toml").write_text(f'reranker = "{server.url}"\nreranker_model = "m1"\n', encoding="utf-8")
+        (_isolated_data_dir / "config.toml").write_text(
+            f'reranker = "{server.url}"\nreranker_model = "m1"\n', encoding="utf-8"
+        )
         again, _ = search_ids(capsys, kb_path)
         assert server.requests[-1]["body"]["model"] == "m1"
         code, out, _ = run(capsys, "--db", kb_path, "info")
@@ -149,10 +155,17 @@ def test_bad_reranker_settings_are_one_line(capsys, kb_path, _isolated_data_dir)
 
 
 def test_parse_ranking_accepts_both_shapes_and_orders_by_score():
-    assert parse_ranking({"results": [{"index": 1, "relevance_score": 0.2}, {"index": 0, "relevance_score": 0.9}]}, 2) == [(0, 0.9), (1, 0.2)]
+    assert parse_ranking(
+        {"results": [{"index": 1, "relevance_score": 0.2}, {"index": 0, "relevance_score": 0.9}]}, 2
+    ) == [(0, 0.9), (1, 0.2)]
     assert parse_ranking([{"index": 0, "score": 0.1}, {"index": 1, "score": 0.5}], 2) == [(1, 0.5), (0, 0.1)]
-    for bad in ({"results": []}, {"data": 1}, [{"index": 0, "score": float("nan")}], [{"index": 0, "score": 1}, {"index": 0, "score": 2}],
-                [{"index": True, "score": 1}]):
+    for bad in (
+        {"results": []},
+        {"data": 1},
+        [{"index": 0, "score": float("nan")}],
+        [{"index": 0, "score": 1}, {"index": 0, "score": 2}],
+        [{"index": True, "score": 1}],
+    ):
         with pytest.raises(RerankFault):
             parse_ranking(bad, 2)
 
@@ -173,7 +186,10 @@ def test_the_agent_and_the_servers_search_through_the_configured_reranker(kb_pat
 
     faults: list[str] = []
     with serve_reranker(mode="fail") as server, KnowledgeBase.open(kb_path) as kb:
-        build_agent(AgentConfig(model="extractive", reranker=server.url, reranker_model="m", on_reranker_fault=faults.append), kb=kb)
+        build_agent(
+            AgentConfig(model="extractive", reranker=server.url, reranker_model="m", on_reranker_fault=faults.append),
+            kb=kb,
+        )
         assert kb.reranker is not None and kb.reranker.describe() == f"{server.url}/rerank (m)"
         assert [h.chunk_id for h in kb.search(QUERY, limit=5)] == fused(kb_path, 5)
     assert faults == [f"reranker {server.url}/rerank failed (HTTP 500); the search kept its own order"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,7 +118,10 @@ def test_vector_index_past_the_threshold_is_built_quietly(tmp_path, monkeypatch,
     monkeypatch.setattr(search, "ANN_MIN_ROWS", 500)
     vectors = np.ones((600, 8), dtype=np.float32)  # duplicates: lance's k-means warns about them
     table = lancedb.connect(str(tmp_path)).create_table(
-        "chunks", pa.table({"id": [str(i) for i in range(600)], "vector": pa.array(list(vectors), type=pa.list_(pa.float32(), 8))})
+        "chunks",
+        pa.table(
+            {"id": [str(i) for i in range(600)], "vector": pa.array(list(vectors), type=pa.list_(pa.float32(), 8))}
+        ),
     )
     assert search.ensure_vector_index(table) is True
     assert any("vector" in index.columns for index in table.list_indices())

@@ -28,13 +28,21 @@ def test_best_sentence_share_rewards_one_sentence_holding_the_question():
 
 
 def test_hybrid_rankings_add_the_best_sentence_ranking_to_bm25_and_vectors():
-    text = [_row("scattered", "d1", "Green things grow. Tea is a drink. Steeping takes time."), _row("none", "d3", "Solar panels.")]
+    text = [
+        _row("scattered", "d1", "Green things grow. Tea is a drink. Steeping takes time."),
+        _row("none", "d3", "Solar panels."),
+    ]
     vectors = [_row("together", "d2", "Green tea should steep for three minutes."), _row("scattered", "d1", "")]
     rankings, fused = search.hybrid_rankings("how long do I steep green tea", text, vectors, fetch=5)
     coverage = max(search.best_sentence_share("how long do I steep green tea", fused))
     assert 0.5 < coverage < 1.0  # no sentence holds "long"
     weights = [weight for _, weight in rankings]
-    assert weights == [search.TEXT_WEIGHT * coverage, search.VECTOR_WEIGHT, search.SENTENCE_WEIGHT * coverage, search.PROXIMITY_WEIGHT]
+    assert weights == [
+        search.TEXT_WEIGHT * coverage,
+        search.VECTOR_WEIGHT,
+        search.SENTENCE_WEIGHT * coverage,
+        search.PROXIMITY_WEIGHT,
+    ]
     by_sentence = [row["id"] for row in rankings[2][0]]
     assert by_sentence == ["together", "scattered"]  # the chunk without any query term is left out
     assert [row["id"] for row in rankings[3][0]] == ["together"]  # "steep green" together ("green … tea" both do)
@@ -129,9 +137,13 @@ def test_repeated_text_goes_to_the_smaller_document():
 def test_catch_all_page_does_not_outrank_the_page_it_quotes(tmp_path, monkeypatch):
     topic = "Slicing a list selects a range of items between two positions, start included and stop excluded."
     more = "A part of a list between two positions is a new list; get it with a slice of the list."
-    filler = "\n\n".join(f"## Section {i}\n\nSection {i} describes another feature of the language at length." for i in range(30))
+    filler = "\n\n".join(
+        f"## Section {i}\n\nSection {i} describes another feature of the language at length." for i in range(30)
+    )
     (tmp_path / "slicing.md").write_text(f"# Slicing\n\n{topic}\n", encoding="utf-8")
-    (tmp_path / "everything.md").write_text(f"# Everything\n\n## Slicing\n\n{topic} {more}\n\n{filler}\n", encoding="utf-8")
+    (tmp_path / "everything.md").write_text(
+        f"# Everything\n\n## Slicing\n\n{topic} {more}\n\n{filler}\n", encoding="utf-8"
+    )
     question = "how do I get part of a list between two positions"
     with KnowledgeBase.open(tmp_path / "kb.lancedb", embedder="auto") as kb:
         kb.add([tmp_path / "slicing.md", tmp_path / "everything.md"])
@@ -153,14 +165,20 @@ def test_sentences_drop_grammar_drawings_and_code_runs():
     assert not is_prose("chain(p, q, ...) --> p0, p1, ... plast, q0, q1, ...")
 
 
-QUESTIONS = ["do solar panels work in winter", "how often do I feed a starter in the fridge", "green tea water temperature"]
+QUESTIONS = [
+    "do solar panels work in winter",
+    "how often do I feed a starter in the fridge",
+    "green tea water temperature",
+]
 
 
 def test_sentence_terms_are_stored_at_ingest_and_read_by_the_ranking(tmp_path, monkeypatch):
     with KnowledgeBase.open(tmp_path / "kb.lancedb", embedder="auto") as kb:
         kb.add([write_documents(tmp_path / "docs")])
         rows = kb._table(CHUNKS).search().select(["text", search.SENTENCE_TERMS_COLUMN]).limit(None).to_list()
-        assert rows and all(decode_sentence_terms(r[search.SENTENCE_TERMS_COLUMN]) == sentence_terms(r["text"]) for r in rows)
+        assert rows and all(
+            decode_sentence_terms(r[search.SENTENCE_TERMS_COLUMN]) == sentence_terms(r["text"]) for r in rows
+        )
         ranked = [[h.chunk_id for h in kb.search(q, limit=5)] for q in QUESTIONS]
         search.clear_chunk_caches()
         with monkeypatch.context() as m:  # a cold search reads the stored terms: the text is not analysed

@@ -57,5 +57,10 @@ def test_words_that_only_look_like_forms_keep_their_own_stem():
 
 
 def test_term_set_is_the_set_of_terms():
-    for text in ["Brewing teas: the brewed tea's leaves, brewed again and AGAIN.", "don’t use `used` USES", "", "the of and"]:
+    for text in [
+        "Brewing teas: the brewed tea's leaves, brewed again and AGAIN.",
+        "don’t use `used` USES",
+        "",
+        "the of and",
+    ]:
         assert term_set(text) == frozenset(terms(text))

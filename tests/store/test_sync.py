@@ -94,7 +94,11 @@ def test_folder_without_supported_files_says_why(tmp_path, capsys):
     (tmp_path / "d" / "x.psd").write_bytes(b"8BPS")
     main(["--db", str(tmp_path / "kb"), "add", str(tmp_path / "d")])
     out = capsys.readouterr().out
-    assert "added 0" in out and "no supported files found (supported: " in out and "1 skipped: unsupported type (.psd)" in out
+    assert (
+        "added 0" in out
+        and "no supported files found (supported: " in out
+        and "1 skipped: unsupported type (.psd)" in out
+    )
 
 
 def test_symlinked_file_is_one_document(tmp_path, docs_dir):
@@ -125,7 +129,10 @@ def test_a_file_name_that_is_not_utf8_is_one_failure_and_the_rest_lands(tmp_path
         code = main(["--db", str(tmp_path / "kb"), "--embedder", "none", command, str(docs_dir)])
         out, err = capsys.readouterr()
         assert code == 0 and ", failed 1;" in out and "Error" not in out + err, (command, out, err)
-        assert f"failed: {docs_dir}/caf\ufffd.md: the file name is not valid UTF-8 (shown with \ufffd); rename the file" in out
+        assert (
+            f"failed: {docs_dir}/caf\ufffd.md: the file name is not valid UTF-8 (shown with \ufffd); rename the file"
+            in out
+        )
     assert len(KnowledgeBase.open(tmp_path / "kb").documents()) == 4
 
 

@@ -19,7 +19,13 @@ def test_standalone_symbols_are_named():
     assert symbol_names("a star (\"'*'\") binds all names") == ["star", "asterisk"]
     assert symbol_names("write `**` for powers") == ["double", "star", "asterisk"]
     assert symbol_names('if the form "*identifier" is present') == ["star", "asterisk"]
-    assert symbol_names("pass `**kwargs` on; `@property` makes it read-only") == ["double", "star", "asterisk", "at", "sign"]
+    assert symbol_names("pass `**kwargs` on; `@property` makes it read-only") == [
+        "double",
+        "star",
+        "asterisk",
+        "at",
+        "sign",
+    ]
 
 
 def test_symbols_glued_to_words_tables_and_prompts_are_not_named():
@@ -56,10 +62,14 @@ def _write(root: Path, docs: dict[str, str]) -> Path:
 
 
 DOCS = {
-    "bitwise.md": '# Bitwise operations\n\nThe "^" operator yields the bitwise exclusive or of its arguments, which must be integers.\n',
-    "arithmetic.md": "# Arithmetic operators\n\nThe plus operator adds two numbers and the minus operator subtracts them.\n",
-    "messages.md": "# Conversation history\n\nEvery conversation is saved on disk with its messages and can be exported as a file.\n",
-    "settings.md": "# Saved settings\n\nSettings are saved on disk in a small file and exported with the export command.\n",
+    "bitwise.md": '# Bitwise operations\n\nThe "^" operator yields the bitwise exclusive or of its arguments, '
+    "which must be integers.\n",
+    "arithmetic.md": "# Arithmetic operators\n\nThe plus operator adds two numbers and the minus operator subtracts "
+    "them.\n",
+    "messages.md": "# Conversation history\n\nEvery conversation is saved on disk with its messages and can be "
+    "exported as a file.\n",
+    "settings.md": "# Saved settings\n\nSettings are saved on disk in a small file and exported with the export "
+    "command.\n",
 }
 
 
@@ -104,7 +114,9 @@ def test_the_vocabulary_follows_the_table_and_stays_away_from_large_ones(tmp_pat
         (docs / "chat.md").write_text("# Chat\n\nA chat is a conversation.\n", encoding="utf-8")
         kb.add([docs])
         chunks = kb._table("chunks")
-        assert vocab_module.vocabulary(chunks, "fts", chunks.version).missing("my chat") == []  # a new version: read again
+        assert (
+            vocab_module.vocabulary(chunks, "fts", chunks.version).missing("my chat") == []
+        )  # a new version: read again
         monkeypatch.setattr(vocab_module, "MAX_ROWS", 1)
         (docs / "chat.md").unlink()
         kb.sync([docs])

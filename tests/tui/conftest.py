@@ -177,7 +177,9 @@ def searching_model(release: asyncio.Event):
     from pydantic_ai.models.function import DeltaToolCall, FunctionModel
 
     async def stream(messages, info):
-        returns = {getattr(p, "tool_name", None) for p in messages[-1].parts if getattr(p, "part_kind", "") == "tool-return"}
+        returns = {
+            getattr(p, "tool_name", None) for p in messages[-1].parts if getattr(p, "part_kind", "") == "tool-return"
+        }
         if "rag_search" in returns:
             await release.wait()
             yield "done"

@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import threading
 import time
+from pathlib import Path
 
 from tests.tui.conftest import SIZE, ask, make_app, settle, stalling_model, wait_for
 
+import haiku_tui
 from haiku_tui.sessions import SessionStore
 
 
@@ -184,8 +186,9 @@ async def test_a_question_sent_before_the_agent_is_ready_waits_and_is_sent(small
         assert len(app.main.turn_log.turns) == 1 and len(app.session.messages) > 0
 
 
-async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypatch):
-    """Esc on a question waiting for the agent: it stays, cancelled, and the next question is numbered after it."""
+async def test_a_waiting_question_cancelled_gives_its_number_back(small_kb, monkeypatch):
+    """Esc on a question waiting for the agent: it stays, cancelled and unnumbered; the next question takes its
+    number."""
     async with waiting_question(small_kb, monkeypatch) as (app, pilot, held):
         await pilot.press("escape")
         await pilot.pause()
@@ -195,12 +198,13 @@ async def test_a_waiting_question_cancelled_keeps_its_number(small_kb, monkeypat
         await pilot.press("enter")
         await settle(pilot)
         turns = app.main.turn_log.turns
-        assert [(t.number, t.state) for t in turns] == [(1, "cancelled"), (2, "grounded")]
+        assert [(t.number, t.state) for t in turns] == [(None, "cancelled"), (1, "grounded")]
 
 
 @contextlib.asynccontextmanager
 async def question_before_the_session(small_kb, tmp_path, monkeypatch):
-    """A saved session reopened with its drawing held, "what is a heat pump" sent and waiting: ``(app, pilot, held)``."""
+    """A saved session reopened with its drawing held, "what is a heat pump" sent and waiting:
+    ``(app, pilot, held)``."""
     store = SessionStore(tmp_path / "sessions.db")
     session_id = await saved_session(small_kb, store)
     held = HeldStart(monkeypatch)
@@ -235,14 +239,14 @@ async def test_a_question_cancelled_before_the_session_is_drawn_stays_after_its_
         await pilot.pause()
         await held.session_drawn(pilot)
         turns = app.main.turn_log.turns
-        assert [(t.number, t.prompt, t.state) for t in turns][-1] == (2, "what is a heat pump", "cancelled")
+        assert [(t.number, t.prompt, t.state) for t in turns][-1] == (None, "what is a heat pump", "cancelled")
         assert "back in the box" in turns[-1].query_one(".turn-footer").render().plain
         held.build.set()
         await settle(pilot)
         await pilot.press("enter")  # the question given back, sent again
         await settle(pilot)
         turns = app.main.turn_log.turns
-        assert [(t.number, t.state) for t in turns][-2:] == [(2, "cancelled"), (3, "grounded")]
+        assert [(t.number, t.state) for t in turns][-2:] == [(None, "cancelled"), (2, "grounded")]
 
 
 def zebra_kb(tmp_path) -> str:
@@ -259,7 +263,7 @@ def zebra_kb(tmp_path) -> str:
 
 
 async def test_reopening_a_session_answers_from_the_kb_it_was_made_on(small_kb, tmp_path):
-    """Issue 14: Ctrl+O on a session made on another knowledge base opens that one."""
+    """Ctrl+O on a session made on another knowledge base opens that one."""
     zebra_db = zebra_kb(tmp_path)
     store = SessionStore(tmp_path / "sessions.db")
     app = make_app(None, store=store, db=zebra_db)
@@ -321,7 +325,8 @@ async def test_the_knowledge_base_is_prepared_behind_the_first_frame(tmp_path):
         await settle(pilot)
         assert app.main.turn_log.turns[-1].state == "grounded"
         await pilot.press("ctrl+b")
-        await wait_for(pilot, lambda: "8 documents" in str(app.screen.query_one("#kb-status").render()), 30)
+        pages = len(list((Path(haiku_tui.__file__).parent / "guide").glob("*.md")))
+        await wait_for(pilot, lambda: f"{pages} documents" in str(app.screen.query_one("#kb-status").render()), 30)
 
 
 async def test_switching_the_knowledge_base_starts_a_new_session_on_it(small_kb, tmp_path):
@@ -373,7 +378,7 @@ async def test_esc_on_a_waiting_question_while_the_session_is_drawn(small_kb, tm
         turns = app.main.turn_log.turns
         assert [(t.number, t.prompt, t.state) for t in turns] == [
             (1, "how do solar panels work in winter", "grounded"),
-            (2, "what is a heat pump", "cancelled"),
+            (None, "what is a heat pump", "cancelled"),
         ]
         assert app.main.prompt.text == "what is a heat pump" and not app.main.running
         held.build.set()
@@ -381,7 +386,7 @@ async def test_esc_on_a_waiting_question_while_the_session_is_drawn(small_kb, tm
         await pilot.press("enter")  # the question given back, sent again
         await settle(pilot)
         turns = app.main.turn_log.turns
-        assert [(t.number, t.state) for t in turns] == [(1, "grounded"), (2, "cancelled"), (3, "grounded")]
+        assert [(t.number, t.state) for t in turns] == [(1, "grounded"), (None, "cancelled"), (2, "grounded")]
 
 
 async def test_a_sessions_draft_stays_with_it_when_another_session_is_opened(small_kb, tmp_path):

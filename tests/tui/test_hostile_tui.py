@@ -1,4 +1,4 @@
-"""Issue 18: hostile text on every surface of the app — screens, tables, header, toasts, dialogs.
+"""Hostile text on every surface of the app — screens, tables, header, toasts, dialogs.
 
 The shared strings of ``tests/hostile.py`` go in where untrusted text really comes from: document
 titles and text in a knowledge base, session titles and models in the sessions store (as an import

@@ -178,7 +178,9 @@ async def test_a_reindex_whose_file_is_gone_says_so_and_keeps_the_note(tmp_path)
         await pilot.press("R")
         await settle(app, pilot)
         notes = list(app._notifications)
-        assert [n.message for n in notes if n.title == "Re-index finished"] == ["0 added, 3 replaced, 0 unchanged, 1 failed"]
+        assert [n.message for n in notes if n.title == "Re-index finished"] == [
+            "0 added, 3 replaced, 0 unchanged, 1 failed"
+        ]
         assert any(n.title == "Not ingested" and "tea-brewing.md" in n.message for n in notes)
         assert "1 document indexed by an older haiku-tui: press R to re-index them" in status(app)
     assert versions(uri)["Tea brewing"][0] == 1

@@ -1,10 +1,9 @@
-"""Issue 13, the app on a long session: it opens with its newest turns mounted, keys slide the window,
+"""The app on a long session: it opens with its newest turns mounted, keys slide the window,
 old questions can be reached from the other panes, and a cancelled turn never vanishes."""
 
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +15,7 @@ QUESTIONS = 200
 @pytest.fixture(scope="module")
 def long_db(tmp_path_factory) -> tuple[Path, str]:
     """A sessions database holding one session of 200 questions, saved through the store (no model runs)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    from bench_keys import saved_session
+    from bench.bench_keys import saved_session
 
     from haiku_tui.sessions import SessionStore
 
@@ -82,7 +80,10 @@ async def test_the_reserve_beyond_the_window_is_mounted_and_laid_out_when_idle(s
 
         await wait_for(pilot, lambda: len(mounted()) == pin + opening + reserve)
         first_shown = QUESTIONS - opening + 1
-        assert [t.number for t in mounted() if not t.display] == [*range(1, pin + 1), *range(first_shown - reserve, first_shown)]
+        assert [t.number for t in mounted() if not t.display] == [
+            *range(1, pin + 1),
+            *range(first_shown - reserve, first_shown),
+        ]
         hidden = [t for t in mounted() if not t.display][pin:]  # the reserve above the window (then the first turns)
         assert [t.number for t in log.turns] == list(range(first_shown, QUESTIONS + 1))
         log.focus_selected()
@@ -108,7 +109,9 @@ async def test_the_reserve_beyond_the_window_is_mounted_and_laid_out_when_idle(s
         await pilot.pause(0.3)
         assert log.selected_turn.number == first_shown - 1 - 60 - 2 * reserve + ahead and log.selected_turn.has_answer
         numbers = [t.number for t in mounted()]
-        assert numbers[:pin] == list(range(1, pin + 1)) and numbers[-pin:] == list(range(QUESTIONS - pin + 1, QUESTIONS + 1))
+        assert numbers[:pin] == list(range(1, pin + 1)) and numbers[-pin:] == list(
+            range(QUESTIONS - pin + 1, QUESTIONS + 1)
+        )
         numbers = numbers[pin:-pin]  # the window and its reserve: in order, no gap
         assert len(log.turns) <= conversation.WINDOW and len(numbers) <= conversation.WINDOW + 2 * reserve
         assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
@@ -134,7 +137,9 @@ async def test_home_and_end_show_the_session_s_first_and_last_turns_mounted_when
 
         def pinned() -> bool:  # the first and the last turns are mounted
             mounted = numbers()
-            return mounted[:pin] == list(range(1, pin + 1)) and mounted[-pin:] == list(range(QUESTIONS - pin + 1, QUESTIONS + 1))
+            return mounted[:pin] == list(range(1, pin + 1)) and mounted[-pin:] == list(
+                range(QUESTIONS - pin + 1, QUESTIONS + 1)
+            )
 
         log.focus_selected()
         for _ in range(conversation.OPENING + 4):  # from somewhere in the window, past its opening top
@@ -152,10 +157,16 @@ async def test_home_and_end_show_the_session_s_first_and_last_turns_mounted_when
             top, bottom = log.content_region.y, log.content_region.bottom
             if key == "home":
                 assert turn is log.turns[0] and turn.number == 1 and turn.selected
-                assert log.scroll_y == 0 and turn.region.y == top and log.turns[-1].region.bottom >= bottom  # a full screen
+                assert (
+                    log.scroll_y == 0 and turn.region.y == top and log.turns[-1].region.bottom >= bottom
+                )  # a full screen
             else:
                 assert turn is log.turns[-1] and turn.number == QUESTIONS and turn.selected
-                assert log.scroll_y == log.max_scroll_y > 0 and top < turn.region.y and bottom - 1 <= turn.region.bottom <= bottom
+                assert (
+                    log.scroll_y == log.max_scroll_y > 0
+                    and top < turn.region.y
+                    and bottom - 1 <= turn.region.bottom <= bottom
+                )
             where = turn.region
             await pilot.pause(0.6)  # the idle steps lay out the turns beyond the selection, off screen
             await settle(pilot)
@@ -202,7 +213,7 @@ async def test_cancelled_turn_stays_when_the_window_slides(small_kb, long_db):
         await settle(pilot)
         log = app.main.turn_log
         cancelled = log.turns[-1]
-        assert cancelled.state == "cancelled" and cancelled.number == QUESTIONS + 1
+        assert cancelled.state == "cancelled" and cancelled.number is None
         log.focus_selected()
         await pilot.press("home")
         assert "a question that stalls" not in [t.prompt for t in log.turns] and log.selected_turn.number == 1

@@ -219,11 +219,15 @@ async def test_a_chunk_only_retrieved_opens_as_retrieved_not_cited(small_kb):
         pane.focus()
         heads = {}
         for status in ("cited", "current"):
-            pane.highlighted = pane.get_option_index(next(oid for oid, (_, i) in pane.items.items() if i.status == status))
+            pane.highlighted = pane.get_option_index(
+                next(oid for oid, (_, i) in pane.items.items() if i.status == status)
+            )
             await pilot.press("enter")
             await settle(pilot)
             assert isinstance(app.screen, ChunkScreen)
-            heads[status] = [str(h.render()) for h in app.screen.query(".chunk-head") if str(h.render()).startswith("▶")]
+            heads[status] = [
+                str(h.render()) for h in app.screen.query(".chunk-head") if str(h.render()).startswith("▶")
+            ]
             await pilot.press("escape")
             await settle(pilot)
         assert heads["cited"][0].startswith("▶ cited chunk  ")
@@ -460,7 +464,7 @@ async def test_session_option_resolves_a_title(small_kb):
         assert app.workbench.store.resolve(session.title.upper()) == session.id
 
 
-# ---- panes, keys, palette, help, themes -------------------------------------------------------------------------------
+# ---- panes, keys, palette, help, themes ------------------------------------------------------------------------------
 
 
 async def test_shrinking_the_terminal_keeps_the_newest_answer_in_view(small_kb):
@@ -560,7 +564,17 @@ def test_every_binding_has_an_id_and_a_description():
     from haiku_tui.tui.main.screen import MainScreen
 
     ids = set()
-    for cls in (HaikuApp, MainScreen, AnswerCursor, EvidencePane, PolicyLog, PromptArea, ChunkScreen, ReviewScreen, HelpScreen):
+    for cls in (
+        HaikuApp,
+        MainScreen,
+        AnswerCursor,
+        EvidencePane,
+        PolicyLog,
+        PromptArea,
+        ChunkScreen,
+        ReviewScreen,
+        HelpScreen,
+    ):
         for binding in cls.__dict__["BINDINGS"]:
             assert isinstance(binding, Binding), (cls, binding)
             assert binding.id and binding.description, (cls, binding)
@@ -660,7 +674,7 @@ async def test_a_cancelled_turn_and_old_questions_survive_the_window(small_kb, m
             await ask(pilot, f"tea brewing question {n}")
         log = app.main.turn_log
         assert "a question that stalls" not in [t.prompt for t in log.turns]  # slid out of the window
-        assert log.total == 8
+        assert log.total == 7  # the cancelled question is not numbered
         await log.action_select_first()
         await settle(pilot)
         prompts = [t.prompt for t in log.turns]
@@ -686,7 +700,7 @@ async def test_a_cancelled_turn_and_old_questions_survive_the_window(small_kb, m
         assert log.turns[0].question == first and "[1]✓" in log.turns[0].query_one(".turn-footer").render().plain
 
 
-# ---- command line ------------------------------------------------------------------------------------------------------
+# ---- command line ----------------------------------------------------------------------------------------------------
 
 
 def test_help_does_not_import_textual():
@@ -776,16 +790,26 @@ def analysis_model():
     )
 
     async def stream(messages, info):
-        returns = {p.tool_name: str(p.content) for p in messages[-1].parts if getattr(p, "part_kind", "") == "tool-return"}
+        returns = {
+            p.tool_name: str(p.content) for p in messages[-1].parts if getattr(p, "part_kind", "") == "tool-return"
+        }
         if "analysis_cite" in returns:
             yield "There are 4 documents [1]."
         elif "analysis_execute_code" in returns:
             chunk = re.findall(r"\b[0-9a-f]{16}\b", returns["analysis_execute_code"])[0]
-            yield {0: DeltaToolCall(name="analysis_cite", json_args=json.dumps({"chunk_ids": [chunk]}), tool_call_id="c3")}
+            yield {
+                0: DeltaToolCall(name="analysis_cite", json_args=json.dumps({"chunk_ids": [chunk]}), tool_call_id="c3")
+            }
         elif "load_capability" in returns:
-            yield {0: DeltaToolCall(name="analysis_execute_code", json_args=json.dumps({"code": program}), tool_call_id="c2")}
+            yield {
+                0: DeltaToolCall(
+                    name="analysis_execute_code", json_args=json.dumps({"code": program}), tool_call_id="c2"
+                )
+            }
         else:
-            yield {0: DeltaToolCall(name="load_capability", json_args=json.dumps({"id": ANALYSIS_ID}), tool_call_id="c1")}
+            yield {
+                0: DeltaToolCall(name="load_capability", json_args=json.dumps({"id": ANALYSIS_ID}), tool_call_id="c1")
+            }
 
     return FunctionModel(stream_function=stream, model_name="analysis-script")
 
@@ -798,7 +822,9 @@ async def test_programs_the_analysis_capability_ran_show_in_the_evidence_pane(sm
         (view,) = app.main.views
         assert view.badge == "grounded" and view.citations == (1,)
         assert [p.success for p in view.programs] == [True] and "4 documents" in view.programs[0].stdout
-        shown = "\n".join(str(app.main.evidence.get_option_at_index(i).prompt) for i in range(app.main.evidence.option_count))
+        shown = "\n".join(
+            str(app.main.evidence.get_option_at_index(i).prompt) for i in range(app.main.evidence.option_count)
+        )
         assert "▶ program" in shown and "print(len(docs), 'documents')" in shown and "4 documents" in shown
 
 
@@ -813,5 +839,5 @@ async def test_typing_on_the_answers_starts_a_new_question(small_kb):
         await settle(pilot)
         assert app.focused is app.main.turn_log.cursor and app.main.turn_log.selected_turn.number == 1
         await pilot.press(*"What about black tea")
-        await settle(pilot)
-        assert app.focused is app.main.prompt and app.main.prompt.text == "What about black tea"
+        await wait_for(pilot, lambda: app.focused is app.main.prompt)  # once the burst is over
+        assert app.main.prompt.text == "What about black tea"

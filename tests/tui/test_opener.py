@@ -9,7 +9,10 @@ from haiku_tui.tui.opener import open_command
 def test_terminal_editors_open_at_the_line():
     where = SourceLocation("/docs/notes.md", line=42)
     assert open_command(where, {"EDITOR": "nvim"}) == (["nvim", "+42", "/docs/notes.md"], True)
-    assert open_command(where, {"VISUAL": "emacs -nw", "EDITOR": "vi"}) == (["emacs", "-nw", "+42", "/docs/notes.md"], True)
+    assert open_command(where, {"VISUAL": "emacs -nw", "EDITOR": "vi"}) == (
+        ["emacs", "-nw", "+42", "/docs/notes.md"],
+        True,
+    )
 
 
 def test_gui_editors_take_path_colon_line():

@@ -29,6 +29,8 @@ async def test_a_failing_reranker_is_a_notice_and_the_question_is_answered(small
             assert turn.answer and "300" in turn.answer
             notices = [n for n in app._notifications if n.title == "Reranker"]
             assert len(notices) == 1  # the run's searches all failed alike: one notice
-            assert notices[0].message == f"reranker {server.url}/rerank failed (HTTP 500); the search kept its own order"
+            assert (
+                notices[0].message == f"reranker {server.url}/rerank failed (HTTP 500); the search kept its own order"
+            )
             assert "rerank 127.0.0.1:" in str(app.main.query_one("#status").render())
     small_kb.reranker = None  # the shared knowledge base goes back as it was

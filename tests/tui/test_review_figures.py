@@ -27,9 +27,24 @@ def reviewed(store: SessionStore, kb_path: str, question: str, hit, mark: str = 
     """A session on ``kb_path`` whose question 0 cited ``hit``, the citation marked ``mark``."""
     entry = {"index": 1, "chunk_id": hit.chunk_id, "document_id": hit.document_id, "title": hit.title, "path": hit.path,
              "headings": list(hit.headings), "pages": [], "text": hit.text, "capability": "rag"}
-    state = {"rag": {"citation_index": {hit.chunk_id: entry}, "document_filter": None, "question": 0, "in_progress": False,
-                     "questions": [{"question": 0, "prompt": question, "searches": [], "evidence_epoch": 1,
-                                    "declaration": {"epoch": 2, "chunk_ids": [hit.chunk_id]}, "requests": 2}]}}
+    state = {
+        "rag": {
+            "citation_index": {hit.chunk_id: entry},
+            "document_filter": None,
+            "question": 0,
+            "in_progress": False,
+            "questions": [
+                {
+                    "question": 0,
+                    "prompt": question,
+                    "searches": [],
+                    "evidence_epoch": 1,
+                    "declaration": {"epoch": 2, "chunk_ids": [hit.chunk_id]},
+                    "requests": 2,
+                }
+            ],
+        }
+    }
     session = Session(id=f"s-{abs(hash(question)) % 10**8}", conversation=Conversation(messages=[]), state=state,
                       title=question, model="extractive", db=kb_path)
     session.set_review(0, hit.chunk_id, mark)
@@ -87,6 +102,8 @@ async def test_e_without_reviews_says_how_to_make_them(tmp_path):
         await pilot.press("e")
         await settle(app, pilot)
         assert figures_line(app).startswith("Reviewed citations: not measured yet")
-        assert any("No citation on this knowledge base is marked as supported yet" in n.message for n in app._notifications)
+        assert any(
+            "No citation on this knowledge base is marked as supported yet" in n.message for n in app._notifications
+        )
         assert Path(tmp_path / "review-evaluations.json").exists() is False
     store.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from haiku_tui.sessions import Session, SessionStore
 from haiku_tui.tui.screens import ConfirmDialog, KnowledgeScreen, SessionsScreen, TextInputDialog
 from haiku_tui.tui.screens.dialogs import display_path, local_time
 
-FIXED = datetime(2026, 3, 14, 9, 30, tzinfo=timezone.utc)
+FIXED = datetime(2026, 3, 14, 9, 30, tzinfo=UTC)
 UNSET = object()
 
 MARKUP_TITLE = "[bold]x[/bold] [@click=app.quit]"
@@ -678,7 +678,10 @@ async def test_tables_fit_the_terminal_after_a_resize(store, kb_dir):
     def fits(table: DataTable) -> bool:
         return table.virtual_size.width <= table.scrollable_content_region.width
 
-    for screen, table_id in ((SessionsScreen(store), "#sessions-table"), (KnowledgeScreen(str(kb_dir / "kb.lancedb")), "#kb-documents")):
+    for screen, table_id in (
+        (SessionsScreen(store), "#sessions-table"),
+        (KnowledgeScreen(str(kb_dir / "kb.lancedb")), "#kb-documents"),
+    ):
         app = Host(screen)
         async with app.run_test(size=(200, 40)) as pilot:
             await settle(app, pilot)

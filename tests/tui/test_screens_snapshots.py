@@ -57,7 +57,9 @@ def test_sessions_list(snap_compare, store, tmp_path, monkeypatch):
     """Three sessions newest first (Solar, Sourdough, Bike) with model, updated time, question and citation
     counts; the open session (Sourdough) is marked with a green dot; the search box is empty."""
     monkeypatch.chdir(tmp_path)
-    assert snap_compare(Host(SessionsScreen(store, current_id="bbbb00000002")), run_before=settle, terminal_size=SESSIONS_SIZE)
+    assert snap_compare(
+        Host(SessionsScreen(store, current_id="bbbb00000002")), run_before=settle, terminal_size=SESSIONS_SIZE
+    )
 
 
 def test_sessions_filtered_by_search(snap_compare, store, tmp_path, monkeypatch):
@@ -138,7 +140,8 @@ def test_sessions_markup_title_literal(snap_compare, tmp_path, monkeypatch):
 def test_kb_documents_table(snap_compare, kb_dir):
     """The knowledge-base screen on kb.lancedb: "3 documents, 3 chunks", the documents table (markup-looking
     title first, then Solar panels, Tea brewing) with relative paths, chunk counts and 2026-03-14 09:30; an
-    empty search playground below; the footer lists a Add path, s Sync folder, d Delete doc, / Search, f5 Reload, esc Back."""
+    empty search playground below; the footer lists a Add path, s Sync folder, d Delete doc, / Search, f5 Reload,
+    esc Back."""
     assert snap_compare(Host(KnowledgeScreen(str(kb_dir / "kb.lancedb"))), run_before=settle, terminal_size=KB_SIZE)
 
 
@@ -172,7 +175,9 @@ def test_kb_ingest_progress(snap_compare, kb_dir):
         screen.query_one("#kb-progress").remove_class("hidden")
         screen._set_status("Ingesting docs…")
         screen._progress(
-            IngestProgress(files_total=4, files_done=2, chunks_done=7, path=str(kb_dir / "docs" / "tea.md"), elapsed=0.5)
+            IngestProgress(
+                files_total=4, files_done=2, chunks_done=7, path=str(kb_dir / "docs" / "tea.md"), elapsed=0.5
+            )
         )
         await settle(pilot)
 
@@ -194,7 +199,9 @@ def test_kb_ingest_summary(snap_compare, tmp_path, monkeypatch, frozen_kb_clock)
         await pilot.press(*"docs", "enter")
         await settle(pilot)
 
-    assert snap_compare(Host(KnowledgeScreen(str(tmp_path / "kb.lancedb"))), run_before=run_before, terminal_size=KB_SIZE)
+    assert snap_compare(
+        Host(KnowledgeScreen(str(tmp_path / "kb.lancedb"))), run_before=run_before, terminal_size=KB_SIZE
+    )
 
 
 def test_kb_playground_results(snap_compare, kb_dir):
@@ -243,14 +250,18 @@ def test_sessions_list_80x24(snap_compare, store, tmp_path, monkeypatch):
     """The sessions screen at 80×24: the search box, the three sessions with every column (long titles
     end in …) and the footer's keys all fit; nothing is cut off at the right edge."""
     monkeypatch.chdir(tmp_path)
-    assert snap_compare(Host(SessionsScreen(store, current_id="bbbb00000002")), run_before=settle, terminal_size=(80, 24))
+    assert snap_compare(
+        Host(SessionsScreen(store, current_id="bbbb00000002")), run_before=settle, terminal_size=(80, 24)
+    )
 
 
 def test_sessions_list_200x60(snap_compare, store, tmp_path, monkeypatch):
     """The sessions screen at 200×60: the same three sessions; the table keeps its column widths and the
     rest of the screen stays empty below them, the footer at the bottom."""
     monkeypatch.chdir(tmp_path)
-    assert snap_compare(Host(SessionsScreen(store, current_id="bbbb00000002")), run_before=settle, terminal_size=(200, 60))
+    assert snap_compare(
+        Host(SessionsScreen(store, current_id="bbbb00000002")), run_before=settle, terminal_size=(200, 60)
+    )
 
 
 def test_kb_documents_table_80x24(snap_compare, kb_dir):

@@ -67,7 +67,9 @@ def test_narrower_parts_never_come_back_longer():
     for narrow, wide in zip(shown, shown[1:]):
         assert ("session tokens" in narrow) <= ("session tokens" in wide)
         assert ("last request" in narrow) <= ("last request" in wide)
-        assert ("chars" in narrow) <= ("chars" in wide) and ("(retrieval-only)" in narrow) <= ("(retrieval-only)" in wide)
+        assert ("chars" in narrow) <= ("chars" in wide) and ("(retrieval-only)" in narrow) <= (
+            "(retrieval-only)" in wide
+        )
 
 
 def test_compaction_off_reported_tokens_and_an_unavailable_kb():

@@ -1,4 +1,4 @@
-"""Issue 14, app side: ``--watch`` keeps the knowledge base in step while the app runs (real files,
+"""``--watch`` keeps the knowledge base in step while the app runs (real files,
 real watchfiles), and quitting ends the watch promptly."""
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ async def test_a_watched_folder_picks_up_a_new_file_without_a_restart(tmp_path, 
     kb = KnowledgeBase.open(str(tmp_path / "kb.lancedb"))
     kb.add([docs])
     store = SessionStore(tmp_path / "sessions.db")
-    app = HaikuApp(AgentConfig(model="extractive", db=str(tmp_path / "kb.lancedb")), kb=kb, store=store, watch=[str(docs)])
+    app = HaikuApp(
+        AgentConfig(model="extractive", db=str(tmp_path / "kb.lancedb")), kb=kb, store=store, watch=[str(docs)]
+    )
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_for(pilot, lambda: app.folder_watch is not None and "unchanged" in app.folder_watch.status, 30)
         assert "1 unchanged" in app.folder_watch.status
@@ -74,7 +76,9 @@ async def test_kb_screen_sync_lists_the_changes_then_removes_a_deleted_file(tmp_
     from tests.tui.test_screens import Host, settle, write_docs
 
     monkeypatch.chdir(tmp_path)
-    write_docs(tmp_path / "docs", {"a.md": "# Apples\n\nApples are red.\n", "b.md": "# Bananas\n\nBananas are yellow.\n"})
+    write_docs(
+        tmp_path / "docs", {"a.md": "# Apples\n\nApples are red.\n", "b.md": "# Bananas\n\nBananas are yellow.\n"}
+    )
     (tmp_path / "docs" / "c.psd").write_bytes(b"8BPS")
     kb = KnowledgeBase.open(str(tmp_path / "kb.lancedb"))
     kb.add([tmp_path / "docs"])
@@ -89,7 +93,11 @@ async def test_kb_screen_sync_lists_the_changes_then_removes_a_deleted_file(tmp_
         await settle(app, pilot)
         assert isinstance(app.screen, ConfirmDialog)
         detail = str(app.screen.query_one("#dialog-detail", Static).render())
-        assert detail.splitlines()[:3] == ["would be: 1 added, 0 replaced, 1 unchanged, 0 failed, 1 removed, 0 moved", "+ docs/d.md", "- docs/b.md"]
+        assert detail.splitlines()[:3] == [
+            "would be: 1 added, 0 replaced, 1 unchanged, 0 failed, 1 removed, 0 moved",
+            "+ docs/d.md",
+            "- docs/b.md",
+        ]
         assert "1 skipped: unsupported type (.psd)" in detail
         assert {d.title for d in kb.documents()} == {"Apples", "Bananas"}  # the dry run changed nothing
         await pilot.press("y")

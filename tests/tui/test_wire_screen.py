@@ -133,7 +133,9 @@ async def test_w_shows_a_bounded_capsule_as_sent_and_says_what_it_left_out(small
         await ask(pilot, TEA)
         received, session_id = script.sent[first:], app.session.id
         cited = next(iter(app.session.state["rag"]["citation_index"].values()))
-    capsule = next(str(p.content) for m in received[0] for p in m.parts if "not shown in full" in str(getattr(p, "content", "")))
+    capsule = next(
+        str(p.content) for m in received[0] for p in m.parts if "not shown in full" in str(getattr(p, "content", ""))
+    )
     assert f"[{cited['chunk_id']}] Source: " in capsule and cited["text"] not in capsule
 
     shown = await _reopen_and_compare(small_kb, store, session_id, received, number=2, retained_chars=1)
@@ -175,8 +177,15 @@ async def test_enter_opens_the_earlier_history_with_every_part_labelled(small_kb
         await settle(pilot)
         assert not fold.collapsed
         rows = fold_text(screen, last).splitlines()
-        labels = [row.split()[0] + (" " + row.split()[1] if row.split()[0] in ("tool", "evidence") else "") for row in rows]
-        assert labels.index("prompt") < labels.index("evidence receipted") < labels.index("capsule") < labels.index("answer", labels.index("capsule"))
+        labels = [
+            row.split()[0] + (" " + row.split()[1] if row.split()[0] in ("tool", "evidence") else "") for row in rows
+        ]
+        assert (
+            labels.index("prompt")
+            < labels.index("evidence receipted")
+            < labels.index("capsule")
+            < labels.index("answer", labels.index("capsule"))
+        )
         assert SOLAR in rows[labels.index("prompt")] and TEA in "\n".join(rows)
         kept = [row for row in rows if row.strip().startswith("retained ")]
         assert sorted(row.split("[")[1][:16] for row in kept) == sorted(cited)  # each chunk cited before, kept in full
@@ -196,7 +205,9 @@ async def test_a_bounded_capsules_fold_names_its_receipts(small_kb, tmp_path):
         await ask(pilot, SOLAR)
         script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
         await ask(pilot, TEA)
-        (chunk_id,) = [c for c in app.session.state["rag"]["citation_index"] if c in str(app.session.state["rag"]["questions"][0])]
+        (chunk_id,) = [
+            c for c in app.session.state["rag"]["citation_index"] if c in str(app.session.state["rag"]["questions"][0])
+        ]
         app.main.turn_log.focus_selected()
         await pilot.press("w")
         await settle(pilot)

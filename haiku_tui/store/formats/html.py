@@ -5,7 +5,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from ..errors import ParseError
-from ..parsing import ParsedDocument, Sections
+from ..document import ParsedDocument, Sections
 
 _SKIP_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "iframe", "object", "canvas"})
 _BLOCK_TAGS = frozenset(

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ..parsing import ParsedDocument, Sections
+from ..document import ParsedDocument, Sections
 from .underlined import HeadingLevels, heading_at
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

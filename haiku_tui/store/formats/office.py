@@ -11,7 +11,7 @@ import io
 import zipfile
 
 from ..errors import ParseError
-from ..parsing import ParsedDocument
+from ..document import ParsedDocument
 
 # suffix -> (markitdown converter class, source type)
 CONVERTERS = {

@@ -7,7 +7,7 @@ import re
 
 from ..errors import ParseError
 from ..limits import too_much_text
-from ..parsing import ParsedDocument, Sections
+from ..document import ParsedDocument, Sections
 
 def parse_pdf(data: bytes, max_chars: int | None = None) -> ParsedDocument:
     """The text layer of a PDF, page by page; more than ``max_chars`` characters is a :class:`ParseError`."""

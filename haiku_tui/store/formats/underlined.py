@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..parsing import ParsedDocument, Sections
+from ..document import ParsedDocument, Sections
 
 ADORNMENT = re.compile(r"^([=\-~^\"'*+#:.`_])\1{2,}\s*$")
 _DIRECTIVE = re.compile(r"^\.\.\s+(?:[\w:-]+::.*|_[^:]*:.*|\|[^|]+\|.*)?$")
@@ -22,7 +22,12 @@ def heading_at(lines: list[str], i: int) -> tuple[tuple[str, bool], str, int] | 
     stripped = line.strip()
     n = len(lines)
     if ADORNMENT.match(line):  # overline + title + underline
-        if i + 2 < n and lines[i + 1].strip() and ADORNMENT.match(lines[i + 2]) and lines[i + 2].strip()[0] == stripped[0]:
+        if (
+            i + 2 < n
+            and lines[i + 1].strip()
+            and ADORNMENT.match(lines[i + 2])
+            and lines[i + 2].strip()[0] == stripped[0]
+        ):
             return (stripped[0], True), lines[i + 1].strip(), 3
         return None
     if (  # title + underline
@@ -72,9 +77,7 @@ def parse_underlined(text: str) -> ParsedDocument:
             sec.heading(level_for(style), title)
             i += taken
             continue
-        if not stripped:
-            flush()
-        elif _DIRECTIVE.match(line):
+        if not stripped or _DIRECTIVE.match(line):
             flush()
         elif ADORNMENT.match(line) and not para:
             pass  # transition

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from textual import events
 from textual.binding import Binding
 from textual.color import Color
 from textual.content import Content
 from textual.widgets import Static
 
-from haiku_tui.tui.main.prompt import PromptArea
+from haiku_tui.tui.main.typing import TypesIntoPrompt
 
 if TYPE_CHECKING:
     from haiku_tui.tui.main.turn import QuestionTurn
@@ -31,7 +30,10 @@ def mark(turn: QuestionTurn, *, selected: bool, active: bool = False) -> None:
     turn's whole subtree (every Markdown block) on each move, ~20 ms of a key's 50 at 1000 questions."""
     variables = turn.app.theme_variables
     if selected:
-        turn.styles.border_left = ("thick", Color.parse(variables.get("accent" if active else "panel-lighten-2", "white")))
+        turn.styles.border_left = (
+            "thick",
+            Color.parse(variables.get("accent" if active else "panel-lighten-2", "white")),
+        )
     else:
         turn.styles.clear_rule("border_left")
     tinted = selected and active
@@ -45,11 +47,12 @@ def mark(turn: QuestionTurn, *, selected: bool, active: bool = False) -> None:
             widget.refresh()
 
 
-class AnswerCursor(Static):
+class AnswerCursor(TypesIntoPrompt, Static):
     """The focus target of the answers: one line below the log, carrying their keys.
 
     The turns themselves never take the focus, so moving between answers restyles only the two
-    turns whose selection changes (a focused turn would restyle its whole answer on every move).
+    turns whose selection changes (a focused turn would restyle its whole answer on every move). A character
+    typed or pasted here goes to the question box (:class:`~haiku_tui.tui.main.typing.TypesIntoPrompt`).
     """
 
     HELP_TITLE = "Conversation"
@@ -64,7 +67,9 @@ class AnswerCursor(Static):
         Binding("r", "screen.review", "Review citations", id="conversation.review"),
         Binding("w", "screen.wire", "Inspect requests", id="conversation.wire"),
         *[
-            Binding(str(n), f"screen.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False)
+            Binding(
+                str(n), f"screen.jump_citation({n})", f"Jump to citation {n}", id=f"conversation.cite-{n}", show=False
+            )
             for n in range(1, 10)
         ],
     ]
@@ -84,9 +89,11 @@ class AnswerCursor(Static):
             mark(self._turn, selected=self._turn.selected)
         self._turn = turn
         mark(turn, selected=turn.selected, active=self.has_focus if active is None else active)
+        numbered = turn.number is not None
+        where = f"answer {turn.number} of {total}" if numbered else f"a {turn.state} question (not numbered)"
         self.update(
             Content.assemble(
-                (f"answer {turn.number} of {total}", "bold $accent"),
+                (where, "bold $accent"),
                 ("  ↑↓ select · r review · w wire · 1–9 citation · Esc question box", "$text-muted"),
             ),
             layout=False,  # one line whatever it says: a layout here would arrange the whole screen on every key
@@ -104,15 +111,6 @@ class AnswerCursor(Static):
     def on_blur(self) -> None:
         if self._turn is not None:
             mark(self._turn, selected=self._turn.selected)
-
-    def on_key(self, event: events.Key) -> None:
-        """A character that is not one of the answers' keys starts a new question in the question box."""
-        if event.is_printable and event.character and event.key not in self.app.active_bindings:
-            event.stop()
-            event.prevent_default()
-            prompt = self.screen.query_one(PromptArea)
-            prompt.focus()
-            prompt.insert(event.character)
 
     async def action_select(self, step: int) -> None:
         await self.log.action_select(step)

@@ -86,7 +86,9 @@ class Asking:
         prompt, turn = waiting
         if self.workbench.agent is None:
             self.running = False
-            await self._show_outcome(turn, Finished("failed", self.workbench.model_error or "the model is not available"))
+            await self._show_outcome(
+                turn, Finished("failed", self.workbench.model_error or "the model is not available")
+            )
             return
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
@@ -132,12 +134,16 @@ class Asking:
         finally:
             self._question_run = None
             self._release_frames()
-            if self.is_attached:
+            if self.is_attached and turn.is_attached:
                 await turn.write(citations.flush())
                 await turn.end_stream()
                 for row in rows.values():
                     row.set_text(f"{row.text} (interrupted)", failed=True)
+            if self.is_attached:
                 self.running = False
+        if not turn.is_attached:  # another session is drawn: this run's turn is gone
+            self.update_status()
+            return
         await self._show_outcome(turn, finished)
         if follow:
             log.anchor(False)
@@ -180,7 +186,7 @@ def _warm_extractive() -> None:
 
     try:
         embed_texts(["warm up"])
-    except Exception:  # noqa: BLE001 - reported by the first question that needs it
+    except Exception:  # reported by the first question that needs it
         pass
 
 

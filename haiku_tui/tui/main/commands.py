@@ -1,4 +1,4 @@
-"""The command palette provider: every action of the app, with its key."""
+"""The command palette provider: the actions of the screen it was opened on, with their keys."""
 
 from __future__ import annotations
 
@@ -8,11 +8,16 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 
 class HaikuCommands(Provider):
-    """Lists the commands of ``app.palette_commands()``: title, help (with the key), action."""
+    """Lists the commands of ``app.palette_commands()``: title, help (with the key), action. Over another
+    screen (sessions, knowledge base, a dialog) only the app's own (``app.`` ones): the main screen's act on
+    the open session, which that screen is not showing."""
 
     def _commands(self) -> list[tuple[str, str, str]]:
         commands = getattr(self.app, "palette_commands", None)
-        return list(commands()) if commands else []
+        listed = list(commands()) if commands else []
+        if self.screen is getattr(self.app, "main", None):
+            return listed
+        return [command for command in listed if command[2].startswith("app.")]
 
     def _callback(self, action: str):
         """Actions are the main screen's (``app.`` ones the app's)."""

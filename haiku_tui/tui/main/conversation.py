@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
@@ -68,18 +66,18 @@ class ConversationPane(Vertical):
     async def add_turn(
         self, prompt: str, *, question: int | None = None, scroll: bool = True, ghost: Ghost | None = None
     ) -> QuestionTurn:
-        """Add a turn last (numbered after every turn); ``ghost``: a cancelled or failed turn drawn again as it was."""
+        """Add a turn last (numbered after the committed turns); ``ghost``: a cancelled or failed turn drawn again
+        as it was (with no number)."""
         log = self.log
         welcome = log.query_children("#welcome")  # not a walk of every mounted turn
         if welcome:
             await welcome.remove()
         await log.to_end()
         await log.trim(bottom=False)  # a long live session keeps a window too
-        number = log.total + 1
         if ghost is None:
-            turn = QuestionTurn(prompt, number=number, question=question)
+            turn = QuestionTurn(prompt, number=log.next_number, question=question)
         else:
-            turn = QuestionTurn.from_ghost(replace(ghost, number=number))
+            turn = QuestionTurn.from_ghost(ghost)
         await log.mount(turn)
         if ghost is not None:
             await turn.redraw_ghost(ghost)

@@ -1,4 +1,4 @@
-"""The main screen's everyday actions (issue 17): question history, regenerate, edit and resend, switch the
+"""The main screen's everyday actions: question history, regenerate, edit and resend, switch the
 model, copy an answer or a citation, and a failed question coming back into the box.
 
 ``DailyActions`` is a mixin of :class:`haiku_tui.tui.main.screen.MainScreen`: its keys are in the command
@@ -96,7 +96,7 @@ class DailyActions:
     def load_history(self: Any) -> None:
         try:
             others = self.workbench.earlier_prompts()
-        except Exception:  # noqa: BLE001 - history is a convenience: a damaged store only loses recall
+        except Exception:  # history is a convenience: a damaged store only loses recall
             return
         self.app.call_from_thread(self._history_loaded, others)
 
@@ -231,7 +231,7 @@ class DailyActions:
         """Find where the chunk starts (off the UI thread), then open it there."""
         try:
             where = self.workbench.locate(chunk_id)
-        except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        except Exception as exc:  # one line, never a traceback
             self.app.call_from_thread(self.notify_line, f"Cannot find the source: {exc}", "", "error")
             return
         self.app.call_from_thread(self._open_at, where)
@@ -255,7 +255,7 @@ class DailyActions:
             else:
                 subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
-        except Exception as exc:  # noqa: BLE001 - no editor, no opener, or no terminal to suspend
+        except Exception as exc:  # no editor, no opener, or no terminal to suspend
             self.notify_line(f"Cannot run {argv[0]}: {clean_line(str(exc), 200)}; set $EDITOR.", "Open source", "error")
             return
         self.app.notify(f"Opened {clean_line(location_text(where), 200)}.", title="Open source")

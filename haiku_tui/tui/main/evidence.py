@@ -13,6 +13,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from haiku_tui.store.records import page_range
+from haiku_tui.tui.main.typing import TypesIntoPrompt
 from haiku_tui.tui.text import clean_line
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def question_header(view: QuestionView, shown: int) -> Content:
     )
 
 
-class EvidencePane(OptionList):
+class EvidencePane(TypesIntoPrompt, OptionList):
     """Every retrieved chunk, grouped by question (newest first), with its status."""
 
     HELP_TITLE = "Live evidence"
@@ -155,14 +156,19 @@ class EvidencePane(OptionList):
         from haiku_tui.tui.help import binding_rows
 
         statuses = [(STATUS_STYLE[status][0], text) for status, text in STATUS_HELP.items()]
-        return [("Evidence pane", [("↑ ↓", "Move between chunks"), *binding_rows(EvidencePane)]), ("Statuses", statuses)]
+        return [
+            ("Evidence pane", [("↑ ↓", "Move between chunks"), *binding_rows(EvidencePane)]),
+            ("Statuses", statuses),
+        ]
 
     def show_views(self, views: Sequence[QuestionView], reviews: Mapping[int, Mapping[str, str]] | None = None) -> None:
         """Redraw from views (oldest first, as ``question_views`` returns them); keeps the highlight.
 
         Only the newest questions (``WINDOW``, or as many as were listed already) are drawn, so a
         step or a commit costs the same in a long session as in a short one."""
-        same_questions = len(views) == len(self._views) and (not views or views[-1].question == self._views[-1].question)
+        same_questions = len(views) == len(self._views) and (
+            not views or views[-1].question == self._views[-1].question
+        )
         self._views = tuple(views)
         self._reviews = reviews or {}
         keep = None
@@ -304,7 +310,7 @@ def policy_line(view: QuestionView) -> Content:
     return Content.assemble(*parts)
 
 
-class PolicyLog(OptionList):
+class PolicyLog(TypesIntoPrompt, OptionList):
     """One line per question: enforced or not and why, redirect asked, declaration, outcome, violation."""
 
     HELP_TITLE = "Policy log"
@@ -355,7 +361,9 @@ class PolicyLog(OptionList):
         else:
             options = [Option(policy_line(v), id=f"p{v.question}") for v in views[:-1]]
             options += [Option(last, id=f"p{views[-1].question}")] if views else []
-            self.set_options(options or [Option(Content.styled("No questions yet.", "italic $text-muted"), disabled=True)])
+            self.set_options(
+                options or [Option(Content.styled("No questions yet.", "italic $text-muted"), disabled=True)]
+            )
         self._keys, self._last = keys, last
         if views:
             self.highlighted = len(views) - 1

@@ -47,7 +47,9 @@ class ChunkView(VerticalScroll):
                 (f"  · chunk {chunk.order + 1}" if chunk.order is not None else "", "$text-muted"),
             )
             widgets.append(Static(head, classes="chunk-head"))
-            widgets.append(Static(Content(clean(chunk.text).strip()), classes="chunk-text -target" if is_target else "chunk-text"))
+            widgets.append(
+                Static(Content(clean(chunk.text).strip()), classes="chunk-text -target" if is_target else "chunk-text")
+            )
         if not widgets:
             widgets.append(Static(Content.styled("This chunk is no longer in the knowledge base.", "italic $warning")))
         await self.mount_all(widgets)
@@ -123,7 +125,7 @@ class ChunkScreen(ModalScreen[None]):
         if self.locate is not None:
             try:
                 where = self.locate(self.chunk_id)
-            except Exception:  # noqa: BLE001 - the chunk still shows; only its place is unknown
+            except Exception:  # the chunk still shows; only its place is unknown
                 where = None
         self.app.call_from_thread(self._show, chunks, where)
 

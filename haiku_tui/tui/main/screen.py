@@ -137,7 +137,9 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         """Draw the committed session (or a preview of it): its newest turns (older ones mount on demand), the
         evidence, the policy log."""
         bench = self.workbench
-        title = bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
+        title = (
+            bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
+        )
         async with self._drawing:
             # cancelled while the app starts: typed in this session, they stay after its turns
             kept = [] if self.ready else self.turn_log.ghosts
@@ -446,7 +448,17 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         self.app.push_screen(SessionsScreen(self.workbench.store, session.id if session else None), self._sessions_done)
 
     def _sessions_done(self, result: str | None) -> None:
-        self.switch_session("" if not result else result)
+        if result and self.running:  # a run on the open session (started from the sessions screen): it is
+            self.action_cancel()  # cancelled, nothing saved, before the other session opens
+            self.run_worker(self._switch_after_run(result), group="session", name="open a session after the run")
+            return
+        self.switch_session(result or "")
+
+    async def _switch_after_run(self, target: str) -> None:
+        for worker in [w for w in self.app.workers if w.group == "agent"]:
+            await worker.wait()
+        self.app.notify("The running answer was cancelled (nothing was saved) to open the other session.")
+        self.switch_session(target)
 
     @work(thread=True, exclusive=True, group="session", name="open a session")
     def switch_session(self, target: str) -> None:
@@ -460,7 +472,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         elif target:
             try:
                 notice = bench.open(target)
-            except Exception as exc:  # noqa: BLE001 - the open session stays
+            except Exception as exc:  # the open session stays
                 call(self.notify_line, clean_line(str(exc), 300), "Could not open the session", "error")
                 return
             call(self.notify_line, bench.session_kb(), "Knowledge base")  # answer from the KB it was made on
@@ -525,4 +537,6 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         if not self.ready:
             self.app.notify("The knowledge base is still being opened: try again in a moment.", severity="warning")
             return
-        self.app.push_screen(KnowledgeScreen(self.workbench.db_label(), kb=self.workbench.kb, store=self.workbench.store))
+        self.app.push_screen(
+            KnowledgeScreen(self.workbench.db_label(), kb=self.workbench.kb, store=self.workbench.store)
+        )

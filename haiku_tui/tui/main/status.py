@@ -76,7 +76,10 @@ Form = list[tuple[str, str]]
 def _forms(facts: StatusFacts) -> dict[str, list[Form]]:
     """Every part shown, each with its forms, longest first (an empty form: the part is dropped)."""
     forms: dict[str, list[Form]] = {
-        "model": [[(elide_middle(facts.model, 28), "bold")], [(elide_middle(facts.model_short or facts.model, 20), "bold")]]
+        "model": [
+            [(elide_middle(facts.model, 28), "bold")],
+            [(elide_middle(facts.model_short or facts.model, 20), "bold")],
+        ]
     }
     if facts.request is not None:
         compacted, full = facts.request
@@ -91,16 +94,30 @@ def _forms(facts: StatusFacts) -> dict[str, list[Form]]:
             ]
         else:
             off: Form = [] if facts.compaction else [(" (compaction off)", "$text-muted")]
-            forms["request"] = [[label, value, *off], [("request ", "$text-muted"), value], [("request ", "$text-muted"), (size, "bold")]]
+            forms["request"] = [
+                [label, value, *off],
+                [("request ", "$text-muted"), value],
+                [("request ", "$text-muted"), (size, "bold")],
+            ]
     if facts.tokens is not None:
         tokens = facts.tokens
-        short = f"{'≈ ' if tokens.estimated else ''}{compact_number(tokens.input)} in / {compact_number(tokens.output)} out"
-        forms["tokens"] = [[("session tokens ", "$text-muted"), (tokens_text(tokens), "")], [("session tokens ", "$text-muted"), (short, "")], []]
+        short = (
+            f"{'≈ ' if tokens.estimated else ''}{compact_number(tokens.input)} in / {compact_number(tokens.output)} out"
+        )
+        forms["tokens"] = [
+            [("session tokens ", "$text-muted"), (tokens_text(tokens), "")],
+            [("session tokens ", "$text-muted"), (short, "")],
+            [],
+        ]
     if facts.watch:
         forms["watch"] = [[(elide_middle(facts.watch, 40), "")], [(elide_middle(facts.watch, 20), "")], []]
     if facts.reranker:
         name = elide_middle(facts.reranker, 24)
-        forms["reranker"] = [[("rerank ", "$text-muted"), (name, "")], [(f"↕ {elide_middle(facts.reranker, 14)}", "")], []]
+        forms["reranker"] = [
+            [("rerank ", "$text-muted"), (name, "")],
+            [(f"↕ {elide_middle(facts.reranker, 14)}", "")],
+            [],
+        ]
     if facts.running:
         forms["running"] = [[("answering… Esc cancels", "bold $warning")], [("answering…", "bold $warning")]]
     return forms

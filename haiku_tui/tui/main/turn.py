@@ -6,6 +6,7 @@ through :mod:`haiku_tui.tui.text` before it is shown.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -74,19 +75,29 @@ class ToolRow:
 
     def content(self) -> Content:
         icon = STEP_ICONS.get(self.kind, "⚙")
-        style = "$error" if self.failed else "$warning" if self.running else "bold $accent" if self.kind == "redirect" else ""
-        return Content.assemble((f"{icon} ", "bold"), (clean_line(self.text, 300) + (" …" if self.running else ""), style))
+        style = (
+            "$error"
+            if self.failed
+            else "$warning"
+            if self.running
+            else "bold $accent"
+            if self.kind == "redirect"
+            else ""
+        )
+        return Content.assemble(
+            (f"{icon} ", "bold"), (clean_line(self.text, 300) + (" …" if self.running else ""), style)
+        )
 
 
 @dataclass
 class Ghost:
     """A cancelled or failed turn while it is not mounted (it slid out of the window): what redraws it.
 
-    ``key`` is how many committed questions come before it (it is drawn after the last of them)."""
+    ``key`` is how many committed questions come before it (it is drawn after the last of them). It has no
+    number: only committed questions are numbered (the next one takes the number this one showed while it ran)."""
 
     key: int
     prompt: str
-    number: int
     state: str
     answer: str
     info: Content
@@ -122,7 +133,7 @@ class QuestionTurn(Vertical):
             self.turn = turn
             self.number = number
 
-    def __init__(self, prompt: str, *, number: int, question: int | None = None) -> None:
+    def __init__(self, prompt: str, *, number: int | None, question: int | None = None) -> None:
         super().__init__(classes="turn")
         self.prompt = prompt
         self.number = number
@@ -138,15 +149,23 @@ class QuestionTurn(Vertical):
         self._info: Content = Content("")
 
     def compose(self):
-        yield Static(
-            Content.assemble((f"Q{self.number} ", "bold $accent"), ("❯ ", "$accent"), clean(self.prompt)),
-            classes="question",
-        )
+        yield Static(self._heading(), classes="question")
         steps = Static(classes="steps")
         steps.display = False
         yield steps
         yield AnswerMarkdown(classes="answer")
         yield Static(classes="turn-footer")
+
+    def _heading(self) -> Content:
+        """``Q3 ❯ the question``; a cancelled or failed question has no number (``– ❯``)."""
+        number = (f"Q{self.number} ", "bold $accent") if self.number is not None else ("– ", "$text-muted")
+        return Content.assemble(number, ("❯ ", "$accent"), clean(self.prompt))
+
+    def unnumber(self) -> None:
+        """The question did not complete: it gives its number back (the next question that completes takes it)."""
+        self.number = None
+        if self.is_attached and (heading := self.query(".question")):
+            heading.first(Static).update(self._heading())
 
     # -- pieces --------------------------------------------------------------------------------------------
 
@@ -213,6 +232,7 @@ class QuestionTurn(Vertical):
         if self._stream is None:  # the first words are in place when this returns (the next frame shows them)
             await self.answer.append(fragment)
             self._stream = Markdown.get_stream(self.answer)
+            await asyncio.sleep(0)  # its task starts: stopped before it ran, it would raise CancelledError here
             return
         await self._stream.write(fragment)
 
@@ -238,11 +258,11 @@ class QuestionTurn(Vertical):
     def ghost(self, key: int) -> Ghost:
         """What redraws this (cancelled or failed) turn after it was unmounted."""
         rows = [(row.kind, row.text, row.failed) for row in self.rows]
-        return Ghost(key, self.prompt, self.number, self.state, self._answer_text, self._info, rows, turn=self)
+        return Ghost(key, self.prompt, self.state, self._answer_text, self._info, rows, turn=self)
 
     @classmethod
     def from_ghost(cls, ghost: Ghost) -> QuestionTurn:
-        turn = cls(ghost.prompt, number=ghost.number)
+        turn = cls(ghost.prompt, number=None)
         turn.state, turn._info = ghost.state, ghost.info
         turn.rows = [ToolRow(kind, text, failed=failed, turn=turn) for kind, text, failed in ghost.rows]
         ghost.turn = turn

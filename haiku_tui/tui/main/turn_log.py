@@ -100,8 +100,9 @@ class TurnLog(VerticalScroll):
 
     def keep_uncommitted(self, turn: QuestionTurn) -> None:
         """``turn`` was cancelled or failed: it stays after the newest committed turn, in or out of the window.
-        Its question id goes (the next committed question takes it: the turn is not that question's)."""
+        Its question id and number go (the next committed question takes them: the turn is not that question's)."""
         turn.question = None
+        turn.unnumber()
         self._ghosts.append(turn.ghost(len(self._views)))
 
     @property
@@ -110,10 +111,17 @@ class TurnLog(VerticalScroll):
         return list(self._ghosts)
 
     @property
+    def next_number(self) -> int:
+        """The number of a question asked now: only committed questions take one, so the conversation, the
+        panes, the keys, a reopened session and an export all count the same questions."""
+        return len(self._views) + 1
+
+    @property
     def total(self) -> int:
-        """Every turn of the session: committed, cancelled or failed, and the one being answered."""
-        running = sum(1 for turn in self.turns if turn.state == "running" and turn.question not in self._index)
-        return len(self._views) + len(self._ghosts) + running
+        """The session's numbered questions: the committed ones and the one being answered."""
+        running = any(turn.state == "running" and turn.number is not None and turn.question not in self._index
+                      for turn in self.turns)
+        return len(self._views) + running
 
     @property
     def turns(self) -> list[QuestionTurn]:
@@ -163,7 +171,11 @@ class TurnLog(VerticalScroll):
         """Keep the selected turn (and so the screen) where it is through the next layout."""
         turn = self.selected_turn
         arranged = self._arranged
-        y = None if turn is None or arranged is None else next((p.region.y for p in arranged.placements if p.widget is turn), None)
+        y = (
+            None
+            if turn is None or arranged is None
+            else next((p.region.y for p in arranged.placements if p.widget is turn), None)
+        )
         self._anchor = None if y is None else (turn, y)  # type: ignore[assignment]
 
     # -- mounting and unmounting -------------------------------------------------------------------------

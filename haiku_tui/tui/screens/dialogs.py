@@ -8,7 +8,7 @@ text with its controls made visible (:func:`~haiku_tui.tui.text.clean`): labels 
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from rich.text import Text
@@ -80,7 +80,9 @@ class TextInputDialog(ModalScreen[str | None]):
             yield Static(Text(clean_line(self._title)), classes="dialog-title", id="dialog-title")
             if self._detail:
                 yield Static(Text(clean(self._detail)), classes="dialog-detail", id="dialog-detail")
-            yield Input(value=clean_line(self._value), placeholder=self._placeholder, id="dialog-input", select_on_focus=False)
+            yield Input(
+                value=clean_line(self._value), placeholder=self._placeholder, id="dialog-input", select_on_focus=False
+            )
             yield Static("", id="dialog-hint")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="dialog-cancel")
@@ -252,7 +254,7 @@ def local_time(value: datetime | str | None) -> str:
         except ValueError:
             return value[:16]
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+        value = value.replace(tzinfo=UTC)
     return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 

@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 
 SEARCH_LIMIT = 10
 SNIPPET_CHARS = 220
-Job = Callable[[Callable[["IngestProgress"], None]], "IngestReport"]  # an add, sync or re-index, given its progress callback
+Job = Callable[
+    [Callable[["IngestProgress"], None]], "IngestReport"
+]  # an add, sync or re-index, given its progress callback
 
 
 class _IngestStopped(Exception):
@@ -149,18 +151,41 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
     HELP_TITLE = "Knowledge base"
     BINDINGS = [
         Binding("a", "add", "Add path", id="kb.add", tooltip="Ingest a file or a folder (recursively)"),
-        Binding("s", "sync", "Sync folder", id="kb.sync", tooltip="Make the documents under a folder match the disk (lists the changes first)"),
+        Binding(
+            "s",
+            "sync",
+            "Sync folder",
+            id="kb.sync",
+            tooltip="Make the documents under a folder match the disk (lists the changes first)",
+        ),
         Binding("d", "delete", "Delete doc", id="kb.delete", tooltip="Delete the highlighted document (asks first)"),
-        Binding("slash", "focus_search", "Search", id="kb.search", tooltip="Try a search: rank, score, source, snippet"),
+        Binding(
+            "slash", "focus_search", "Search", id="kb.search", tooltip="Try a search: rank, score, source, snippet"
+        ),
         Binding("f5", "reload", "Reload", id="kb.reload", tooltip="Re-read the documents list"),
         Binding("escape", "back", "Back", id="kb.back", tooltip="Go back to the conversation"),
         # last: at 80 columns the footer cuts it rather than Reload and Back; the status line names it when it matters
-        Binding("R", "reindex", "Re-index", id="kb.reindex", tooltip="Re-index the documents an older haiku-tui indexed (what `haiku-tui reindex` does)"),
-        Binding(RERUN_KEY, "evaluate", "Rerun reviews", id="kb.evaluate", tooltip="Rerun the questions whose citations you marked as supported: does the search still find their sources? (what `haiku-tui eval --from-reviews` does)"),
+        Binding(
+            "R",
+            "reindex",
+            "Re-index",
+            id="kb.reindex",
+            tooltip="Re-index the documents an older haiku-tui indexed (what `haiku-tui reindex` does)",
+        ),
+        Binding(
+            RERUN_KEY,
+            "evaluate",
+            "Rerun reviews",
+            id="kb.evaluate",
+            tooltip="Rerun the questions whose citations you marked as supported: does the search still find their "
+            "sources? (what `haiku-tui eval --from-reviews` does)",
+        ),
         help_binding("kb"),
     ]
 
-    def __init__(self, kb_uri: str, *, kb: KnowledgeBase | None = None, store: SessionStore | None = None, id: str | None = None) -> None:
+    def __init__(
+        self, kb_uri: str, *, kb: KnowledgeBase | None = None, store: SessionStore | None = None, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.kb_uri = str(kb_uri)
         self.kb: KnowledgeBase | None = kb
@@ -412,7 +437,9 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         name = display_path(str(path.resolve()))
         if not (report.added or report.replaced or report.removed or report.moved):
             notes = "; ".join(report.passed_over_summary())
-            self.notify(f"{name} is in step: nothing to change." + (f" {notes}." if notes else ""), title="Sync", markup=False)
+            self.notify(
+                f"{name} is in step: nothing to change." + (f" {notes}." if notes else ""), title="Sync", markup=False
+            )
             return
 
         def done(confirmed: bool | None) -> None:
@@ -468,9 +495,19 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         self.query_one("#kb-progress-label", Static).update(Text(f"Done: {summary}"))
         self._set_status(self._describe())
         notes = "".join(f"\n{line}" for line in report.passed_over_summary())
-        self.notify(summary + notes, title=f"{kind} finished", severity="warning" if report.failed else "information", markup=False)
+        self.notify(
+            summary + notes,
+            title=f"{kind} finished",
+            severity="warning" if report.failed else "information",
+            markup=False,
+        )
         for failure in report.failed[:3]:
-            self.notify(f"{display_path(failure.path)}: {clean_line(failure.reason)}", title="Not ingested", severity="warning", markup=False)
+            self.notify(
+                f"{display_path(failure.path)}: {clean_line(failure.reason)}",
+                title="Not ingested",
+                severity="warning",
+                markup=False,
+            )
         if len(report.failed) > 3:
             self.notify(f"… and {len(report.failed) - 3} more files not ingested.", severity="warning", markup=False)
 
@@ -588,7 +625,10 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         if hit.pages:
             where += f" (p. {', '.join(str(p) for p in hit.pages)})"
         self.app.push_screen(
-            TextViewDialog(f"[{hit.rank}] {clean_line(hit.label()) or where}", f"{where} · score {hit.score:.3f}\n\n{clean(hit.text)}")
+            TextViewDialog(
+                f"[{hit.rank}] {clean_line(hit.label()) or where}",
+                f"{where} · score {hit.score:.3f}\n\n{clean(hit.text)}",
+            )
         )
 
     # -- reviewed citations ---------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ class ReviewFigures(Static):
 
         try:
             figures = latest_figures(self._store(), kb_uri)
-        except Exception as exc:  # noqa: BLE001 - an unreadable sessions store costs this line only
+        except Exception as exc:  # an unreadable sessions store costs this line only
             self._call(self.update, Text(f"Reviewed citations: {error_line(exc)}"))
             return
         self._call(self._loaded, figures)
@@ -84,7 +84,9 @@ class ReviewFigures(Static):
     def rerun(self, kb: KnowledgeBase) -> None:
         """Rerun the reviewed citations' questions on ``kb`` (one run at a time)."""
         if self.running:
-            self.notify("The reviewed citations are being measured; wait for it to finish.", severity="warning", markup=False)
+            self.notify(
+                "The reviewed citations are being measured; wait for it to finish.", severity="warning", markup=False
+            )
             return
         self.running = True
         self.update(Text("Reviewed citations: measuring…"))
@@ -97,7 +99,7 @@ class ReviewFigures(Static):
         try:
             found, evaluation = evaluate_reviews(self._store(), kb)
             figures = latest_figures(self._store(), kb.uri) if evaluation is not None else None
-        except Exception as exc:  # noqa: BLE001 - one line, the screen stays usable
+        except Exception as exc:  # one line, the screen stays usable
             self._call(self._failed, error_line(exc))
             return
         self._call(self._measured, figures, len(found.cases))
@@ -106,8 +108,12 @@ class ReviewFigures(Static):
         self.running = False
         if figures is None:
             self.update(Text(figures_text(self.figures)))
-            self.notify("No citation on this knowledge base is marked as supported yet: review an answer's citations "
-                        "(r on an answer, s on each source that supports it).", title="Reviewed citations", markup=False)
+            self.notify(
+                "No citation on this knowledge base is marked as supported yet: review an answer's citations "
+                "(r on an answer, s on each source that supports it).",
+                title="Reviewed citations",
+                markup=False,
+            )
             return
         self._show(figures)
         self.notify(figures_summary(figures), title=f"{cases} reviewed citation(s) measured", markup=False)

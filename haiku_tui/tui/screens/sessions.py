@@ -99,14 +99,42 @@ class SessionsScreen(ScreenHelp, Screen[str | None]):
 
     HELP_TITLE = "Sessions"
     BINDINGS = [
-        Binding("enter", "open", "Open", id="sessions.open", priority=True, tooltip="Open (resume) the highlighted session"),
+        Binding(
+            "enter", "open", "Open", id="sessions.open", priority=True, tooltip="Open (resume) the highlighted session"
+        ),
         Binding("ctrl+n", "new", "New", id="sessions.new", tooltip="Start a new session"),
         Binding("f2", "rename", "Rename", id="sessions.rename", tooltip="Rename the highlighted session"),
-        Binding("delete,f8", "delete", "Delete", id="sessions.delete", tooltip="Delete the highlighted session (asks first; Delete on the list, F8 anywhere)"),
-        Binding("f5", "export_markdown", "Export .md", id="sessions.export_markdown", tooltip="Export the highlighted session as Markdown"),
-        Binding("f6", "export_json", "Export .json", id="sessions.export_json", tooltip="Export the highlighted session as re-importable JSON"),
-        Binding("slash", "focus_search", "Search", id="sessions.search", tooltip="Full-text search over titles, questions and answers (or just type)"),
-        Binding("escape", "back", "Back", id="sessions.back", tooltip="Clear the search, or go back to the conversation"),
+        Binding(
+            "delete,f8",
+            "delete",
+            "Delete",
+            id="sessions.delete",
+            tooltip="Delete the highlighted session (asks first; Delete on the list, F8 anywhere)",
+        ),
+        Binding(
+            "f5",
+            "export_markdown",
+            "Export .md",
+            id="sessions.export_markdown",
+            tooltip="Export the highlighted session as Markdown",
+        ),
+        Binding(
+            "f6",
+            "export_json",
+            "Export .json",
+            id="sessions.export_json",
+            tooltip="Export the highlighted session as re-importable JSON",
+        ),
+        Binding(
+            "slash",
+            "focus_search",
+            "Search",
+            id="sessions.search",
+            tooltip="Full-text search over titles, questions and answers (or just type)",
+        ),
+        Binding(
+            "escape", "back", "Back", id="sessions.back", tooltip="Clear the search, or go back to the conversation"
+        ),
         help_binding("sessions"),
     ]
     """Actions sit on keys that cannot be part of a word: every letter typed here is a search."""
@@ -130,7 +158,11 @@ class SessionsScreen(ScreenHelp, Screen[str | None]):
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
         with Vertical(id="sessions-body"):
-            yield Input(placeholder="Search sessions (type to filter: titles, questions, answers)…", id="sessions-search", select_on_focus=False)
+            yield Input(
+                placeholder="Search sessions (type to filter: titles, questions, answers)…",
+                id="sessions-search",
+                select_on_focus=False,
+            )
             yield Static("", id="sessions-count")
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="sessions-empty", classes="hidden")
@@ -173,7 +205,9 @@ class SessionsScreen(ScreenHelp, Screen[str | None]):
         if query == self._query:  # a newer search replaces this one
             self.app.call_from_thread(self._show_rows, summaries, snippets, keep, first)
 
-    def _show_rows(self, summaries: list[SessionSummary], snippets: dict[str, str], keep: str | None, first: bool) -> None:
+    def _show_rows(
+        self, summaries: list[SessionSummary], snippets: dict[str, str], keep: str | None, first: bool
+    ) -> None:
         self._snippets = snippets
         self._rows = {s.id: s for s in summaries}
         searching = bool(self._query.strip())
@@ -205,7 +239,12 @@ class SessionsScreen(ScreenHelp, Screen[str | None]):
             if searching:
                 empty.update(Text(f"No sessions match “{self._query.strip()}”. Esc clears the search."))
             else:
-                empty.update(Text("No saved sessions yet.\nPress Ctrl+N to start a new session; it is saved after its first answer."))
+                empty.update(
+                    Text(
+                        "No saved sessions yet.\nPress Ctrl+N to start a new session; it is saved after its first "
+                        "answer."
+                    )
+                )
         empty.set_class(bool(summaries), "hidden")
         if not summaries and self.focused is table:
             self.set_focus(None)  # the screen's keys (Ctrl+N: new session) keep working; typing does not search
@@ -352,7 +391,9 @@ class SessionsScreen(ScreenHelp, Screen[str | None]):
             self.notify(f"Renamed to “{stored}”.", markup=False)
 
         self.app.push_screen(
-            TextInputDialog("Rename session", value=summary.title, placeholder="A title for this session", submit_label="Rename"),
+            TextInputDialog(
+                "Rename session", value=summary.title, placeholder="A title for this session", submit_label="Rename"
+            ),
             done,
         )
 

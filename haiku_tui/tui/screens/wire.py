@@ -3,7 +3,8 @@
 Drawn from :func:`haiku_tui.capabilities.wire.wire_requests` over the committed session (the same on
 a reopened one). Each request lists its parts labelled and sized, history unchanged since earlier
 questions folded (Enter or → opens the selected request's fold: the earlier history in order, every part
-labelled, the receipts and retained results its evidence became among them), its tokens, and ``c`` copies it as Pydantic AI JSON. A bar per
+labelled, the receipts and retained results its evidence became among them), its tokens, and ``c`` copies it
+as Pydantic AI JSON. A bar per
 question of the session shows the largest request with and without compaction (computed in a worker:
 it walks the whole session). Every text shown is stored or model text: sanitised, never markup.
 """
@@ -54,9 +55,14 @@ def part_line(part: WirePart) -> Content:
 
 def request_title(request: WireRequest, selected: bool) -> str:
     """``▶ Request 2 · 3.1k chars (8.0k without compaction) · 1.2k in / 80 out tokens``."""
-    saved = f" ({compact_number(request.uncompacted_chars)} without compaction)" if request.uncompacted_chars > request.chars else ""
+    saved = (
+        f" ({compact_number(request.uncompacted_chars)} without compaction)"
+        if request.uncompacted_chars > request.chars
+        else ""
+    )
     tokens = tokens_text(request.tokens)
-    return f"{'▶' if selected else ' '} Request {request.number} · {compact_number(request.chars)} chars{saved} · {tokens} tokens"
+    mark = "▶" if selected else " "
+    return f"{mark} Request {request.number} · {compact_number(request.chars)} chars{saved} · {tokens} tokens"
 
 
 def size_bars(sizes: list[tuple[int, int, int]], current: int) -> Content:
@@ -166,7 +172,11 @@ class WireScreen(ScreenHelp, Screen[None]):
             rows.append(part_line(part))
             if part.kind == "capsule":
                 for label, line in capsule_entries(self.state, self.question, self.retained):
-                    rows.append(Content.assemble((f"      {label:<14}", KIND_STYLE[label]), (clean_line(line, PREVIEW_CHARS + 10), "")))
+                    rows.append(
+                        Content.assemble(
+                            (f"      {label:<14}", KIND_STYLE[label]), (clean_line(line, PREVIEW_CHARS + 10), "")
+                        )
+                    )
         return Content("\n").join(rows)
 
     def on_mount(self) -> None:
@@ -185,8 +195,10 @@ class WireScreen(ScreenHelp, Screen[None]):
         from haiku_tui.capabilities.wire import session_sizes
 
         try:
-            content = size_bars(session_sizes(self.state, self.messages, window=self.window, retained=self.retained), self.question)
-        except Exception as exc:  # noqa: BLE001 - a malformed stored session: one line, the requests still show
+            content = size_bars(
+                session_sizes(self.state, self.messages, window=self.window, retained=self.retained), self.question
+            )
+        except Exception as exc:  # a malformed stored session: one line, the requests still show
             content = Content.styled(f"could not measure the session: {clean_line(str(exc), 200)}", "$warning")
         self.app.call_from_thread(self.query_one("#wire-sizes", Static).update, content)
 
