@@ -11,6 +11,7 @@ from pathlib import Path
 from tests.tui.conftest import SIZE, ask, make_app, settle, stalling_model, wait_for
 
 import haiku_tui
+from haiku_tui.cli import build_parser
 from haiku_tui.sessions import SessionStore
 
 
@@ -327,6 +328,19 @@ async def test_the_knowledge_base_is_prepared_behind_the_first_frame(tmp_path):
         await pilot.press("ctrl+b")
         pages = len(list((Path(haiku_tui.__file__).parent / "guide").glob("*.md")))
         await wait_for(pilot, lambda: f"{pages} documents" in str(app.screen.query_one("#kb-status").render()), 30)
+
+
+async def test_the_switch_knowledge_base_dialog_names_a_command_that_exists(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.action_switch_kb()
+        await pilot.pause()
+        detail = str(app.screen.query_one("#dialog-detail").render())
+    command = detail.split("`")[1].split()
+    assert command[0] == "haiku-tui"
+    args = build_parser().parse_args(command[1:])  # argparse exits on a command that does not exist
+    assert args.command == "add"
 
 
 async def test_switching_the_knowledge_base_starts_a_new_session_on_it(small_kb, tmp_path):

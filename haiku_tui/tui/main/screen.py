@@ -508,7 +508,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
             "Switch knowledge base",
             value=self.workbench.db_label(),
             placeholder="~/notes.lancedb   ·   s3://bucket/kb",
-            detail="A knowledge base made with `haiku-tui kb add`. A new session starts on it.",
+            detail="A knowledge base made with `haiku-tui --db PATH add FILES`. A new session starts on it.",
             submit_label="Switch",
         )
         self.app.push_screen(dialog, self._kb_chosen)
