@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
-from haiku_tui.tui.text import clean_line, compact_number
+from haiku_tui.tui.text import clean_line, compact_number, tokens_text
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.wire import Tokens
@@ -61,12 +61,6 @@ def elide_middle(text: str, limit: int) -> str:
     if "/" in text:  # a path keeps its file name whole while it fits
         head = min(head, max(0, limit - 1 - len(text.rsplit("/", 1)[-1])))
     return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
-
-
-def tokens_text(tokens: Tokens) -> str:
-    """``12k in / 800 out``, with ``≈ … (estimated)`` when no provider reported usage."""
-    text = f"{compact_number(tokens.input)} in / {compact_number(tokens.output)} out"
-    return f"≈ {text} (estimated)" if tokens.estimated else text
 
 
 Form = list[tuple[str, str]]
