@@ -34,6 +34,7 @@ from haiku_tui.tui.text import clean_line
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import EvidenceItem, QuestionView
+    from haiku_tui.sessions.run import QuestionRun
     from haiku_tui.sessions.workbench import ChunkText, Workbench
 
 class StatusBar(Static):
@@ -62,7 +63,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         """The session is open and the agent built (or failed to build)."""
         self.views: list[QuestionView] = []
         """What the panes show now (the committed view, or a running question's working state)."""
-        self._question_run: Any = None
+        self._question_run: QuestionRun | None = None
         self._cancel_requested = False
         self._waiting: tuple[str, QuestionTurn] | None = None
         """A question sent before the agent was ready, and its turn."""
