@@ -89,8 +89,8 @@ class Asking:
             self._release_frames()
 
     async def _answer(self: MainScreen, prompt: str, turn: QuestionTurn) -> None:
-        bench = self.workbench
-        run = self._question_run = bench.ask(prompt)
+        workbench = self.workbench
+        run = self._question_run = workbench.ask(prompt)
         if self._cancel_requested:
             run.cancel()
         turn.question = run.question
@@ -146,17 +146,17 @@ class Asking:
             self._hold.release()
 
     async def _show_outcome(self: MainScreen, turn: QuestionTurn, finished: Finished) -> None:
-        bench = self.workbench
+        workbench = self.workbench
         self._live.flush()
         if finished.outcome == "completed":
-            self.notify_line(bench.refresh())
-            view = bench.view
+            self.notify_line(workbench.refresh())
+            view = workbench.view
             question = view.question(turn.question)
             if question is not None:
                 await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}))
             else:  # a run the evidence capability never saw (should not happen): show the text as is
                 turn.set_badge("missing")
-            self.app.sub_title = bench.session.title if bench.session else ""
+            self.app.sub_title = workbench.session.title if workbench.session else ""
         else:
             badge = finished.outcome
             if not turn.has_answer:

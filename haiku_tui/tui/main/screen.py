@@ -137,15 +137,14 @@ class MainScreen(Asking, DailyActions, Screen[None]):
     async def show_session(self) -> None:
         """Draw the committed session (or a preview of it): its newest turns (older ones mount on demand), the
         evidence, the policy log."""
-        bench = self.workbench
-        title = (
-            bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
-        )
+        workbench = self.workbench
+        session, preview = workbench.session, workbench.preview
+        title = session.title if session is not None else preview.summary.title if preview else ""
         async with self._drawing:
             # cancelled while the app starts: typed in this session, they stay after its turns
             kept = [] if self.ready else self.turn_log.ghosts
             await self.conversation.clear()
-            await self.turn_log.show_views(bench.view)  # only the newest turns are mounted
+            await self.turn_log.show_views(workbench.view)  # only the newest turns are mounted
             for ghost in kept:
                 await self.conversation.add_turn(ghost.prompt, ghost=ghost)
             if self._waiting is not None:  # typed before the session was drawn: it is drawn again, after it
@@ -465,28 +464,28 @@ class MainScreen(Asking, DailyActions, Screen[None]):
     def switch_session(self, target: str) -> None:
         """Off the UI thread: open ``target`` (an id), ``"new"``, or ``""`` (reload the open session, which
         the sessions screen may have renamed or deleted)."""
-        bench = self.workbench
+        workbench = self.workbench
         call = self.app.call_from_thread
         if target == "new":
-            bench.new()
+            workbench.new()
             call(self._session_opened, None, True)
         elif target:
             try:
-                notice = bench.open(target)
+                notice = workbench.open(target)
             except Exception as exc:  # the open session stays
                 call(self.notify_line, clean_line(str(exc), 300), "Could not open the session", "error")
                 return
-            call(self.notify_line, bench.session_kb(), "Knowledge base")  # answer from the KB it was made on
+            call(self.notify_line, workbench.session_kb(), "Knowledge base")  # answer from the KB it was made on
             call(self._session_opened, notice, False)
         else:
-            error = bench.reload()
+            error = workbench.reload()
             if error == "deleted":
                 call(self.app.notify, "The open session was deleted; this is a new one.")
                 call(self._session_opened, None, True)
             elif error:
                 call(self.notify_line, error, "Could not reload the session", "error")
-            elif bench.session is not None:
-                call(setattr, self.app, "sub_title", bench.session.title)
+            elif workbench.session is not None:
+                call(setattr, self.app, "sub_title", workbench.session.title)
 
     async def _session_opened(self, notice: str | None, focus_prompt: bool) -> None:
         self.notify_line(notice)
