@@ -422,3 +422,23 @@ async def test_a_sessions_draft_stays_with_it_when_another_session_is_opened(sma
         assert app.main.prompt.text == "typed in the second"  # what the user typed is never replaced
         await pilot.press("ctrl+q")
     assert store.load(first).draft == "typed in the second" and store.load(second).draft == ""
+
+
+async def test_a_source_that_cannot_be_found_costs_one_line(tmp_path):
+    import shutil
+
+    from haiku_tui.store import KnowledgeBase
+
+    zebra_db = zebra_kb(tmp_path)
+    kb = KnowledgeBase.open(zebra_db)
+    app = make_app(kb)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ask(pilot, "what do zebra stripes confuse")
+        (entry,) = app.workbench.view.citations.values()
+        shutil.rmtree(zebra_db)  # the knowledge base is gone from under the app
+        app.main.open_source(entry["chunk_id"])
+        await settle(pilot)
+        errors = [n.message for n in app._notifications if n.severity == "error"]
+        assert len(errors) == 1 and errors[0].startswith("Cannot find the source: "), errors
+        assert app.is_running and app.screen is app.main
+    kb.close()

@@ -227,15 +227,11 @@ class DailyActions:
             return
         self.open_source(entry[1].chunk_id)
 
-    @work(thread=True, exclusive=True, group="open-source", name="locate the source")
+    @work(thread=True, exclusive=True, group="open-source", name="locate the source", exit_on_error=False)
     def open_source(self: MainScreen, chunk_id: str) -> None:
-        """Find where the chunk starts (off the UI thread), then open it there."""
-        try:
-            where = self.workbench.locate(chunk_id)
-        except Exception as exc:  # one line, never a traceback
-            self.app.call_from_thread(self.notify_line, f"Cannot find the source: {exc}", "", "error")
-            return
-        self.app.call_from_thread(self._open_at, where)
+        """Find where the chunk starts (off the UI thread), then open it there (a failure: one line, by the
+        screen's worker handler)."""
+        self.app.call_from_thread(self._open_at, self.workbench.locate(chunk_id))
 
     def _open_at(self: MainScreen, where: Any) -> None:
         import os

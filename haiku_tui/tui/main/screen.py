@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
+from textual.worker import Worker, WorkerState
 
 from haiku_tui.tui.main import actions
 from haiku_tui.tui.main.asking import Asking
@@ -122,6 +123,11 @@ class MainScreen(Asking, DailyActions, Screen[None]):
     def notify_line(self, message: str | None, title: str = "", severity: str = "warning") -> None:
         if message:
             self.app.notify(message, title=title, severity=severity, timeout=10 if severity == "error" else 8)  # type: ignore[arg-type]
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """One path for the failures of the workers that only report them (``exit_on_error=False``)."""
+        if event.state is WorkerState.ERROR and event.worker.group == "open-source":
+            self.notify_line(f"Cannot find the source: {event.worker.error}", "", "error")
 
     # -- drawing -----------------------------------------------------------------------------------------------
 
