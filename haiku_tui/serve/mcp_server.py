@@ -39,8 +39,11 @@ def create_server(config: AgentConfig, kb: KnowledgeBase) -> MCPServer:
     the server answers ``search`` without waiting for the agent framework to import). A model other than
     the offline ``extractive`` one is resolved here, so one that cannot be used fails at start
     (``ModelConfigError``)."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from haiku_tui.store.lancedb_import import models_built_on_first_use
+
+    with models_built_on_first_use():  # the SDK's ~200 protocol types: a stdio server uses a few
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
 
     from haiku_tui.agent import choose_model, is_extractive, resolve_model
     from haiku_tui.store.errors import StoreError

@@ -12,19 +12,24 @@ store) or ``db://`` URI:
   that value is a pandas object). It is held back only while ``pyarrow.dataset`` imports: pyarrow
   then treats values as non-pandas until something asks for pandas by name (``to_pandas()``,
   ``Table.from_pandas``, lancedb given a DataFrame), which imports it as usual.
+* the validators of the catalog's ~150 request/response models (pydantic classes ``lance_namespace``
+  imports whole, ~0.1 s to build): while lancedb imports, pydantic's ``defer_build`` default is on, so
+  each model builds its validator on first use (a REST catalog's call) instead of at class creation.
 * the ``overrides`` package's run-time check of every ``@override`` method's signature against its
   base class (~0.2 s of bytecode analysis at class creation, on Python < 3.12): lancedb gets
   ``typing_extensions.override``, the marker it uses itself on Python 3.12+, where it skips the check.
 
-The first two keep the library's behaviour (nothing is removed, only imported when first used); the
+The first three keep the library's behaviour (nothing is removed, only imported when first used); the
 third drops a development-time consistency check of lancedb's own classes, as lancedb does on 3.12+.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
 import threading
+from collections.abc import Iterator
 from types import ModuleType
 
 REST_CLIENT = "lance_namespace_urllib3_client"
@@ -46,7 +51,8 @@ def import_lancedb() -> ModuleType:
                 sys.meta_path.remove(_HOLD_PANDAS)
         checker = _without_override_checks()
         try:
-            import lancedb as module
+            with models_built_on_first_use():
+                import lancedb as module
         finally:
             if sys.modules.get("overrides") is checker:
                 del sys.modules["overrides"]
@@ -65,6 +71,24 @@ def _without_override_checks() -> ModuleType | None:
     checker.EnforceOverrides = type("EnforceOverrides", (), {"__module__": "overrides"})  # type: ignore[attr-defined]
     sys.modules["overrides"] = checker
     return checker
+
+
+@contextlib.contextmanager
+def models_built_on_first_use() -> Iterator[None]:
+    """Pydantic models defined inside build their validators when first used, not when defined (pydantic's
+    ``defer_build``, as the default of every model that does not set it): for importing a library that
+    defines many more models than a run uses (the Lance catalog's, the MCP SDK's protocol types)."""
+    try:
+        from pydantic._internal._config import config_defaults
+    except ImportError:  # another pydantic layout: models build at once, as usual
+        yield
+        return
+    before = config_defaults.get("defer_build", False)
+    config_defaults["defer_build"] = True
+    try:
+        yield
+    finally:
+        config_defaults["defer_build"] = before
 
 
 class _HoldPandas:

@@ -147,6 +147,17 @@ from haiku_tui.store.lancedb_import import import_lancedb
 
 lancedb = import_lancedb()
 held = "pandas" in sys.modules
+from lance_namespace import ListTablesResponse
+from pydantic import BaseModel
+
+built_at_import = ListTablesResponse.__pydantic_complete__
+listing = ListTablesResponse.model_validate({"tables": ["chunks"]}).tables
+
+
+class Later(BaseModel):
+    name: str
+
+
 import pandas as pd
 import pyarrow as pa
 
@@ -158,13 +169,17 @@ print(json.dumps({
     "timestamp": str(pa.scalar(pd.Timestamp("2020-01-01")).type),
     "frame": type(table.to_pandas()).__name__,
     "real_overrides": getattr(overrides, "__file__", None) is not None,
+    "catalog_model_built_at_import": built_at_import,
+    "catalog_model_validates": listing,
+    "later_model_built_at_once": Later.__pydantic_complete__,
 }))
 """
 
 
 def test_what_lancedb_imports_later_still_works(tmp_path):
-    """pandas and the overrides package are only kept out of lancedb's import: pandas data still goes in and out,
-    and the real overrides package is what other code imports afterwards."""
+    """pandas, the overrides package and the catalog models' validators are only kept out of lancedb's import:
+    pandas data still goes in and out, the real overrides package is what other code imports afterwards, a
+    catalog model builds its validator on first use, and models defined later build at once as usual."""
     done = subprocess.run(
         [sys.executable, "-c", AFTER_IMPORT, str(tmp_path / "db")],
         cwd=ROOT,
@@ -176,7 +191,8 @@ def test_what_lancedb_imports_later_still_works(tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {
         "pandas_imported_by_lancedb": False, "series": "int64", "timestamp": "timestamp[us]", "frame": "DataFrame",
-        "real_overrides": True,
+        "real_overrides": True, "catalog_model_built_at_import": False, "catalog_model_validates": ["chunks"],
+        "later_model_built_at_once": True,
     }
 
 
@@ -189,3 +205,30 @@ def test_mcp_search_reranks_before_any_ask(tmp_path):
     with build_small_kb(tmp_path / "kb.lancedb") as kb:
         create_server(AgentConfig(model="extractive", reranker="http://127.0.0.1:9", reranker_model="m"), kb)
         assert kb.reranker is not None and kb.reranker.describe() == "http://127.0.0.1:9/rerank (m)"
+
+
+MCP_TYPES_PROBE = """
+import json, sys
+from pydantic import BaseModel
+from haiku_tui.agent.config import AgentConfig
+from haiku_tui.serve.mcp_server import create_server
+from tests.kb_fixture import build_small_kb
+
+create_server(AgentConfig(model="extractive"), build_small_kb(sys.argv[1]))
+import mcp.types
+models = [v for v in vars(mcp.types).values() if isinstance(v, type) and issubclass(v, BaseModel)]
+print(json.dumps({"models": len(models), "built": sum(m.__pydantic_complete__ for m in models)}))
+"""
+
+
+def test_mcp_server_builds_the_protocol_types_as_it_uses_them(tmp_path):
+    """The SDK defines ~150 protocol models; a server just created has built almost none (answering over stdio,
+    the end-to-end test above, builds what it meets)."""
+    pytest.importorskip("mcp")
+    done = subprocess.run(
+        [sys.executable, "-c", MCP_TYPES_PROBE, str(tmp_path / "kb.lancedb")], cwd=ROOT, capture_output=True, text=True,
+        timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert counts["models"] > 100 and counts["built"] < counts["models"] // 4, counts
