@@ -126,22 +126,22 @@ class HaikuApp(App[None]):
 
         import haiku_tui.capabilities.views  # noqa: F401
 
-        bench = self.workbench
+        workbench = self.workbench
         try:
-            notice = bench.start(self.session_id, keep_model=self.keep_model, preview=True)
+            notice = workbench.start(self.session_id, keep_model=self.keep_model, preview=True)
         except Exception as exc:  # e.g. the sessions database cannot be opened
             self.call_from_thread(
                 self.notify, clean_line(str(exc), 300), title="Sessions", severity="error", timeout=10
             )
             return
         self.call_from_thread(self._session_ready, notice)
-        if bench.preview is not None:  # its newest answers are on screen: now the whole session
-            previewed = bench.preview.summary.id
-            notice = bench.finish_start()
-            same = bench.session is not None and bench.session.id == previewed
+        if workbench.preview is not None:  # its newest answers are on screen: now the whole session
+            previewed = workbench.preview.summary.id
+            notice = workbench.finish_start()
+            same = workbench.session is not None and workbench.session.id == previewed
             self.call_from_thread(self._session_loaded, notice, same)
-        kb_error = bench.open_kb()
-        model_error = bench.build_agent()
+        kb_error = workbench.open_kb()
+        model_error = workbench.build_agent()
         # What was loaded lives on: full collections stop walking it (~300 ms each at 1000 questions). One
         # collection first, with what an earlier start froze, so that garbage is not kept for good.
         gc.unfreeze()
@@ -201,8 +201,9 @@ class HaikuApp(App[None]):
         if missing:
             self.notify(f"Cannot watch {missing[0]}: no such file or folder.", title="Watch", severity="error")
         elif folders:
-            bench = self.workbench
-            self.folder_watch = FolderWatch(self, folders, kb=bench.kb, db=locations.resolve_db(bench.config.db))
+            workbench = self.workbench
+            db = locations.resolve_db(workbench.config.db)
+            self.folder_watch = FolderWatch(self, folders, kb=workbench.kb, db=db)
             self.folder_watch.start()
         self.watch_paths = [str(p) for p in folders] if not missing else []
         if self.main.is_mounted:

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from haiku_tui.text import MARKER as _CITE
 from haiku_tui.text import control_pictures, one_line
+
+if TYPE_CHECKING:
+    from haiku_tui.capabilities.wire import Tokens
 
 _PARTIAL_CITE = re.compile(r"\[\d{0,4}$")
 _WORD = re.compile(r"\w+")
@@ -154,3 +158,9 @@ def compact_number(value: int) -> str:
     if value >= 1_000:
         return f"{value / 1_000:.1f}k"
     return str(value)
+
+
+def tokens_text(tokens: Tokens) -> str:
+    """``12k in / 800 out``, with ``≈ … (estimated)`` when no provider reported usage."""
+    text = f"{compact_number(tokens.input)} in / {compact_number(tokens.output)} out"
+    return f"≈ {text} (estimated)" if tokens.estimated else text

@@ -11,6 +11,7 @@ from pathlib import Path
 from tests.tui.conftest import SIZE, ask, make_app, settle, stalling_model, wait_for
 
 import haiku_tui
+from haiku_tui.cli import build_parser
 from haiku_tui.sessions import SessionStore
 
 
@@ -329,6 +330,19 @@ async def test_the_knowledge_base_is_prepared_behind_the_first_frame(tmp_path):
         await wait_for(pilot, lambda: f"{pages} documents" in str(app.screen.query_one("#kb-status").render()), 30)
 
 
+async def test_the_switch_knowledge_base_dialog_names_a_command_that_exists(small_kb):
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.action_switch_kb()
+        await pilot.pause()
+        detail = str(app.screen.query_one("#dialog-detail").render())
+    command = detail.split("`")[1].split()
+    assert command[0] == "haiku-tui"
+    args = build_parser().parse_args(command[1:])  # argparse exits on a command that does not exist
+    assert args.command == "add"
+
+
 async def test_switching_the_knowledge_base_starts_a_new_session_on_it(small_kb, tmp_path):
     zebra_db = zebra_kb(tmp_path)
     app = make_app(small_kb)
@@ -408,3 +422,23 @@ async def test_a_sessions_draft_stays_with_it_when_another_session_is_opened(sma
         assert app.main.prompt.text == "typed in the second"  # what the user typed is never replaced
         await pilot.press("ctrl+q")
     assert store.load(first).draft == "typed in the second" and store.load(second).draft == ""
+
+
+async def test_a_source_that_cannot_be_found_costs_one_line(tmp_path):
+    import shutil
+
+    from haiku_tui.store import KnowledgeBase
+
+    zebra_db = zebra_kb(tmp_path)
+    kb = KnowledgeBase.open(zebra_db)
+    app = make_app(kb)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ask(pilot, "what do zebra stripes confuse")
+        (entry,) = app.workbench.view.citations.values()
+        shutil.rmtree(zebra_db)  # the knowledge base is gone from under the app
+        app.main.open_source(entry["chunk_id"])
+        await settle(pilot)
+        errors = [n.message for n in app._notifications if n.severity == "error"]
+        assert len(errors) == 1 and errors[0].startswith("Cannot find the source: "), errors
+        assert app.is_running and app.screen is app.main
+    kb.close()

@@ -8,7 +8,8 @@ from __future__ import annotations
 from tests.tui.conftest import ask, make_app, settle
 
 from haiku_tui.capabilities.wire import Tokens
-from haiku_tui.tui.main.status import elide_middle, tokens_text
+from haiku_tui.tui.main.status import elide_middle
+from haiku_tui.tui.text import tokens_text
 
 TEA = "how long should green tea steep"
 SOLAR = "how do solar panels work in winter"

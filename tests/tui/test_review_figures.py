@@ -107,3 +107,23 @@ async def test_e_without_reviews_says_how_to_make_them(tmp_path):
         )
         assert Path(tmp_path / "review-evaluations.json").exists() is False
     store.close()
+
+
+async def test_an_unreadable_sessions_store_costs_the_figures_line_only(tmp_path):
+    from haiku_tui import locations
+
+    kb_path = str((tmp_path / "kb.lancedb").resolve())
+    build_small_kb(kb_path).close()
+    locations.sessions_db_path().write_bytes(b"not a database " * 100)
+    app = Host(KnowledgeScreen(kb_path))  # no store given: the figures open the default one
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(app, pilot)
+        assert figures_line(app).startswith("Reviewed citations: ")
+        assert "is not a usable sessions database" in figures_line(app)
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert figures_line(app) == "Reviewed citations: not measured yet — e measures them"
+        errors = [n.message for n in app._notifications if n.severity == "error"]
+        assert len(errors) == 1 and errors[0].startswith("Cannot measure the reviewed citations: ")
+        assert "is not a usable sessions database" in errors[0]
+        assert "documents" in str(app.screen.query_one("#kb-status").render())  # the screen stays usable

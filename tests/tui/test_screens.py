@@ -595,6 +595,30 @@ async def test_kb_add_reports_failed_files(tmp_path, monkeypatch):
         assert any(n.title == "Not ingested" and "empty.md" in n.message for n in app._notifications)
 
 
+async def test_kb_an_ingest_that_raises_says_what_failed_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_docs(tmp_path / "docs", {"ok.md": "# Fine\n\nSome text here.\n"})
+    app = Host(KnowledgeScreen(str(tmp_path / "kb.lancedb")))
+    async with app.run_test(size=(110, 30), notifications=True) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+
+        def disk_full(paths, on_progress=None):
+            raise OSError("No space left on device\n\x1b[31m")
+
+        monkeypatch.setattr(screen.kb, "add", disk_full)
+        screen.start_ingest(tmp_path / "docs")
+        await settle(app, pilot)
+        status = screen.query_one("#kb-status", Static)
+        line = "Ingesting docs failed: No space left on device ␛[31m"
+        assert status.has_class("error") and str(status.render()) == line
+        assert [n.message for n in app._notifications if n.severity == "error"] == [line]
+        assert screen.ingesting is False and screen.query_one("#kb-progress").has_class("hidden")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.result is None
+
+
 async def test_kb_delete_document_after_confirm(kb_dir):
     app = Host(KnowledgeScreen(str(kb_dir / "kb.lancedb")))
     async with app.run_test(size=(110, 30)) as pilot:

@@ -2,23 +2,24 @@
 
 The turns themselves never take the focus (:class:`AnswerCursor`), and the selected one is marked with
 inline styles (:func:`mark`), so moving between answers restyles only the two turns whose selection
-changes. The turns and the selection are the :class:`~haiku_tui.tui.main.turn_log.TurnLog`'s.
+changes. The turns and the selection are the :class:`~haiku_tui.tui.main.turn_log.TurnLog`'s: the cursor
+asks for a move with messages (:class:`AnswerCursor.Select`, :class:`AnswerCursor.Focused`) its pane routes.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.binding import Binding
 from textual.color import Color
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from haiku_tui.tui.main.typing import TypesIntoPrompt
 
 if TYPE_CHECKING:
     from haiku_tui.tui.main.turn import QuestionTurn
-    from haiku_tui.tui.main.turn_log import TurnLog
 
 PAGE = 5
 """Answers PageUp/PageDown move the selection by."""
@@ -74,14 +75,24 @@ class AnswerCursor(TypesIntoPrompt, Static):
         ],
     ]
 
+    class Select(Message):
+        """A key asked for another answer: ``to`` answers on (back when negative), or the first or last."""
+
+        def __init__(self, to: int | Literal["first", "last"]) -> None:
+            super().__init__()
+            self.to = to
+
+    class Focused(Message):
+        """The cursor took the focus: the selected answer (the last when none is) should be shown on it."""
+
+        def __init__(self, cursor: AnswerCursor) -> None:
+            super().__init__()
+            self.cursor = cursor
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.can_focus = True
         self._turn: QuestionTurn | None = None
-
-    @property
-    def log(self) -> TurnLog:
-        return self.screen.query_one("TurnLog")  # type: ignore[return-value]
 
     def show(self, turn: QuestionTurn, total: int, *, active: bool | None = None) -> None:
         """Name the selected answer; while the cursor is focused, that answer is marked active."""
@@ -100,23 +111,17 @@ class AnswerCursor(TypesIntoPrompt, Static):
         )
 
     def on_focus(self) -> None:
-        log = self.log
-        turn = log.selected_turn
-        if turn is None:
-            return
-        if not turn.selected:
-            log.select_turn(turn)
-        self.show(turn, log.total, active=True)
+        self.post_message(self.Focused(self))
 
     def on_blur(self) -> None:
         if self._turn is not None:
             mark(self._turn, selected=self._turn.selected)
 
-    async def action_select(self, step: int) -> None:
-        await self.log.action_select(step)
+    def action_select(self, step: int) -> None:
+        self.post_message(self.Select(step))
 
-    async def action_select_first(self) -> None:
-        await self.log.action_select_first()
+    def action_select_first(self) -> None:
+        self.post_message(self.Select("first"))
 
-    async def action_select_last(self) -> None:
-        await self.log.action_select_last()
+    def action_select_last(self) -> None:
+        self.post_message(self.Select("last"))

@@ -15,27 +15,17 @@ from haiku_tui.tui.main.pacing import FrameHold
 from haiku_tui.tui.text import CitationStream
 
 if TYPE_CHECKING:
+    from haiku_tui.tui.main.screen import MainScreen
     from haiku_tui.tui.main.turn import QuestionTurn
 
 
 class Asking:
-    """Ask, wait for the backend, run, show the outcome (``MainScreen`` provides the panes and state)."""
+    """Ask, wait for the backend, run, show the outcome (each method's ``self`` is the ``MainScreen``)."""
 
-    # provided by MainScreen
-    workbench: Any
-    ready: bool
-    running: bool
-    _hold: FrameHold | None
-    _live: Any
-    _waiting: Any
-    _question_run: Any
-    _cancel_requested: bool
-    _drawing: Any
-    update_status: Any
     asked = ""
     """The question asked last (while ``running``, the one being answered or waiting)."""
 
-    async def ask(self, prompt: str) -> None:
+    async def ask(self: MainScreen, prompt: str) -> None:
         """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
         self.asked = prompt
         async with self._drawing:
@@ -52,7 +42,7 @@ class Asking:
             turn = await self.conversation.add_turn(prompt, scroll=False)
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
-    async def show_waiting(self, prompt: str) -> None:
+    async def show_waiting(self: MainScreen, prompt: str) -> None:
         """Add the turn of a question that waits for the agent, last in the log (also when the session drawn
         after it was typed cleared the log: the question stays on screen and keeps its place after the
         session's turns). Called holding ``_drawing``."""
@@ -60,7 +50,7 @@ class Asking:
         turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
         self._waiting = (prompt, turn)
 
-    async def cancel_waiting(self) -> None:
+    async def cancel_waiting(self: MainScreen) -> None:
         """Esc on a question not sent yet. Taken under ``_drawing``: a session being drawn replaces the
         question's turn (Esc on the old one crashed, and the question vanished); a question sent meanwhile is
         cancelled by its run (``_cancel_requested``)."""
@@ -73,7 +63,7 @@ class Asking:
             turn.set_badge("cancelled", self.restore_question(turn.prompt))
             self.turn_log.keep_uncommitted(turn)  # counted: the next question is numbered after it
 
-    async def backend_ready(self) -> None:
+    async def backend_ready(self: MainScreen) -> None:
         """The agent is built (or failed to build): send a question that was waiting for it."""
         async with self._drawing:  # a question being added now is sent, not left waiting
             self.ready = True
@@ -92,15 +82,15 @@ class Asking:
             return
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
-    async def _run(self, prompt: str, turn: QuestionTurn) -> None:
+    async def _run(self: MainScreen, prompt: str, turn: QuestionTurn) -> None:
         try:
             await self._answer(prompt, turn)
         finally:
             self._release_frames()
 
-    async def _answer(self, prompt: str, turn: QuestionTurn) -> None:
-        bench = self.workbench
-        run = self._question_run = bench.ask(prompt)
+    async def _answer(self: MainScreen, prompt: str, turn: QuestionTurn) -> None:
+        workbench = self.workbench
+        run = self._question_run = workbench.ask(prompt)
         if self._cancel_requested:
             run.cancel()
         turn.question = run.question
@@ -150,23 +140,23 @@ class Asking:
         else:  # once the final answer is laid out
             log.call_after_refresh(log.scroll_end, animate=False)
 
-    def _release_frames(self, turn: QuestionTurn | None = None) -> None:
+    def _release_frames(self: MainScreen, turn: QuestionTurn | None = None) -> None:
         """Let the screen repaint: the run ended, or ``turn`` shows the answer's first text."""
         if self._hold is not None and (turn is None or turn.has_answer):
             self._hold.release()
 
-    async def _show_outcome(self, turn: QuestionTurn, finished: Any) -> None:
-        bench = self.workbench
+    async def _show_outcome(self: MainScreen, turn: QuestionTurn, finished: Finished) -> None:
+        workbench = self.workbench
         self._live.flush()
         if finished.outcome == "completed":
-            self.notify_line(bench.refresh())
-            view = bench.view
+            self.notify_line(workbench.refresh())
+            view = workbench.view
             question = view.question(turn.question)
             if question is not None:
                 await turn.show_view(question, view.citation_ids, view.reviews.get(question.question, {}))
             else:  # a run the evidence capability never saw (should not happen): show the text as is
                 turn.set_badge("missing")
-            self.app.sub_title = bench.session.title if bench.session else ""
+            self.app.sub_title = workbench.session.title if workbench.session else ""
         else:
             badge = finished.outcome
             if not turn.has_answer:

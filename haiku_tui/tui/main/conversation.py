@@ -1,4 +1,5 @@
-"""The conversation pane: the turn log (:mod:`.turn_log`) above the question box."""
+"""The conversation pane: the turn log (:mod:`.turn_log`) above the question box; it routes the answer
+cursor's moves (:mod:`.answer_cursor`) to the log."""
 
 from __future__ import annotations
 
@@ -62,6 +63,26 @@ class ConversationPane(Vertical):
     @property
     def log(self) -> TurnLog:
         return self.query_one(TurnLog)
+
+    async def on_answer_cursor_select(self, message: AnswerCursor.Select) -> None:
+        message.stop()
+        log = self.log
+        if message.to == "first":
+            await log.action_select_first()
+        elif message.to == "last":
+            await log.action_select_last()
+        else:
+            await log.action_select(message.to)
+
+    def on_answer_cursor_focused(self, message: AnswerCursor.Focused) -> None:
+        message.stop()
+        log = self.log
+        turn = log.selected_turn
+        if turn is None:
+            return
+        if not turn.selected:
+            log.select_turn(turn)
+        message.cursor.show(turn, log.total)  # marked active while the cursor still has the focus
 
     async def add_turn(
         self, prompt: str, *, question: int | None = None, scroll: bool = True, ghost: Ghost | None = None

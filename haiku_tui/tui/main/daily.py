@@ -15,6 +15,7 @@ from haiku_tui.sessions.history import PromptHistory
 from haiku_tui.tui.text import clean
 
 if TYPE_CHECKING:
+    from haiku_tui.tui.main.screen import MainScreen
     from haiku_tui.capabilities.views import QuestionView
     from haiku_tui.tui.main.turn import QuestionTurn
 
@@ -56,7 +57,7 @@ class DailyActions:
 
     # -- a question that did not complete comes back ------------------------------------------------------------
 
-    def restore_question(self: Any, prompt: str, error: str | None = None) -> str:
+    def restore_question(self: MainScreen, prompt: str, error: str | None = None) -> str:
         """A question that was cancelled or failed goes back into an empty question box; the badge's detail."""
         box = self.prompt
         back = not box.text.strip()
@@ -70,7 +71,7 @@ class DailyActions:
             parts.append("the question is back in the box")
         return " · ".join(parts)
 
-    def keep_draft(self: Any) -> None:
+    def keep_draft(self: MainScreen) -> None:
         """Quitting: the question being answered (a run that ends with the app commits nothing) and what the box
         holds become the session's draft, back in the box when the session is opened again."""
         asked = self.asked if self.running else ""
@@ -79,7 +80,7 @@ class DailyActions:
 
     # -- history --------------------------------------------------------------------------------------------------
 
-    def reset_history(self: Any) -> None:
+    def reset_history(self: MainScreen) -> None:
         """↑ in the empty question box: this session's questions now, other sessions' once read (in a worker);
         an empty box takes the session's draft (and leaves it, untouched, to that session when another opens)."""
         self.prompt.questions = PromptHistory(q.prompt for q in self.workbench.view.questions)
@@ -93,14 +94,14 @@ class DailyActions:
         self.load_history()
 
     @work(thread=True, exclusive=True, group="history", name="read earlier questions")
-    def load_history(self: Any) -> None:
+    def load_history(self: MainScreen) -> None:
         try:
             others = self.workbench.earlier_prompts()
         except Exception:  # history is a convenience: a damaged store only loses recall
             return
         self.app.call_from_thread(self._history_loaded, others)
 
-    def _history_loaded(self: Any, others: list[str]) -> None:
+    def _history_loaded(self: MainScreen, others: list[str]) -> None:
         history = self.prompt.questions
         if history is not None and history.recalling:
             return  # the user is walking the history: do not pull it away
@@ -108,13 +109,13 @@ class DailyActions:
 
     # -- regenerate, edit and resend --------------------------------------------------------------------------
 
-    def _selected_turn(self: Any, what: str) -> QuestionTurn | None:
+    def _selected_turn(self: MainScreen, what: str) -> QuestionTurn | None:
         turn = self.turn_log.selected_turn
         if turn is None:
             self.app.notify(f"Select a question to {what} (Shift+Tab, then ↑/↓).", severity="warning")
         return turn
 
-    async def action_regenerate(self: Any) -> None:
+    async def action_regenerate(self: MainScreen) -> None:
         """Ask the selected question again as a new turn; its earlier answer stays in the session."""
         turn = self._selected_turn("regenerate")
         if turn is None or self._busy("regenerating an answer"):
@@ -123,7 +124,7 @@ class DailyActions:
             self.prompt.questions.add(turn.prompt)
         await self.ask(turn.prompt)
 
-    def action_edit_question(self: Any) -> None:
+    def action_edit_question(self: MainScreen) -> None:
         """Put the selected question into the question box to edit and send again."""
         turn = self._selected_turn("edit")
         if turn is None:
@@ -135,7 +136,7 @@ class DailyActions:
 
     # -- model ------------------------------------------------------------------------------------------------------
 
-    def action_switch_model(self: Any) -> None:
+    def action_switch_model(self: MainScreen) -> None:
         """Ask for a model: a Pydantic AI model string, optionally followed by a server's base URL."""
         from haiku_tui.agent import model_label
         from haiku_tui.tui.screens.dialogs import TextInputDialog
@@ -154,7 +155,7 @@ class DailyActions:
         )
         self.app.push_screen(dialog, self._model_chosen)
 
-    def _model_chosen(self: Any, value: str | None) -> None:
+    def _model_chosen(self: MainScreen, value: str | None) -> None:
         parts = (value or "").split()
         if not parts:
             return
@@ -164,7 +165,7 @@ class DailyActions:
         self.switch_model(parts[0], parts[1] if len(parts) == 2 else None)
 
     @work(thread=True, exclusive=True, group="model", name="switch the model")
-    def switch_model(self: Any, name: str, base_url: str | None) -> None:
+    def switch_model(self: MainScreen, name: str, base_url: str | None) -> None:
         """Off the UI thread: validate and build the model, record it in the session, save."""
         from haiku_tui.agent import ModelConfigError, model_label
 
@@ -186,7 +187,7 @@ class DailyActions:
 
     # -- copy ---------------------------------------------------------------------------------------------------------
 
-    def action_copy(self: Any) -> None:
+    def action_copy(self: MainScreen) -> None:
         """Copy the highlighted citation (evidence pane) or the selected answer with its sources (OSC 52)."""
         from haiku_tui.capabilities.views import citations_by_number
 
@@ -211,14 +212,14 @@ class DailyActions:
             what = f"answer {view.number}" + (f" with {len(view.citations)} source(s)" if view.citations else "")
         self.copy_text(text, what)
 
-    def copy_text(self: Any, text: str, what: str) -> None:
+    def copy_text(self: MainScreen, text: str, what: str) -> None:
         """Put ``text`` on the clipboard (OSC 52: works over SSH and tmux) and say what was copied."""
         self.app.copy_to_clipboard(text)
         self.app.notify(f"Copied {what} ({len(text)} characters).", title="Clipboard")
 
     # -- open the source -----------------------------------------------------------------------------------------
 
-    def action_open_source(self: Any) -> None:
+    def action_open_source(self: MainScreen) -> None:
         """Open the highlighted evidence item's source file at its line (or a PDF at its page)."""
         entry = self.evidence.highlighted_item
         if entry is None:
@@ -226,17 +227,13 @@ class DailyActions:
             return
         self.open_source(entry[1].chunk_id)
 
-    @work(thread=True, exclusive=True, group="open-source", name="locate the source")
-    def open_source(self: Any, chunk_id: str) -> None:
-        """Find where the chunk starts (off the UI thread), then open it there."""
-        try:
-            where = self.workbench.locate(chunk_id)
-        except Exception as exc:  # one line, never a traceback
-            self.app.call_from_thread(self.notify_line, f"Cannot find the source: {exc}", "", "error")
-            return
-        self.app.call_from_thread(self._open_at, where)
+    @work(thread=True, exclusive=True, group="open-source", name="locate the source", exit_on_error=False)
+    def open_source(self: MainScreen, chunk_id: str) -> None:
+        """Find where the chunk starts (off the UI thread), then open it there (a failure: one line, by the
+        screen's worker handler)."""
+        self.app.call_from_thread(self._open_at, self.workbench.locate(chunk_id))
 
-    def _open_at(self: Any, where: Any) -> None:
+    def _open_at(self: MainScreen, where: Any) -> None:
         import os
         import subprocess
 

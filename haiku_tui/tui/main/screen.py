@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
+from textual.worker import Worker, WorkerState
 
 from haiku_tui.tui.main import actions
 from haiku_tui.tui.main.asking import Asking
@@ -34,6 +35,7 @@ from haiku_tui.tui.text import clean_line
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import EvidenceItem, QuestionView
+    from haiku_tui.sessions.run import QuestionRun
     from haiku_tui.sessions.workbench import ChunkText, Workbench
 
 class StatusBar(Static):
@@ -62,7 +64,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         """The session is open and the agent built (or failed to build)."""
         self.views: list[QuestionView] = []
         """What the panes show now (the committed view, or a running question's working state)."""
-        self._question_run: Any = None
+        self._question_run: QuestionRun | None = None
         self._cancel_requested = False
         self._waiting: tuple[str, QuestionTurn] | None = None
         """A question sent before the agent was ready, and its turn."""
@@ -122,6 +124,11 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         if message:
             self.app.notify(message, title=title, severity=severity, timeout=10 if severity == "error" else 8)  # type: ignore[arg-type]
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """One path for the failures of the workers that only report them (``exit_on_error=False``)."""
+        if event.state is WorkerState.ERROR and event.worker.group == "open-source":
+            self.notify_line(f"Cannot find the source: {event.worker.error}", "", "error")
+
     # -- drawing -----------------------------------------------------------------------------------------------
 
     def refresh_panes(self, views: list[QuestionView] | None = None) -> None:
@@ -136,15 +143,14 @@ class MainScreen(Asking, DailyActions, Screen[None]):
     async def show_session(self) -> None:
         """Draw the committed session (or a preview of it): its newest turns (older ones mount on demand), the
         evidence, the policy log."""
-        bench = self.workbench
-        title = (
-            bench.session.title if bench.session is not None else bench.preview.summary.title if bench.preview else ""
-        )
+        workbench = self.workbench
+        session, preview = workbench.session, workbench.preview
+        title = session.title if session is not None else preview.summary.title if preview else ""
         async with self._drawing:
             # cancelled while the app starts: typed in this session, they stay after its turns
             kept = [] if self.ready else self.turn_log.ghosts
             await self.conversation.clear()
-            await self.turn_log.show_views(bench.view)  # only the newest turns are mounted
+            await self.turn_log.show_views(workbench.view)  # only the newest turns are mounted
             for ghost in kept:
                 await self.conversation.add_turn(ghost.prompt, ghost=ghost)
             if self._waiting is not None:  # typed before the session was drawn: it is drawn again, after it
@@ -464,28 +470,28 @@ class MainScreen(Asking, DailyActions, Screen[None]):
     def switch_session(self, target: str) -> None:
         """Off the UI thread: open ``target`` (an id), ``"new"``, or ``""`` (reload the open session, which
         the sessions screen may have renamed or deleted)."""
-        bench = self.workbench
+        workbench = self.workbench
         call = self.app.call_from_thread
         if target == "new":
-            bench.new()
+            workbench.new()
             call(self._session_opened, None, True)
         elif target:
             try:
-                notice = bench.open(target)
+                notice = workbench.open(target)
             except Exception as exc:  # the open session stays
                 call(self.notify_line, clean_line(str(exc), 300), "Could not open the session", "error")
                 return
-            call(self.notify_line, bench.session_kb(), "Knowledge base")  # answer from the KB it was made on
+            call(self.notify_line, workbench.session_kb(), "Knowledge base")  # answer from the KB it was made on
             call(self._session_opened, notice, False)
         else:
-            error = bench.reload()
+            error = workbench.reload()
             if error == "deleted":
                 call(self.app.notify, "The open session was deleted; this is a new one.")
                 call(self._session_opened, None, True)
             elif error:
                 call(self.notify_line, error, "Could not reload the session", "error")
-            elif bench.session is not None:
-                call(setattr, self.app, "sub_title", bench.session.title)
+            elif workbench.session is not None:
+                call(setattr, self.app, "sub_title", workbench.session.title)
 
     async def _session_opened(self, notice: str | None, focus_prompt: bool) -> None:
         self.notify_line(notice)
@@ -508,7 +514,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
             "Switch knowledge base",
             value=self.workbench.db_label(),
             placeholder="~/notes.lancedb   ·   s3://bucket/kb",
-            detail="A knowledge base made with `haiku-tui kb add`. A new session starts on it.",
+            detail="A knowledge base made with `haiku-tui --db PATH add FILES`. A new session starts on it.",
             submit_label="Switch",
         )
         self.app.push_screen(dialog, self._kb_chosen)

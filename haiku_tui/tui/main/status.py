@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
-from haiku_tui.tui.text import clean_line, compact_number
+from haiku_tui.tui.text import clean_line, compact_number, tokens_text
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.wire import Tokens
@@ -77,12 +77,6 @@ def model_text(label: str, limit: int, *, scheme: bool = True) -> str:
     room = limit - len(server) - len(at) - min(len(name), name_room)
     path = elide_middle(path, room) if room >= 2 else ""
     return f"{elide_middle(name, name_room)}{at}{server}{path}"
-
-
-def tokens_text(tokens: Tokens) -> str:
-    """``12k in / 800 out``, with ``≈ … (estimated)`` when no provider reported usage."""
-    text = f"{compact_number(tokens.input)} in / {compact_number(tokens.output)} out"
-    return f"≈ {text} (estimated)" if tokens.estimated else text
 
 
 Form = list[tuple[str, str]]
@@ -180,24 +174,24 @@ def fit_status(facts: StatusFacts, width: int) -> Content:
     return Content.assemble(*pieces)
 
 
-def status_facts(bench: Workbench, *, running: bool, watch: str | None = None) -> StatusFacts:
+def status_facts(workbench: Workbench, *, running: bool, watch: str | None = None) -> StatusFacts:
     """What the status bar shows for the workbench's open session."""
     from urllib.parse import urlsplit
 
     from haiku_tui.agent import is_extractive, model_label
 
-    config = bench.config
+    config = workbench.config
     short = "extractive" if is_extractive(config.model) else config.model or ""
     return StatusFacts(
         model=clean_line(model_label(config.model, config.base_url), 200),
         model_short=clean_line(short, 200),
-        db=clean_line(bench.db_label(), 400),
-        request=bench.view.request_size,
+        db=clean_line(workbench.db_label(), 400),
+        request=workbench.view.request_size,
         compaction=bool(config.compaction),
-        tokens=bench.view.tokens,
+        tokens=workbench.view.tokens,
         watch=clean_line(watch or "", 200),
         running=running,
-        kb_unavailable=bool(bench.kb_error),
-        filter=clean_line(bench.session.document_filter or "", 400) if bench.session else "",
+        kb_unavailable=bool(workbench.kb_error),
+        filter=clean_line(workbench.session.document_filter or "", 400) if workbench.session else "",
         reranker=clean_line(urlsplit(config.reranker).netloc or config.reranker, 200) if config.reranker else "",
     )

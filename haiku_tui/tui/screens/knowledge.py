@@ -24,7 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from haiku_tui.store.tables import INDEX_VERSION, outdated_note
 from haiku_tui.tui.help import ScreenHelp, help_binding
@@ -195,6 +195,8 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         self.hits: list[SearchHit] = []
         self.last_report: IngestReport | None = None
         self.ingesting = False
+        self._doing = ""
+        """What the running ingest does ("Syncing docs"), for its failure's line."""
         self.error: str | None = None
 
     # -- layout ---------------------------------------------------------------------------------------------
@@ -250,6 +252,12 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         except RuntimeError:
             pass
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """One path for the workers' failures: an open, ingest or search that raised says so in one line."""
+        report = {"kb-open": self._open_failed, "kb-ingest": self._ingest_failed, "kb-search": self._search_failed}
+        if event.state is WorkerState.ERROR and event.worker.group in report:
+            report[event.worker.group](error_line(event.worker.error))
+
     def _describe(self) -> str:
         docs = len(self.documents)
         chunks = sum(d.chunks for d in self.documents)
@@ -273,13 +281,8 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
     def _open(self) -> None:
         from haiku_tui.store import KnowledgeBase
 
-        try:
-            kb = self.kb if self.kb is not None else KnowledgeBase.open(self.kb_uri, embedder="auto", create=True)
-            docs = kb.documents()
-        except Exception as exc:
-            self._call(self._open_failed, error_line(exc))
-            return
-        self._call(self._opened, kb, docs)
+        kb = self.kb if self.kb is not None else KnowledgeBase.open(self.kb_uri, embedder="auto", create=True)
+        self._call(self._opened, kb, kb.documents())
 
     def _opened(self, kb: KnowledgeBase, docs: list[DocumentRecord]) -> None:
         self.query_one(ReviewFigures).load(kb.uri)
@@ -369,13 +372,14 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         ``doing`` ("Syncing docs") labels the bar until the first file is done and says what failed, ``kind``
         titles the receipt ("Ingest finished")."""
         self.ingesting = True
+        self._doing = doing
         self.last_report = None
         self.query_one("#kb-progress").remove_class("hidden")
         bar = self.query_one("#kb-progress-bar", ProgressBar)
         bar.update(total=None, progress=0)
         self.query_one("#kb-progress-label", Static).update(Text(f"{doing}…"))
         self._set_status(f"{doing}…")
-        self._ingest(job, doing, kind)
+        self._ingest(job, kind)
 
     # -- re-indexing ----------------------------------------------------------------------------------------
 
@@ -457,7 +461,7 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         )
 
     @work(thread=True, group="kb-ingest", exit_on_error=False)
-    def _ingest(self, job: Job, doing: str, kind: str) -> None:
+    def _ingest(self, job: Job, kind: str) -> None:
         kb = self.kb
         assert kb is not None
         worker = get_current_worker()
@@ -469,13 +473,9 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
 
         try:
             report = job(progress)
-            docs = kb.documents()
         except _IngestStopped:
             return
-        except Exception as exc:
-            self._call(self._ingest_failed, doing, error_line(exc))
-            return
-        self._call(self._ingested, kind, report, docs)
+        self._call(self._ingested, kind, report, kb.documents())
 
     def _progress(self, progress: IngestProgress) -> None:
         bar = self.query_one("#kb-progress-bar", ProgressBar)
@@ -511,7 +511,8 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         if len(report.failed) > 3:
             self.notify(f"… and {len(report.failed) - 3} more files not ingested.", severity="warning", markup=False)
 
-    def _ingest_failed(self, doing: str, message: str) -> None:
+    def _ingest_failed(self, message: str) -> None:
+        doing = self._doing
         self.ingesting = False
         self.query_one("#kb-progress").add_class("hidden")
         self._set_status(f"{doing} failed: {message}", error=True)
@@ -592,12 +593,7 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
     def _search(self, query: str, flt: str | None) -> None:
         kb = self.kb
         assert kb is not None
-        try:
-            hits = kb.search(query, limit=SEARCH_LIMIT, filter=flt)
-        except Exception as exc:
-            self._call(self._search_failed, error_line(exc))
-            return
-        self._call(self._show_hits, query, hits)
+        self._call(self._show_hits, query, kb.search(query, limit=SEARCH_LIMIT, filter=flt))
 
     def _show_hits(self, query: str, hits: list[SearchHit]) -> None:
         self.hits = list(hits)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import work
 from textual.widgets import Static
+from textual.worker import Worker, WorkerState
 
 from .dialogs import error_line, local_time
 
@@ -61,17 +62,21 @@ class ReviewFigures(Static):
         except RuntimeError:  # the app is shutting down
             pass
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """One path for the workers' failures, in one line: an unreadable sessions store costs that line only."""
+        report = {"kb-review-figures": self._load_failed, "kb-review-rerun": self._failed}
+        if event.state is WorkerState.ERROR and event.worker.group in report:
+            report[event.worker.group](error_line(event.worker.error))
+
     @work(thread=True, exclusive=True, group="kb-review-figures", exit_on_error=False)
     def load(self, kb_uri: str) -> None:
         """Show the figures last saved for ``kb_uri`` (unless a rerun is measuring them)."""
         from haiku_tui.sessions.cases import latest_figures
 
-        try:
-            figures = latest_figures(self._store(), kb_uri)
-        except Exception as exc:  # an unreadable sessions store costs this line only
-            self._call(self.update, Text(f"Reviewed citations: {error_line(exc)}"))
-            return
-        self._call(self._loaded, figures)
+        self._call(self._loaded, latest_figures(self._store(), kb_uri))
+
+    def _load_failed(self, message: str) -> None:
+        self.update(Text(f"Reviewed citations: {message}"))
 
     def _loaded(self, figures: dict[str, Any] | None) -> None:
         if not self.running:
@@ -96,12 +101,8 @@ class ReviewFigures(Static):
     def _rerun(self, kb: KnowledgeBase) -> None:
         from haiku_tui.sessions.cases import evaluate_reviews, latest_figures
 
-        try:
-            found, evaluation = evaluate_reviews(self._store(), kb)
-            figures = latest_figures(self._store(), kb.uri) if evaluation is not None else None
-        except Exception as exc:  # one line, the screen stays usable
-            self._call(self._failed, error_line(exc))
-            return
+        found, evaluation = evaluate_reviews(self._store(), kb)
+        figures = latest_figures(self._store(), kb.uri) if evaluation is not None else None
         self._call(self._measured, figures, len(found.cases))
 
     def _measured(self, figures: dict[str, Any] | None, cases: int) -> None:

@@ -21,9 +21,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Static
 
-from haiku_tui.tui.main.status import tokens_text
 from haiku_tui.tui.help import ScreenHelp, help_binding
-from haiku_tui.tui.text import clean_line, compact_number
+from haiku_tui.tui.text import clean_line, compact_number, tokens_text
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.wire import WirePart, WireRequest
