@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic_ai import ModelRetry, RunContext, Tool, ToolFailed
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import (
+    InstructionCapabilityPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    OperatorSource,
+    OperatorText,
     RetryPromptPart,
-    SystemPromptPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -42,6 +44,15 @@ CITE_GRACE_REQUESTS = 2
 SNIPPET_CHARS = 240
 RESULT_SEPARATOR = "\n\n---\n\n"
 NO_RESULTS = "No results found."
+
+
+@dataclass(kw_only=True, repr=False)
+class BudgetNoticePart(InstructionCapabilityPart, namespace="haiku_tui"):
+    """The request-scoped notice that a question's request budget is spent, in the application's voice.
+
+    Kept in the message history (kind ``haiku_tui.budget_notice``); the model sees it only in the
+    request it is part of.
+    """
 
 
 def prompt_text(prompt: Any) -> str:
@@ -244,7 +255,7 @@ class EvidenceCapability(AbstractCapability[Any]):
                     f"The {self.tool_prefix} tools are no longer available for this question. "
                     "Give the best answer possible from what you already have."
                 )
-            ctx.enqueue(SystemPromptPart(notice, scope="request"))
+            ctx.enqueue(BudgetNoticePart(content=OperatorText(notice), source=OperatorSource(), scope="request"))
         return request_context
 
     async def prepare_tools(self, ctx: RunContext[Any], tool_defs: list[Any]) -> list[Any]:
