@@ -1,11 +1,11 @@
 """The MiniLM embedder (``--embedder minilm``) against wordllama, as the dense half of hybrid search.
 
-    python bench/bench_minilm.py [--embedders wordllama minilm] [--weights 0.25 0.5 0.75 1 1.5]
-    python bench/bench_minilm.py --spin      # search p50 beside a loaded ONNX model: ORT defaults vs ours
-    python bench/bench_minilm.py --ingest 24 # the pydoc corpus + 24 replicas (~10k chunks): ingest s, RSS
+    python -m bench.bench_minilm [--embedders wordllama minilm] [--weights 0.25 0.5 0.75 1 1.5]
+    python -m bench.bench_minilm --spin      # search p50 beside a loaded ONNX model: ORT defaults vs ours
+    python -m bench.bench_minilm --ingest 24 # the pydoc corpus + 24 replicas (~10k chunks): ingest s, RSS
 
 Each embedder runs in its own process (its peak RSS is its own). The process builds one knowledge base per
-corpus of ``bench/eval_questions.py`` (ingest seconds, to searchable), then for every ``VECTOR_WEIGHT`` in
+corpus of ``bench/sets/eval_questions.py`` (ingest seconds, to searchable), then for every ``VECTOR_WEIGHT`` in
 ``--weights`` (the embedder's ``fusion_weight``, else ``search.VECTOR_WEIGHT``) measures recall@5 and MRR@10 on
 the tuning splits (dev + dev2 + dev3), on ``held-out``
 (test + fresh + fresh2) and on ``fresh4``, and the p50 of ``KnowledgeBase.search`` (query embedding included).
@@ -17,7 +17,7 @@ embedded by the model (what a search of a minilm base does first) with ONNX Runt
 options, with the product's (``minilm.THREADS`` intra-op threads, no spinning) and with those at one
 thread, or with no model run before it: all four in one process, alternating per query, three processes.
 
-``--ingest N`` adds the pydoc corpus and N replicas (``bench/corpus.py``) with each embedder, in a process
+``--ingest N`` adds the pydoc corpus and N replicas (``bench/corpora/pydoc.py``) with each embedder, in a process
 of its own: seconds until the command returns (the base is searchable), chunks/s, the search p50 after,
 peak RSS.
 """
@@ -34,10 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from eval_questions import QUESTIONS, TUNING
-from eval_retrieval import corpus_files
+from bench.eval_retrieval import corpus_files
+from bench.sets.eval_questions import QUESTIONS, TUNING
 
 SPLITS = {"tuning": set(TUNING), "held-out": {"test", "fresh", "fresh2"}, "fresh4": {"fresh4"}}
 
@@ -140,8 +138,7 @@ def spin_worker() -> dict:
 
 
 def ingest_worker(embedder: str, copies: int) -> dict:
-    from corpus import write_corpus
-
+    from bench.corpora.pydoc import write_corpus
     from haiku_tui.store.kb import KnowledgeBase
 
     queries = [q.question for q in QUESTIONS if q.corpus == "pydoc"][:40]
@@ -165,7 +162,8 @@ def ingest_worker(embedder: str, copies: int) -> dict:
 
 
 def run(*args: str) -> dict:
-    result = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=True)
+    command = [sys.executable, "-m", "bench.bench_minilm", *args]
+    result = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(result.stdout.splitlines()[-1])
 
 
