@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic_ai import ModelRetry, RunContext, Tool, ToolFailed
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import (
-    InstructionCapabilityPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -29,6 +28,7 @@ from pydantic_ai.messages import (
 
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import QuestionStateMissing
+from haiku_tui.capabilities.parts import BudgetNoticePart
 from haiku_tui.locations import resolve_db
 from haiku_tui.store.records import page_range
 
@@ -44,15 +44,6 @@ CITE_GRACE_REQUESTS = 2
 SNIPPET_CHARS = 240
 RESULT_SEPARATOR = "\n\n---\n\n"
 NO_RESULTS = "No results found."
-
-
-@dataclass(kw_only=True, repr=False)
-class BudgetNoticePart(InstructionCapabilityPart, namespace="haiku_tui"):
-    """The request-scoped notice that a question's request budget is spent, in the application's voice.
-
-    Kept in the message history (kind ``haiku_tui.budget_notice``); the model sees it only in the
-    request it is part of.
-    """
 
 
 def prompt_text(prompt: Any) -> str:

@@ -13,7 +13,7 @@ from pydantic_ai.messages import SystemPromptPart
 
 from haiku_tui.capabilities import Deps, ledger
 from haiku_tui.capabilities.errors import QuestionStateMissing
-from haiku_tui.capabilities.evidence import BudgetNoticePart
+from haiku_tui.capabilities.parts import BudgetNoticePart
 from haiku_tui.capabilities.rag import DESCRIPTION, INSTRUCTIONS, RAG_ID, create_capability
 from tests.capabilities.scripts import (
     Script,

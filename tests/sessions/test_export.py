@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -145,7 +147,7 @@ async def test_a_session_holding_budget_notices_saves_reopens_exports_and_import
 
     from haiku_tui.capabilities import Deps
     from haiku_tui.capabilities.compaction import create_capability as compaction
-    from haiku_tui.capabilities.evidence import BudgetNoticePart
+    from haiku_tui.capabilities.parts import BudgetNoticePart
     from haiku_tui.capabilities.rag import create_capability as rag
     from haiku_tui.capabilities.wire import wire_requests
 
@@ -169,6 +171,8 @@ async def test_a_session_holding_budget_notices_saves_reopens_exports_and_import
     assert len(notices(session.messages)) == 2 and all(n.startswith(spent) for n in notices(session.messages))
     loaded = store.load(session.id)
     assert loaded.messages == session.messages and notices(loaded.messages) == notices(session.messages)
+    for read in ("peek", "load"):
+        assert _kinds_in_a_fresh_process(session.id, read) == ["BudgetNoticePart"] * 2
     copy = store.load(store.import_json(store.export_json(session.id)).id)
     assert copy.messages == session.messages
     assert "Answer to 'How efficient are solar panels?' [1]" in store.export_markdown(copy.id)
@@ -189,3 +193,16 @@ async def test_a_session_holding_budget_notices_saves_reopens_exports_and_import
     shown = [(p.kind, p.text) for request in wire_requests(reopened.state, reopened.messages, 0) for p in request.parts]
     assert [kind for kind, text in shown if text.startswith(spent)] == ["instructions", "instructions"]
     assert store.export_markdown(reopened.id).replace(reopened.id, session.id) == store.export_markdown(session.id)
+
+
+def _kinds_in_a_fresh_process(session_id: str, read: str) -> list[str]:
+    """The capability parts of a saved session as a new process reads them (``store.load`` or ``store.peek``)."""
+    script = (
+        "from haiku_tui.sessions import SessionStore\n"
+        "with SessionStore() as store:\n"
+        f"    messages = store.{read}({session_id!r}).messages\n"
+        "print(' '.join(type(p).__name__ for m in messages for p in m.parts if p.part_kind == 'capability'))\n"
+    )
+    done = subprocess.run([sys.executable, "-W", "error", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return done.stdout.split()
