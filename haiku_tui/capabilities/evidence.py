@@ -18,8 +18,9 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    OperatorSource,
+    OperatorText,
     RetryPromptPart,
-    SystemPromptPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -27,6 +28,7 @@ from pydantic_ai.messages import (
 
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import QuestionStateMissing
+from haiku_tui.capabilities.parts import BudgetNoticePart
 from haiku_tui.locations import resolve_db
 from haiku_tui.store.records import page_range
 
@@ -244,7 +246,7 @@ class EvidenceCapability(AbstractCapability[Any]):
                     f"The {self.tool_prefix} tools are no longer available for this question. "
                     "Give the best answer possible from what you already have."
                 )
-            ctx.enqueue(SystemPromptPart(notice, scope="request"))
+            ctx.enqueue(BudgetNoticePart(content=OperatorText(notice), source=OperatorSource(), scope="request"))
         return request_context
 
     async def prepare_tools(self, ctx: RunContext[Any], tool_defs: list[Any]) -> list[Any]:

@@ -7,10 +7,11 @@ received, not a second implementation of it. Pure: no I/O, no Textual.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic_ai.messages import (
+    CapabilityPart,
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -134,6 +135,8 @@ def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
     for cls, kind in _KINDS:
         if isinstance(part, cls):
             return kind
+    if isinstance(part, CapabilityPart):  # a capability's own words (a budget notice) or data it attached
+        return "instructions" if part.rendering.voice == "instruction" else "prompt"
     if isinstance(part, ToolReturnPart) and part.tool_name in evidence:
         if current:
             return "evidence current"
@@ -209,7 +212,7 @@ def wire_requests(
     for index in span:
         if not isinstance(messages[index], ModelResponse):
             continue
-        sent = list(messages[start:index])
+        sent = _in_scope(messages[start:index])
         local = question - start
         wire = (
             compact_history(
@@ -235,6 +238,18 @@ def wire_requests(
             tokens = Tokens(estimated_tokens(chars), tokens.output, True)
         out.append(WireRequest(len(out) + 1, tuple(parts), chars, message_chars(sent), tuple(wire), tokens))
     return out
+
+
+def _in_scope(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """``messages`` as the next request shows them: request-scoped parts (a budget notice) only in the request
+    they were made for, the one after the last response. Emptied requests stay, so positions keep."""
+    last = max((i for i, m in enumerate(messages) if isinstance(m, ModelResponse)), default=-1)
+    return [
+        replace(m, parts=[p for p in m.parts if getattr(p, "scope", None) != "request"])
+        if i < last and isinstance(m, ModelRequest) and any(getattr(p, "scope", None) == "request" for p in m.parts)
+        else m
+        for i, m in enumerate(messages)
+    ]
 
 
 def _note(kind: PartKind, text: str, capsule_note: str) -> str:

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 from pydantic_ai import Conversation, ConversationTypeAdapter
 
+import haiku_tui.capabilities.parts  # noqa: F401 - saved histories load haiku-tui's parts as their classes
+
 from . import payload as _payload
 from .runstate import committed, json_copy, run_copy
 from .errors import SessionCorrupt, SessionStateError

@@ -373,6 +373,8 @@ class SessionStore:
         the state. Raises like :meth:`load`."""
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
+        import haiku_tui.capabilities.parts  # noqa: F401 - loads haiku-tui's parts as their classes
+
         summary = self.find(ref)
         with self._lock:
             tail = self._reader.read(self._conn, summary.id, runs)

@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 
 import pytest
 from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.exceptions import CallDeferred
+from pydantic_ai.messages import SystemPromptPart
 
 from haiku_tui.capabilities import Deps, ledger
 from haiku_tui.capabilities.errors import QuestionStateMissing
+from haiku_tui.capabilities.parts import BudgetNoticePart
 from haiku_tui.capabilities.rag import DESCRIPTION, INSTRUCTIONS, RAG_ID, create_capability
-from tests.capabilities.scripts import Script, call, cite, cite_top, ids_in, last_return, load, search, text
+from tests.capabilities.scripts import (
+    Script,
+    call,
+    cite,
+    cite_top,
+    ids_in,
+    last_return,
+    load,
+    search,
+    text,
+    wire_text,
+)
 
 
 def agent_for(script: Script, kb, **kwargs) -> Agent:
@@ -245,6 +259,24 @@ async def test_request_budget_leaves_only_cite_for_a_grace_window_then_nothing(k
     assert "request budget for this question is spent" in str(script.sent[3][-1].parts[-1].content)
     assert "rag_cite" not in script.tools(5)
     assert "no longer available" in str(script.sent[5][-1].parts[-1].content)
+
+
+async def test_budget_notice_is_a_request_scoped_capability_part_sent_without_a_warning(kb):
+    script = Script(load(), search("tea"), search("bread"), cite_top(), cite_top(), text("final"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = await agent_for(script, kb, request_limit=2).run("tea?", deps=Deps())
+    spent = "request budget for this question is spent (2 requests)"
+    assert spent not in wire_text(script.sent[2])
+    assert wire_text(script.sent[3]).count(spent) == 1  # the request where the budget is spent carries it
+    assert wire_text(script.sent[4]).count(spent) == 1  # its own notice, not the one before
+    assert spent not in wire_text(script.sent[5])  # request-scoped: later requests no longer show it
+    assert "no longer available" in wire_text(script.sent[5])
+    notices = [p for m in result.all_messages() for p in m.parts if isinstance(p, BudgetNoticePart)]
+    assert [(n.kind, n.scope, n.source.authority) for n in notices] == [
+        ("haiku_tui.budget_notice", "request", "operator")
+    ] * 3
+    assert not any(isinstance(p, SystemPromptPart) for m in result.all_messages() for p in m.parts)
 
 
 TEN_QUESTIONS = [

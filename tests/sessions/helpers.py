@@ -71,10 +71,16 @@ def _last_request(messages) -> ModelRequest:
 
 
 def _prompt(messages) -> str:
+    """The user's newest question: not a redirect, nor the application's words as the model sees them."""
     for message in reversed(messages):
         if isinstance(message, ModelRequest):
             for part in message.parts:
-                if isinstance(part, UserPromptPart) and isinstance(part.content, str) and REDIRECT not in part.content:
+                if (
+                    isinstance(part, UserPromptPart)
+                    and isinstance(part.content, str)
+                    and REDIRECT not in part.content
+                    and not part.content.startswith("<system>")
+                ):
                     return part.content
     return ""
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import warnings
 
 import pytest
 
@@ -137,3 +140,69 @@ async def test_markdown_export_flags_weakly_supported_claims(store, kb):
     q1 = to_markdown(session).split("## Question ")[1]
     assert "**Claim support:** 1 of 1 cited claim(s) weakly supported" in q1
     assert "- ⚠ [1] score " in q1
+
+
+async def test_a_session_holding_budget_notices_saves_reopens_exports_and_imports(store, kb):
+    from pydantic_ai import Agent
+
+    from haiku_tui.capabilities import Deps
+    from haiku_tui.capabilities.compaction import create_capability as compaction
+    from haiku_tui.capabilities.parts import BudgetNoticePart
+    from haiku_tui.capabilities.rag import create_capability as rag
+    from haiku_tui.capabilities.wire import wire_requests
+
+    agent = Agent(
+        Researcher().model,
+        deps_type=Deps,
+        capabilities=[rag(kb=kb, defer_loading=False, request_limit=1), compaction()],
+    )
+    session = store.new(model="researcher")
+    deps = session.deps()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = await agent.run("How efficient are solar panels?", deps=deps, conversation=session.conversation)
+    session.commit_run(result, deps.state)
+    store.save(session)
+
+    def notices(messages) -> list[str]:
+        return [p.content for m in messages for p in m.parts if isinstance(p, BudgetNoticePart)]
+
+    spent = "The request budget for this question is spent (1 requests). Only rag_cite remains"
+    assert len(notices(session.messages)) == 2 and all(n.startswith(spent) for n in notices(session.messages))
+    loaded = store.load(session.id)
+    assert loaded.messages == session.messages and notices(loaded.messages) == notices(session.messages)
+    for read in ("peek", "load"):
+        assert _kinds_in_a_fresh_process(session.id, read) == ["BudgetNoticePart"] * 2
+    copy = store.load(store.import_json(store.export_json(session.id)).id)
+    assert copy.messages == session.messages
+    assert "Answer to 'How efficient are solar panels?' [1]" in store.export_markdown(copy.id)
+    shown = [(p.kind, p.text) for request in wire_requests(copy.state, copy.messages, 0) for p in request.parts]
+    assert [kind for kind, text in shown if text.startswith(spent)] == ["instructions", "instructions"]
+
+    # a session saved before the notice was a capability part held a request-scoped system prompt
+    old = json.loads(store.export_json(session.id))
+    for message in old["conversation"]["messages"]:
+        message["parts"] = [
+            {"part_kind": "system-prompt", "content": p["content"], "scope": "request", "timestamp": p["timestamp"]}
+            if p["part_kind"] == "capability"
+            else p
+            for p in message["parts"]
+        ]
+    reopened = store.load(store.import_json(json.dumps(old)).id)
+    assert notices(reopened.messages) == []
+    shown = [(p.kind, p.text) for request in wire_requests(reopened.state, reopened.messages, 0) for p in request.parts]
+    assert [kind for kind, text in shown if text.startswith(spent)] == ["instructions", "instructions"]
+    assert store.export_markdown(reopened.id).replace(reopened.id, session.id) == store.export_markdown(session.id)
+
+
+def _kinds_in_a_fresh_process(session_id: str, read: str) -> list[str]:
+    """The capability parts of a saved session as a new process reads them (``store.load`` or ``store.peek``)."""
+    script = (
+        "from haiku_tui.sessions import SessionStore\n"
+        "with SessionStore() as store:\n"
+        f"    messages = store.{read}({session_id!r}).messages\n"
+        "print(' '.join(type(p).__name__ for m in messages for p in m.parts if p.part_kind == 'capability'))\n"
+    )
+    done = subprocess.run([sys.executable, "-W", "error", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return done.stdout.split()
