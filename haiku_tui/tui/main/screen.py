@@ -172,7 +172,10 @@ class MainScreen(Asking, DailyActions, Screen[None]):
     def update_status(self) -> None:
         from haiku_tui.tui.main.status import fit_status, status_facts
 
-        bar = self.query_one(StatusBar)
+        bars = self.query(StatusBar)
+        if not bars:  # the screen is being taken down (quit, or a test's app closing) while a worker finishes
+            return
+        bar = bars.first()
         watch = getattr(getattr(self.app, "folder_watch", None), "status", None)
         facts = status_facts(self.workbench, running=self.running, watch=watch)
         bar.update(fit_status(facts, self.size.width - bar.styles.gutter.width))
