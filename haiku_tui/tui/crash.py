@@ -15,6 +15,9 @@ def write_crash_log(error: BaseException) -> Path | None:
     from haiku_tui.sessions.scrub import scrub_text
 
     text = "".join(traceback.format_exception(error))
+    inner = getattr(error, "error", None)  # a worker's failure (WorkerFailed) holds the traceback that matters
+    if isinstance(inner, BaseException) and inner is not error:
+        text = "".join(traceback.format_exception(inner)) + "\n" + text
     try:
         path = locations.data_dir() / f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
         path.write_text(scrub_text(text), encoding="utf-8")

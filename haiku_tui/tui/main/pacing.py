@@ -148,6 +148,7 @@ class PacedStream:
         self._markdown = markdown
         self._pending: list[str] = []
         self._wake = asyncio.Event()
+        self._stopped = False
         self._task = asyncio.create_task(self._run(), name="paced answer")
         self.appends = 0
         """Appends made (each one a layout of the answer's last block)."""
@@ -159,13 +160,19 @@ class PacedStream:
             self._wake.set()
 
     async def _run(self) -> None:
-        while True:
+        # ends on the flag, not only on cancel: Python 3.11's wait_for can swallow a cancel that lands as its
+        # awaitable finishes, and a loop that then waits for more text would hang the run that stops it
+        while not self._stopped:
             await self._wake.wait()
+            if self._stopped:
+                return
             started = time.monotonic()
             await self._append()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._markdown.wait_for_refresh(), PAINT_WAIT)
-            await asyncio.sleep(time.monotonic() - started)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(PAINT_WAIT):
+                    await self._markdown.wait_for_refresh()
+            if not self._stopped:
+                await asyncio.sleep(time.monotonic() - started)
 
     async def _append(self) -> None:
         text = "".join(self._pending)
@@ -177,6 +184,8 @@ class PacedStream:
 
     async def stop(self) -> None:
         """Stop pacing; the text still queued is appended now."""
+        self._stopped = True
+        self._wake.set()
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
