@@ -64,8 +64,8 @@ class FrameHold:
         """The held frame (with the first words, or after :data:`HOLD`) is painted."""
         self._gc = gc.isenabled()
         gc.disable()
-        self._batch: Any = app.batch_update()
-        self._batch.__enter__()
+        self._batch: contextlib.ExitStack | None = contextlib.ExitStack()
+        self._batch.enter_context(app.batch_update())
         self._timer: Timer | None = app.set_timer(HOLD if limit is None else limit, self.release, name="first frame")
 
     def release(self) -> None:
@@ -76,7 +76,7 @@ class FrameHold:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        batch.__exit__(None, None, None)
+        batch.close()
         self._wake.refresh(layout=True)
         self._wake.call_after_refresh(self._painted)
         # in case the screen does not repaint (a dialog over it, the turn removed): the app's timer outlives both

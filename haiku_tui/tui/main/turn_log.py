@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual import events, on
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
+from textual.scrollbar import ScrollBar
 
 from haiku_tui.tui.main.answer_cursor import AnswerCursor, mark
 from haiku_tui.tui.main.turn import Ghost, QuestionTurn
@@ -165,7 +166,7 @@ class TurnLog(VerticalScroll):
         y = max(0, y)
         self.set_reactive(TurnLog.scroll_y, y)
         self.set_reactive(TurnLog.scroll_target_y, y)
-        self.vertical_scrollbar._reactive_position = y
+        self.vertical_scrollbar.set_reactive(ScrollBar.position, y)
 
     def _hold_in_place(self) -> None:
         """Keep the selected turn (and so the screen) where it is through the next layout."""

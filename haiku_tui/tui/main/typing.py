@@ -70,9 +70,7 @@ class TypesIntoPrompt:
 
     def _keys_waiting(self) -> bool:
         """Whether printable keys wait right behind this one (sent together: a burst, a paste without bracketed
-        paste). Textual offers no look-ahead, so this reads the pending messages of the pane and of the app."""
-        for pump in (self, self.app):  # type: ignore[attr-defined]
-            pending = getattr(getattr(pump, "_message_queue", None), "_queue", ())
-            if any(isinstance(m, events.Key) and m.is_printable for m in pending):
-                return True
-        return False
+        paste): read in the pending messages of the pane and of the app."""
+        from haiku_tui.tui.textual_private import printable_keys_waiting
+
+        return printable_keys_waiting(self, self.app)  # type: ignore[attr-defined]
