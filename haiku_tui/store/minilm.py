@@ -13,17 +13,17 @@ search in the same process keeps its speed while the model is loaded.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.embeddings import EmbeddingModel, EmbeddingResult
 from pydantic_ai.embeddings.settings import EmbeddingSettings
 
 from .errors import StoreError
+from .offline_embedder import LocalEmbeddingModel
 
 SYSTEM = "minilm"
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
@@ -163,39 +163,13 @@ def embed_texts(texts: Sequence[str]) -> Any:
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 
-class MiniLMEmbeddingModel(EmbeddingModel):
-    """all-MiniLM-L6-v2 384-d sentence embeddings (int8 ONNX), computed locally (no server, key or download)."""
+class MiniLMEmbeddingModel(LocalEmbeddingModel):
+    """all-MiniLM-L6-v2 384-d sentence embeddings (int8 ONNX); even one query (~10 ms) is embedded off the loop."""
 
+    engine = sys.modules[__name__]
     fusion_weight = FUSION_WEIGHT
 
     def __init__(self, *, settings: EmbeddingSettings | None = None) -> None:
         require()
         model_files()  # a damaged file is reported when the knowledge base is opened, not per document
         super().__init__(settings=settings)
-
-    @property
-    def model_name(self) -> str:
-        return MODEL_NAME
-
-    @property
-    def system(self) -> str:
-        return SYSTEM
-
-    async def embed(
-        self, inputs: str | Sequence[str], *, input_type: Any, settings: EmbeddingSettings | None = None
-    ) -> EmbeddingResult:
-        texts, _ = self.prepare_embed(inputs, settings)
-        vectors = await asyncio.to_thread(embed_texts, texts)  # off the event loop: even one query takes ~10 ms
-        return EmbeddingResult(
-            embeddings=vectors.tolist(),
-            inputs=texts,
-            input_type=input_type,
-            model_name=self.model_name,
-            provider_name=self.system,
-        )
-
-    async def max_input_tokens(self) -> int | None:
-        return None  # long texts are embedded in windows
-
-    async def count_tokens(self, text: str) -> int:
-        return len(_model()[1].encode(text, add_special_tokens=False).ids)
