@@ -86,12 +86,17 @@ async def settle(pilot) -> None:
         pass
 
 
-async def ask(pilot, question: str) -> None:
-    """Type a question in the prompt, send it, and wait for the answer."""
+async def send(pilot, question: str) -> None:
+    """Type a question in the prompt and send it (the run goes on)."""
     await settle(pilot)
     pilot.app.main.prompt.focus()
     pilot.app.main.prompt.text = question
     await pilot.press("enter")
+
+
+async def ask(pilot, question: str) -> None:
+    """Type a question in the prompt, send it, and wait for the answer."""
+    await send(pilot, question)
     await settle(pilot)
 
 

@@ -3,7 +3,7 @@ edit and resend, model switch, copy."""
 
 from __future__ import annotations
 
-from tests.tui.conftest import SIZE, ask, make_app, settle, stalling_model, wait_for
+from tests.tui.conftest import SIZE, ask, make_app, send, settle, stalling_model, wait_for
 
 
 def footer(turn) -> str:
@@ -16,9 +16,7 @@ def footer(turn) -> str:
 async def test_cancelled_question_goes_back_into_the_box_and_badge_says_it_once(small_kb):
     app = make_app(small_kb, model=stalling_model())
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.prompt.text = "a question that stalls"
-        await pilot.press("enter")
+        await send(pilot, "a question that stalls")
         await wait_for(pilot, lambda: app.main.turn_log.turns[-1].has_answer)
         assert app.main.prompt.text == ""
         await pilot.press("escape")
@@ -50,9 +48,7 @@ async def test_failed_question_goes_back_into_the_box(small_kb):
 async def test_a_draft_typed_meanwhile_is_not_replaced(small_kb):
     app = make_app(small_kb, model=stalling_model())
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.prompt.text = "first question"
-        await pilot.press("enter")
+        await send(pilot, "first question")
         await wait_for(pilot, lambda: app.main.turn_log.turns[-1].has_answer)
         app.main.prompt.text = "my next draft"
         app.main.action_cancel()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tui.conftest import SIZE, settle
+from tests.tui.conftest import SIZE, ask
 from tests.tui.test_long_answers_app import served_app
 
 
@@ -14,10 +14,7 @@ async def test_a_cut_answer_fails_with_the_question_back_in_the_box(model_server
     model_server.mode = mode
     app = served_app(small_kb, model_server)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await settle(pilot)
-        app.main.prompt.text = "How long should I steep green tea?"
-        await pilot.press("enter")
-        await settle(pilot)
+        await ask(pilot, "How long should I steep green tea?")
         turn = app.main.turn_log.turns[-1]
         assert turn.state == "failed" and turn.number is None
         assert app.main.prompt.text == "How long should I steep green tea?"
@@ -30,10 +27,7 @@ async def test_each_failed_tool_call_is_one_row(model_server, small_kb, mode):
     model_server.mode = mode
     app = served_app(small_kb, model_server)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await settle(pilot)
-        app.main.prompt.text = "How long should I steep green tea?"
-        await pilot.press("enter")
-        await settle(pilot)
+        await ask(pilot, "How long should I steep green tea?")
         rows = [(row.kind, row.text, row.failed) for row in app.main.turn_log.turns[-1].rows]
     calls = len(model_server.requests) - (mode == "bad-args")  # the first request loads the capability
     failed = [row for row in rows if row[2]]
