@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from haiku_tui.tui.screens.dialogs import display_path, error_line
-from haiku_tui.tui.screens.knowledge import KnowledgeScreen, ingest_summary
+from haiku_tui.tui.screens.knowledge import KnowledgeScreen
+from haiku_tui.tui.screens.knowledge_views import ingest_summary
 
 if TYPE_CHECKING:
     from textual.app import App

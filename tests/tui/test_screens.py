@@ -203,7 +203,7 @@ def test_display_path_is_relative_inside_cwd(tmp_path, monkeypatch):
 
 
 def test_sync_offers_the_documents_folder_never_one_as_broad_as_the_root():
-    from haiku_tui.tui.screens.knowledge import sync_folder
+    from haiku_tui.tui.screens.knowledge_views import sync_folder
 
     assert sync_folder(["/srv/notes/a.md", "/srv/notes/sub/b.md"]) == "/srv/notes"
     assert sync_folder(["/srv/notes/a.md", "/srv/docs/b.md"]) == "/srv/notes"  # /srv: too broad

@@ -11,7 +11,6 @@ shown literally and an escape sequence as inert ``␛[2J``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +30,15 @@ from haiku_tui.tui.help import ScreenHelp, help_binding
 from haiku_tui.tui.text import clean, clean_line
 
 from .dialogs import ConfirmDialog, TextInputDialog, TextViewDialog, display_path, error_line, local_time, path_cell
+from .knowledge_views import (
+    DOC_COLUMNS,
+    change_list,
+    doc_column_widths,
+    doc_name,
+    ingest_summary,
+    result_prompt,
+    sync_folder,
+)
 from .review_figures import RERUN_KEY, ReviewFigures
 
 if TYPE_CHECKING:
@@ -38,7 +46,6 @@ if TYPE_CHECKING:
     from haiku_tui.store import DocumentRecord, IngestProgress, IngestReport, KnowledgeBase, SearchHit
 
 SEARCH_LIMIT = 10
-SNIPPET_CHARS = 220
 Job = Callable[
     [Callable[["IngestProgress"], None]], "IngestReport"
 ]  # an add, sync or re-index, given its progress callback
@@ -46,83 +53,6 @@ Job = Callable[
 
 class _IngestStopped(Exception):
     """Raised from the progress callback to stop an ingest when its worker was cancelled (the app quits)."""
-
-
-def ingest_summary(report: IngestReport) -> str:
-    """``"2 added, 1 replaced, 3 unchanged, 1 failed"`` (parts that are zero are kept: it is a receipt),
-    with ``", 1 removed, 1 moved"`` after a sync that removed or moved documents; a dry run says
-    ``"would be: …"``."""
-    text = (
-        f"{len(report.added)} added, {len(report.replaced)} replaced, "
-        f"{len(report.skipped)} unchanged, {len(report.failed)} failed"
-    )
-    if report.removed or report.moved:
-        text += f", {len(report.removed)} removed, {len(report.moved)} moved"
-    return f"would be: {text}" if report.dry_run else text
-
-
-def change_list(report: IngestReport, limit: int = 12) -> str:
-    """What a (dry-run) sync changes, one file a line (at most ``limit``), then what it passed over."""
-    lines = [f"+ {display_path(d.path)}" for d in report.added]
-    lines += [f"~ {display_path(d.path)}" for d in report.replaced]
-    lines += [f"- {display_path(d.path)}" for d in report.removed]
-    lines += [f"→ {display_path(a)} → {display_path(b)}" for a, b in report.moved]
-    more = [f"… and {len(lines) - limit} more"] if len(lines) > limit else []
-    return "\n".join(lines[:limit] + more + report.passed_over_summary())
-
-
-def _snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    flat = clean_line(text)
-    if len(flat) <= limit:
-        return flat
-    cut = flat[:limit].rsplit(" ", 1)[0]
-    return cut + "…"
-
-
-def result_prompt(hit: SearchHit) -> Text:
-    """One playground result: rank, score, ``title › heading`` and a snippet, as plain text."""
-    text = Text()
-    text.append(f"{hit.rank:>2}. ", style="bold")
-    text.append(f"{hit.score:.3f}", style="cyan")
-    text.append("  ")
-    text.append(clean_line(hit.label()) or display_path(hit.path), style="bold")
-    if hit.pages:
-        pages = ", ".join(str(p) for p in hit.pages)
-        text.append(f"  p. {pages}", style="dim")
-    text.append("\n    ")
-    text.append(_snippet(hit.text), style="dim")
-    return text
-
-
-def _doc_name(doc: DocumentRecord) -> str:
-    """A document's title (else its file name) on one line, controls made visible."""
-    return clean_line(doc.title or Path(doc.path).name)
-
-
-DOC_COLUMNS = (("Title", "title"), ("Path", "path"), ("Chunks", "chunks"), ("Updated", "updated"))
-
-
-def doc_column_widths(screen_width: int) -> tuple[int, ...]:
-    """Widths of the documents table's :data:`DOC_COLUMNS` that fill ``screen_width`` (80 and up): title
-    and path share what the chunk count and the date leave, the path getting the larger part."""
-    room = max(30, screen_width - 2 * len(DOC_COLUMNS) - 6 - 6 - 16)
-    title = min(50, room * 2 // 5)
-    return (title, min(90, room - title), 6, 16)
-
-
-def sync_folder(paths: list[str]) -> str:
-    """The folder a sync offers: the one the documents share, unless that is as broad as the root, a folder
-    just under it (``/tmp``) or the home directory (a sync would walk all of it); then the one holding most."""
-    folders = [str(Path(p).parent) for p in paths if "://" not in p]
-    if not folders:
-        return ""
-    try:
-        common = Path(os.path.commonpath(folders))
-    except ValueError:  # on different drives
-        common = Path(folders[0]).anchor
-    if len(common.parts) > 2 and common != Path.home():
-        return str(common)
-    return max(folders, key=folders.count)
 
 
 class KnowledgeScreen(ScreenHelp, Screen[None]):
@@ -309,7 +239,7 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         table.clear()
         for doc in self.documents:
             table.add_row(
-                Text(_doc_name(doc), no_wrap=True, overflow="ellipsis"),
+                Text(doc_name(doc), no_wrap=True, overflow="ellipsis"),
                 Text(path_cell(doc.path, self._widths[1]), no_wrap=True, style="dim"),
                 Text(str(doc.chunks), justify="right"),
                 Text(local_time(doc.updated_at)),
@@ -545,7 +475,7 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
 
         self.app.push_screen(
             ConfirmDialog(
-                f"Delete “{_doc_name(doc)}” from the knowledge base?",
+                f"Delete “{doc_name(doc)}” from the knowledge base?",
                 detail=f"{display_path(doc.path)} — {doc.chunks} chunk(s). The file on disk is not touched.",
             ),
             done,
@@ -566,7 +496,7 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
     def _deleted(self, doc: DocumentRecord, docs: list[DocumentRecord]) -> None:
         self._show_documents(docs)
         self._set_status(self._describe())
-        self.notify(f"Deleted “{_doc_name(doc)}”.", markup=False)
+        self.notify(f"Deleted “{doc_name(doc)}”.", markup=False)
 
     def _notify_error(self, message: str) -> None:
         self.notify(message, severity="error", markup=False)
