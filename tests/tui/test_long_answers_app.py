@@ -54,3 +54,37 @@ async def test_esc_cancels_a_long_answer_while_it_streams(model_server, small_kb
         took = time.perf_counter() - started
         await settle(pilot)
     assert took < 0.5, took
+
+
+async def test_the_first_answer_of_a_session_follows_its_stream_to_the_end(model_server, small_kb):
+    """An answer that grows past the bottom of a log that was short when it was asked (the session's first
+    question) stays in view as it streams, as later questions' answers do: the log was anchored only when it
+    already overflowed, so the first long answer showed its top until it ended (in a terminal, its last words and
+    an Esc's "cancelled" badge came only with the scroll to the end, frames later). Esc leaves the badge in view:
+    the anchor was let go before the stopped stream's last text and the badge were laid out, below the screen."""
+    model_server.mode = "long"
+    app = served_app(small_kb, model_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        log = app.main.turn_log
+        assert log.max_scroll_y == 0
+        model_server.delay = 0.02  # the pieces come over two seconds: the answer is still streaming
+        app.main.prompt.text = "How long should I steep green tea, at length?"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(log.turns[-1]._answer_text) > 40_000)
+        await wait_for(pilot, lambda: log.max_scroll_y > 0)
+        await pilot.pause(0.1)
+        assert log.turns[-1].state == "running"
+        assert log.scroll_y == log.max_scroll_y, (log.scroll_y, log.max_scroll_y)
+        for again in (False, True):  # the first question, then one in a log that overflows already
+            if again:
+                await pilot.press("enter")  # the question is back in the box
+                await wait_for(pilot, lambda: log.turns[-1].state == "running")
+                await wait_for(pilot, lambda: len(log.turns[-1]._answer_text) > 40_000)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: log.turns[-1].state == "cancelled")
+            await pilot.pause()
+            # the badge is in view in the frame that draws it, under the text the stopped stream appended last
+            assert log.scroll_y == log.max_scroll_y, (log.scroll_y, log.max_scroll_y)
+            await settle(pilot)
+            assert log.scroll_y == log.max_scroll_y, (log.scroll_y, log.max_scroll_y)

@@ -99,7 +99,7 @@ class Asking:
         finished = Finished("cancelled")
         log = self.turn_log
         follow = log.max_scroll_y > 0  # the answer stays in view as it grows, until the user scrolls away
-        if follow:  # (a log shorter than its pane shows the new turn already: it scrolls at the end if need be)
+        if follow:  # (a log shorter than its pane is anchored once the answer outgrows it, below)
             log.anchor()
         try:
             async for event in run:
@@ -121,6 +121,12 @@ class Asking:
                             self._live.step(state)
                     case Finished():
                         finished = event
+                if not follow and log.max_scroll_y > 0 and not log.scroll_y:
+                    # the answer outgrew a log that was shorter than its pane (the session's first question): it
+                    # follows from now on (it showed its top until it ended). Not anchored before: Textual scrolls
+                    # an anchored log shorter than its pane above its top (a negative scroll_y)
+                    follow = True
+                    log.anchor()
         finally:
             self._question_run = None
             self._release_frames()
@@ -135,10 +141,15 @@ class Asking:
             self.update_status()
             return
         await self._show_outcome(turn, finished)
-        if follow:
-            log.anchor(False)
+        if follow:  # released once the outcome is laid out: that frame ends at it (the badge, the text a stopped
+            log.call_after_refresh(self._stop_following)  # stream appended last), not where the answer was
         else:  # once the final answer is laid out
             log.call_after_refresh(log.scroll_end, animate=False)
+
+    def _stop_following(self: MainScreen) -> None:
+        """The run's outcome is laid out: the log stops following the answer (unless the next question runs)."""
+        if not self.running:
+            self.turn_log.anchor(False)
 
     def _release_frames(self: MainScreen, turn: QuestionTurn | None = None) -> None:
         """Let the screen repaint: the run ended, or ``turn`` shows the answer's first text."""
