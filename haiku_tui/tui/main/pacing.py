@@ -187,7 +187,8 @@ class PacedStream:
         self._stopped = True
         self._wake.set()
         self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        await asyncio.wait([self._task])  # its end, not its cancel: a cancel of the caller's own still stops the caller
+        if not self._task.cancelled():
+            self._task.result()
         if self._markdown.is_attached:
             await self._append()
