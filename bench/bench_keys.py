@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from bench.terminal import Pane
 
 ROOT = Path(__file__).resolve().parent.parent
 ENTRY = ("haiku_tui.cli", "main")
@@ -54,8 +55,8 @@ SOCKET = f"keys{os.getpid()}"
 """This run's own tmux server (helpers bench side by side; ``kill-server`` must not end another's)."""
 
 
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True).stdout
+PANE = Pane(SOCKET)
+tmux, idle, settle = PANE.run, PANE.idle, PANE.settle
 
 
 def wait_change(before: str, limit: float = 3.0) -> tuple[float, str]:
@@ -107,38 +108,6 @@ def rss() -> float:
     except OSError:
         return float("nan")
     return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS")) / 1024
-
-
-def idle(limit: float = 60.0) -> None:
-    """Wait until the app stops using the CPU (under 5% over half a second): a session opens with its newest
-    turns, then loads whole behind them; keys pressed meanwhile would time that load, not the key."""
-    pid = tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip()
-
-    def cpu() -> float:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return float("nan")
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    t0, last = time.perf_counter(), cpu()
-    while time.perf_counter() - t0 < limit:
-        time.sleep(0.5)
-        now = cpu()
-        if not now - last >= 0.025:  # also ends when the process is gone (nan)
-            return
-        last = now
-
-
-def settle(quiet: float = 0.6, limit: float = 30.0) -> str:
-    """Wait until the screen stops changing for ``quiet`` seconds."""
-    screen, last, t0 = tmux("capture-pane", "-p", "-t", "b"), time.perf_counter(), time.perf_counter()
-    while time.perf_counter() - last < quiet and time.perf_counter() - t0 < limit:
-        time.sleep(0.02)
-        now = tmux("capture-pane", "-p", "-t", "b")
-        if now != screen:
-            screen, last = now, time.perf_counter()
-    return screen
 
 
 UP_PRESSES = 24

@@ -51,6 +51,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.terminal import Pane
+
 ROOT = Path(__file__).resolve().parent.parent
 CODE = os.environ.get("BENCH_CODE", str(ROOT))
 """The checkout whose ``haiku_tui`` runs (``BENCH_CODE``: another one, for before/after)."""
@@ -153,12 +155,8 @@ def stop(proc: subprocess.Popen[Any]) -> None:
 # ---- the terminal
 
 
-def tmux(*args: str, env: dict[str, str] | None = None) -> str:
-    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, env=env).stdout
-
-
-def screen() -> str:
-    return tmux("capture-pane", "-p", "-t", "b")
+PANE = Pane(SOCKET)
+tmux, screen, idle, settle = PANE.run, PANE.screen, PANE.idle, PANE.settle
 
 
 def keys(*names: str) -> float:
@@ -179,37 +177,6 @@ def wait_until(test: Any, limit: float = 30.0, since: float | None = None) -> tu
         if time.perf_counter() - t0 > limit:
             return float("nan"), now
         time.sleep(0.01)  # each look is a process: leave the app (2 cores) its CPU
-
-
-def settle(quiet: float = 0.6, limit: float = 30.0) -> str:
-    """Wait until the screen stops changing for ``quiet`` seconds."""
-    last, changed, t0 = screen(), time.perf_counter(), time.perf_counter()
-    while time.perf_counter() - changed < quiet and time.perf_counter() - t0 < limit:
-        time.sleep(0.02)
-        now = screen()
-        if now != last:
-            last, changed = now, time.perf_counter()
-    return last
-
-
-def idle(limit: float = 60.0) -> None:
-    """Wait until the app stops using the CPU (under 5% over half a second)."""
-    pid = tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip()
-
-    def cpu() -> float:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return float("nan")
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    t0, last = time.perf_counter(), cpu()
-    while time.perf_counter() - t0 < limit:
-        time.sleep(0.5)
-        now = cpu()
-        if not now - last >= 0.025:  # also ends when the process is gone (NaN)
-            return
-        last = now
 
 
 def open_app(env: dict[str, str], db: str, url: str, model: str = "fake") -> float:
