@@ -14,6 +14,8 @@ from typing import Any
 
 from textual import events
 
+from haiku_tui.tui.textual_private import printable_keys_waiting
+
 QUIET = 0.25
 """Seconds after a burst's last key (by when it was read) before the question box takes the focus; a key read
 within this time of the one before it continues the burst."""
@@ -71,6 +73,4 @@ class TypesIntoPrompt:
     def _keys_waiting(self) -> bool:
         """Whether printable keys wait right behind this one (sent together: a burst, a paste without bracketed
         paste): read in the pending messages of the pane and of the app."""
-        from haiku_tui.tui.textual_private import printable_keys_waiting
-
         return printable_keys_waiting(self, self.app)  # type: ignore[attr-defined]
