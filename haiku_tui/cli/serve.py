@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.util
+import os
 import sys
 from typing import Any
 
@@ -13,6 +14,7 @@ from .app import _config, add_app_options
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+TOKEN_ENV = "HAIKU_TUI_TOKEN"
 NEEDS = {"serve": ("textual_serve",), "ag-ui": ("ag_ui", "starlette", "uvicorn"), "mcp": ("mcp",)}
 
 
@@ -23,12 +25,27 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="serve the app to a browser (or, with --ag-ui, the agent to AG-UI clients)",
         description="Serve the app at http://HOST:PORT/ through textual-serve; each browser tab runs its own app. "
         "With --ag-ui, serve the agent (RAG, compaction, citation policy) over the AG-UI protocol instead: "
-        "POST a RunAgentInput to http://HOST:PORT/. Loopback only by default (no authentication).",
+        "POST a RunAgentInput to http://HOST:PORT/ with the header Authorization: Bearer TOKEN. "
+        "Both want the token printed at start (a new one each launch) and refuse requests whose Host or Origin "
+        "is not this server, so no web page can drive them. From another machine, prefer "
+        "`ssh -L 8000:127.0.0.1:8000 HOST` to a server on loopback; --host beyond loopback sends the token "
+        "in the clear: use it only on a network you trust.",
     )
     add_app_options(p, suppress=True)
     p.add_argument("--ag-ui", action="store_true", help="serve the agent over AG-UI instead of the app")
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default: {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default: {DEFAULT_PORT})")
+    token = p.add_mutually_exclusive_group()
+    token.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help=f"the token to require (default: ${TOKEN_ENV}, else a new random one; at least 16 of A-Z a-z 0-9 . _ ~ -)",
+    )
+    token.add_argument(
+        "--no-token",
+        action="store_true",
+        help="require no token (loopback only; Host and Origin are still checked)",
+    )
     p.set_defaults(func=cmd_serve)
     m = subparsers.add_parser(
         "mcp",
@@ -81,14 +98,19 @@ def _app_args(args: argparse.Namespace) -> list[str]:
 def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise CommandError(f"--port {args.port} is not a port number (1-65535)")
+    from haiku_tui.serve.guard import Guard
+
+    token, given = _token(args)
+    guard = Guard(args.host, args.port, token)
     config = _checked_config(args, sessions=not args.ag_ui)
     if args.ag_ui:
         _require("ag-ui")
         from haiku_tui.serve import agui
 
-        app = _built(agui.create_app, config, kb=_open_kb(args))
+        app = _built(agui.create_app, config, guard=guard, kb=_open_kb(args))
         _check_port(args.host, args.port)
-        print(f"AG-UI endpoint: POST http://{args.host}:{args.port}/ (Ctrl+C stops)", file=sys.stderr)
+        header = "" if token is None else f" with the header Authorization: Bearer {_shown(token, given)}"
+        print(f"AG-UI endpoint: POST {_url(guard)}{header}{_elsewhere(guard)} (Ctrl+C stops)", file=sys.stderr)
         agui.serve(app, host=args.host, port=args.port)
         return 0
     _require("serve")
@@ -96,9 +118,57 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _check_port(args.host, args.port)
     from haiku_tui.serve import browser
 
-    print(f"Open http://{args.host}:{args.port}/ in a browser (Ctrl+C stops)", file=sys.stderr)
-    browser.serve(_app_args(args), host=args.host, port=args.port)
+    query = "" if token is None else f"?token={_shown(token, given)}"
+    print(f"Open {_url(guard)}{query} in a browser{_elsewhere(guard)} (Ctrl+C stops)", file=sys.stderr)
+    browser.serve(_app_args(args), guard=guard)
     return 0
+
+
+def _token(args: argparse.Namespace) -> tuple[str | None, bool]:
+    """The token to require and whether the user gave it (``--token``, ``$HAIKU_TUI_TOKEN``), else a new one.
+
+    It is registered with the session scrubber, and taken out of the environment the browser's app
+    processes inherit (they never need it)."""
+    from haiku_tui.serve.guard import is_loopback, new_token, token_problem
+    from haiku_tui.sessions.scrub import register_secrets
+
+    from_env = os.environ.pop(TOKEN_ENV, None)
+    if args.no_token:
+        if not is_loopback(args.host):
+            raise CommandError(
+                f"--no-token is for loopback only: anyone who reaches {args.host} could drive the app; "
+                f"drop --no-token (a token is printed at start) or serve on 127.0.0.1 and use "
+                f"`ssh -L {args.port}:127.0.0.1:{args.port} THIS-HOST` from the other machine"
+            )
+        return None, False
+    given = args.token if args.token is not None else from_env
+    if given is not None:
+        problem = token_problem(given)
+        if problem:
+            source = "--token" if args.token is not None else f"${TOKEN_ENV}"
+            raise CommandError(f"{source}: {problem} (e.g. python -c 'import secrets; print(secrets.token_urlsafe())')")
+    token = given if given is not None else new_token()
+    register_secrets(token)
+    return token, given is not None
+
+
+def _shown(token: str, given: bool) -> str:
+    """The token as printed: a new one in full; one the user gave (they have it) not echoed into logs."""
+    return "YOUR_TOKEN" if given else token
+
+
+def _url(guard: Any) -> str:
+    """The address to open: loopback when listening on every address (or use this machine's address)."""
+    from haiku_tui.serve.guard import WILDCARD, url_host
+
+    host = "127.0.0.1" if guard.host in WILDCARD else guard.host
+    return f"http://{url_host(host)}:{guard.port}/"
+
+
+def _elsewhere(guard: Any) -> str:
+    from haiku_tui.serve.guard import WILDCARD
+
+    return " (from another machine: this machine's name or address for 127.0.0.1)" if guard.host in WILDCARD else ""
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -54,6 +55,18 @@ def output(process: subprocess.Popen) -> str:
 def start(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
     """Start ``python -m haiku_tui.cli ARGS`` in the background."""
     return launch([sys.executable, "-m", "haiku_tui.cli", *args], {**os.environ, **(env or {})})
+
+
+def printed_url(process: subprocess.Popen) -> str:
+    """The URL ``haiku-tui serve`` printed to open (with its token), once it listens."""
+    found = re.search(r"Open (http://\S+) in a browser", output(process))
+    assert found, output(process)[-2000:]
+    return found.group(1)
+
+
+def refusals(process: subprocess.Popen) -> list[str]:
+    """The lines in which the server said it refused a request."""
+    return [line for line in output(process).splitlines() if line.startswith("haiku-tui serve: refused")]
 
 
 def stop(process: subprocess.Popen) -> None:

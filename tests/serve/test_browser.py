@@ -1,4 +1,5 @@
-"""``haiku-tui serve``: headless Chromium opens the app, asks a question and sees the cited answer."""
+"""``haiku-tui serve``: headless Chromium opens the printed URL (with its token), asks a question, sees the
+cited answer, and gets the app back after a reload (the token kept by the tab's cookie)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from tests.serve.servers import free_port, start, stop, wait_for_port
+from tests.serve.servers import free_port, printed_url, start, stop, wait_for_port
 
 pytestmark = pytest.mark.slow
 
@@ -67,7 +68,10 @@ def test_browser_asks_and_sees_the_cited_answer(kb_path, tmp_path):
                 page = browser.new_page()
                 frames: list = []
                 page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: frames.append(frame)))
-                page.goto(f"http://127.0.0.1:{port}/")
+                url = printed_url(server)
+                assert url.startswith(f"http://127.0.0.1:{port}/?token=")
+                assert page.goto(f"http://127.0.0.1:{port}/").status == 401  # no app without the token
+                assert page.goto(url).status == 200
                 wait_until(page, frames, "Ask a question about your documents", "db ")
                 page.click(".xterm-screen", position={"x": 300, "y": 800})  # focus the terminal
                 page.keyboard.type("how do solar panels work in winter")
@@ -81,6 +85,11 @@ def test_browser_asks_and_sees_the_cited_answer(kb_path, tmp_path):
                 shot = tmp_path / "browser-answer.png"
                 page.screenshot(path=str(shot))
                 assert shot.stat().st_size > 10_000
+
+                for reload in (page.reload, lambda: page.goto(f"http://127.0.0.1:{port}/")):  # the second has no
+                    frames.clear()  # token in its URL: the tab's cookie has it
+                    assert reload().status == 200
+                    wait_until(page, frames, "Ask a question about your documents", "db ")
             finally:
                 browser.close()
     finally:
