@@ -14,7 +14,7 @@ def _isolated_data_dir(tmp_path_factory, monkeypatch):
     data = tmp_path_factory.mktemp("data")
     monkeypatch.setenv("HAIKU_TUI_DATA_DIR", str(data))
     for var in ("HAIKU_RAG_DB", "HAIKU_TUI_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL",
-                "HAIKU_TUI_API_KEY", "HAIKU_TUI_BASE_URL", "HAIKU_TUI_TIMEOUT"):
+                "HAIKU_TUI_API_KEY", "HAIKU_TUI_BASE_URL", "HAIKU_TUI_TIMEOUT", "HAIKU_TUI_TOKEN"):
         monkeypatch.delenv(var, raising=False)
     return data
 

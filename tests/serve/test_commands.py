@@ -36,6 +36,29 @@ def test_bad_options_are_one_line(kb_path, capsys, argv, expected):
     assert expected in one_error(capsys)
 
 
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.5", "myhost"])
+def test_no_token_beyond_loopback_refuses_to_start(kb_path, capsys, host):
+    assert main(["serve", "--host", host, "--no-token", "--db", str(kb_path)]) == 1
+    line = one_error(capsys)
+    assert f"--no-token is for loopback only: anyone who reaches {host} could drive the app" in line
+    assert "ssh -L 8000:127.0.0.1:8000" in line
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "expected"),
+    [
+        (["--token", "short"], None, "--token: the token has 5 characters; use at least 16"),
+        ([], "tiny", "$HAIKU_TUI_TOKEN: the token has 4 characters"),
+        (["--token", "with space " * 2], None, "only letters, digits"),
+    ],
+)
+def test_a_weak_token_is_one_line(kb_path, capsys, monkeypatch, argv, env, expected):
+    if env is not None:
+        monkeypatch.setenv("HAIKU_TUI_TOKEN", env)
+    assert main(["serve", "--ag-ui", *argv, "--db", str(kb_path)]) == 1
+    assert expected in one_error(capsys)
+
+
 def test_missing_knowledge_base_is_one_line(tmp_path, capsys):
     assert main(["mcp", "--db", str(tmp_path / "none.lancedb")]) == 1
     assert "no knowledge base at" in one_error(capsys)
