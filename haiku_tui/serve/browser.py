@@ -13,6 +13,7 @@ so a cookie is the one way its request can carry the token.
 
 from __future__ import annotations
 
+import logging
 import shlex
 import sys
 from collections.abc import Sequence
@@ -62,9 +63,19 @@ def _one(values: list[str], missing: str | None = "") -> str | None:
     return ", ".join(values) if values else missing
 
 
+def _scrubbed(record: logging.LogRecord) -> bool:
+    """aiohttp's access log line without the token (``GET /?token=…`` → ``token=[redacted]``)."""
+    from haiku_tui.sessions.scrub import scrub_text
+
+    record.msg, record.args = scrub_text(record.getMessage()), ()
+    return True
+
+
 def serve(app_args: Sequence[str], *, guard: Guard) -> None:
     """Serve the app at ``http://host:port/`` until interrupted."""
     from textual_serve.server import Server
+
+    logging.getLogger("aiohttp.access").addFilter(_scrubbed)
 
     class GuardedServer(Server):
         async def _make_app(self) -> web.Application:

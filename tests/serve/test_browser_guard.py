@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.serve.servers import free_port, printed_url, refusals, start, stop, wait_for_port
+from tests.serve.servers import free_port, output, printed_url, refusals, start, stop, wait_for_port
 
 aiohttp = pytest.importorskip("aiohttp")
 pytest.importorskip("textual_serve")
@@ -122,6 +122,7 @@ async def test_the_printed_url_opens_the_app_and_a_reload_keeps_it(server):
         async with session.get(f"{origin}/") as reload:  # a reload without the token in its URL
             assert reload.status == 200 and "data-session-websocket-url" in await reload.text()
         assert "Ask a question about your documents" in await app_screen(session, socket_url, Origin=origin)
+    assert "token=[redacted]" in output(process) and TOKEN not in output(process)  # aiohttp's access log
 
 
 async def test_a_page_opened_at_localhost_connects_to_localhost(server):
