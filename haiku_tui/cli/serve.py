@@ -39,7 +39,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     token.add_argument(
         "--token",
         metavar="TOKEN",
-        help=f"the token to require (default: ${TOKEN_ENV}, else a new random one; at least 16 of A-Z a-z 0-9 . _ ~ -)",
+        help=f"the token to require, at least 16 of A-Z a-z 0-9 . _ ~ - (default: ${TOKEN_ENV}, which the process "
+        "list does not show, else a new random one)",
     )
     token.add_argument(
         "--no-token",

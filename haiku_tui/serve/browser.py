@@ -7,8 +7,10 @@ textual-serve has no authentication, so its aiohttp application is wrapped in :f
 (``guard.py``): every route (the page, ``/static``, ``/ws``, ``/download``) checks Host and Origin and
 wants the token. The printed URL carries it (``/?token=…``); the page's response sets it as a cookie
 (HttpOnly, SameSite=Strict, path ``/``, named after the port) that the page's WebSocket, its static
-files and a reload then send. The socket's URL is fixed by textual-serve's page (``ws://…/ws?width=…``),
-so a cookie is the one way its request can carry the token.
+files and a reload then send. The socket's URL is fixed by textual-serve's page (``ws://…/ws?width=…``)
+and its downloads' by its script (``location.origin + "/download/…"``), so a cookie is the one way their
+requests can carry the token. Browsers do not keep cookies apart by port: another server on the same
+host name that the browser visits would be sent it too (the name, with the port, keeps two of ours apart).
 """
 
 from __future__ import annotations
