@@ -51,7 +51,7 @@ def ann_recall(kb, queries: list[str]) -> tuple[float, float, float] | None:
     from haiku_tui.store.embedding import embed_query
     from haiku_tui.store.search import ANN_NPROBES
 
-    chunks = kb._table("chunks")
+    chunks = kb.storage.table("chunks")
     if kb.embedder is None or not any("vector" in i.columns for i in chunks.list_indices()):
         return None
     recalls, exact_ms, ann_ms = [], [], []
@@ -124,7 +124,7 @@ def main() -> None:
             kb.add([corpus / "pydoc" / "with.md"])
             rows.append(
                 (
-                    kb._table("chunks").count_rows(),
+                    kb.storage.table("chunks").count_rows(),
                     len(report.added),
                     ingest,
                     statistics.median(plain),

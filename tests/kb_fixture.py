@@ -103,14 +103,14 @@ def make_old(path: Path | str) -> None:
     import pyarrow as pa
 
     from haiku_tui.store.ingest import chunk_id
-    from haiku_tui.store.kb import CHUNKS, DOCUMENTS, refresh_index
+    from haiku_tui.store.tables import CHUNKS, DOCUMENTS
     from haiku_tui.store.tables import INDEX_VERSION_COLUMN, UNVERSIONED
 
     kb = KnowledgeBase.open(str(path))
-    kb._table(DOCUMENTS).drop_columns([INDEX_VERSION_COLUMN])
-    data = kb._table(CHUNKS).to_arrow().drop_columns([INDEX_VERSION_COLUMN])
+    kb.storage.table(DOCUMENTS).drop_columns([INDEX_VERSION_COLUMN])
+    data = kb.storage.table(CHUNKS).to_arrow().drop_columns([INDEX_VERSION_COLUMN])
     ids = [chunk_id(r["document_id"], r["content_hash"], r["position"], UNVERSIONED) for r in data.to_pylist()]
     data = data.set_column(data.schema.get_field_index("id"), "id", pa.array(ids, pa.string()))
-    kb._tables[CHUNKS] = kb._db.create_table(CHUNKS, data, mode="overwrite")
-    refresh_index(kb)
+    kb.storage.overwrite(CHUNKS, data)
+    kb.storage.refresh_index()
     kb.close()

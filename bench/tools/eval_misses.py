@@ -87,7 +87,9 @@ def main() -> None:
                 kb.add(corpus_files(corpus, Path(tmp)))
                 stem_of = {d.id: Path(d.path).stem for d in kb.documents()}
                 all_chunks = (
-                    kb._table("chunks").search().select(["id", "document_id", "text", "headings"]).limit(None).to_list()
+                    kb.storage.table("chunks").search().select(["id", "document_id", "text", "headings"])
+                    .limit(None)
+                    .to_list()
                 )
                 for q in (q for q in questions if q.corpus == corpus):
                     ranks = rankings(kb, q.question)

@@ -255,7 +255,7 @@ class AnalysisCapability(EvidenceCapability):
     def _sandbox_functions(self, seen: _Seen) -> dict[str, Any]:
         """The async functions a program calls to read the knowledge base (read-only views)."""
         kb = self.knowledge_base()
-        document_filter = self._namespace_state.get("document_filter")
+        document_filter = self.record.get("document_filter")
 
         async def allowed_ids() -> set[str] | None:
             if not document_filter:

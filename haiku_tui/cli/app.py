@@ -68,7 +68,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_demo)
 
 
-def _config(args: argparse.Namespace, db: str | None) -> Any:
+def agent_config(args: argparse.Namespace, db: str | None) -> Any:
     from haiku_tui.agent import AgentConfig
 
     from . import reranker_args
@@ -102,7 +102,7 @@ def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) ->
         choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
     except ModelConfigError as exc:
         raise CommandError(str(exc)) from None
-    config = _config(args, db)
+    config = agent_config(args, db)
     store = SessionStore()
     session_id = None
     if getattr(args, "session", None):

@@ -93,7 +93,7 @@ def ingest_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-def _open(args: argparse.Namespace, *, create: bool) -> Any:
+def open_kb(args: argparse.Namespace, *, create: bool) -> Any:
     from ..store.kb import KnowledgeBase
 
     return KnowledgeBase.open(db_arg(args), embedder=embedder_arg(args), create=create)
@@ -138,15 +138,15 @@ def _record_json(rec: Any) -> dict[str, Any]:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    kb = _open(args, create=True)
+    kb = open_kb(args, create=True)
     report = run_with_progress(
-        args, lambda on_progress: kb.add(args.paths, on_progress=on_progress, max_bytes=_max_bytes(args))
+        args, lambda on_progress: kb.add(args.paths, on_progress=on_progress, max_bytes=max_bytes_arg(args))
     )
     print_report(report, args, kb.uri)
     return 1 if report.failed and not (report.added or report.replaced or report.skipped) else 0
 
 
-def _max_bytes(args: argparse.Namespace) -> int:
+def max_bytes_arg(args: argparse.Namespace) -> int:
     if not args.max_size > 0:
         raise CommandError("--max-size must be a positive number of megabytes")
     return int(args.max_size * 1024 * 1024)
@@ -238,7 +238,7 @@ def report_lines(report: Any, *, verbose: bool = False) -> list[str]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    kb = _open(args, create=False)
+    kb = open_kb(args, create=False)
     docs = kb.documents()
     if args.json:
         print(json.dumps([_record_json(d) for d in docs], indent=2))
@@ -256,7 +256,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    kb = _open(args, create=False)
+    kb = open_kb(args, create=False)
     missing = []
     for target in args.targets:
         rec = kb.delete(target)
@@ -271,7 +271,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
-    kb = attach_reranker(args, _open(args, create=False))
+    kb = attach_reranker(args, open_kb(args, create=False))
     hits = kb.search(query, limit=args.limit, filter=args.filter)
     if args.json:
         print(json.dumps([_record_json(h) for h in hits], indent=2, ensure_ascii=True))  # escapes C0/C1 controls
@@ -287,7 +287,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    kb = attach_reranker(args, _open(args, create=False))
+    kb = attach_reranker(args, open_kb(args, create=False))
     info = kb.info()
     info["reranker"] = kb.reranker.describe() if kb.reranker is not None else None
     if args.json:

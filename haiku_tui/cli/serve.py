@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from . import CommandError, db_arg, embedder_arg, warn_once
-from .app import _config, add_app_options
+from .app import agent_config, add_app_options
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -80,7 +80,7 @@ def _checked_config(args: argparse.Namespace, *, sessions: bool = False) -> Any:
         choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
     except ModelConfigError as exc:
         raise CommandError(str(exc)) from None
-    config = _config(args, db_arg(args))
+    config = agent_config(args, db_arg(args))
     return dataclasses.replace(config, on_reranker_fault=warn_once()) if config.reranker else config
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from haiku_tui.text import printable_line
 
 from . import CommandError
-from .kb import _max_bytes, _open, ingest_options, print_report, report_lines, run_with_progress
+from .kb import max_bytes_arg, open_kb, ingest_options, print_report, report_lines, run_with_progress
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -55,8 +55,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    kb = _open(args, create=True)
-    max_bytes = _max_bytes(args)
+    kb = open_kb(args, create=True)
+    max_bytes = max_bytes_arg(args)
     report = run_with_progress(
         args,
         lambda on_progress: kb.sync(args.paths, dry_run=args.dry_run, on_progress=on_progress, max_bytes=max_bytes),
@@ -66,12 +66,12 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    kb = _open(args, create=False)
+    kb = open_kb(args, create=False)
     if not kb.outdated():
         print(f"every document of {printable_line(kb.uri)} is indexed by this version")
         return 0
     report = run_with_progress(
-        args, lambda on_progress: kb.reindex(on_progress=on_progress, max_bytes=_max_bytes(args))
+        args, lambda on_progress: kb.reindex(on_progress=on_progress, max_bytes=max_bytes_arg(args))
     )
     print_report(report, args, kb.uri)
     return 1 if report.failed else 0
@@ -85,7 +85,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not Path(p).expanduser().exists()]
     if missing:
         raise CommandError(f"no such file or directory: {printable_line(missing[0])}")
-    kb = _open(args, create=True)
+    kb = open_kb(args, create=True)
     print(
         f"watching {', '.join(printable_line(p) for p in args.paths)} for {printable_line(kb.uri)}; Ctrl+C stops",
         flush=True,
@@ -99,7 +99,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from haiku_tui.store.doctor import check, rebuild
 
-    kb = _open(args, create=False)
+    kb = open_kb(args, create=False)
     problems = check(kb)
     if not problems:
         print(f"knowledge base {printable_line(kb.uri)} is healthy ({kb.info()['documents']} documents)")

@@ -101,7 +101,11 @@ class Session:
         self.revision: int = 0
         """Stored revision this copy continues (0: never saved). Advanced by ``SessionStore.save``."""
         self.schema_version: int = _payload.SCHEMA_VERSION
-        self._stored_checksum: str | None = None
+        self.stored_checksum: str | None = None
+        """The store's bookkeeping (``SessionStore``): the checksum of the stored copy this one continues, the
+        messages it last saved (the next save appends what follows them) and the state rows it knows."""
+        self.saved_messages: tuple[Any, ...] | None = None
+        self.saved_rows: Any = None
         self._extra_metadata: dict[str, Any] = {}
         self._extra_top: dict[str, Any] = {}
         self._first = 0
@@ -160,6 +164,11 @@ class Session:
         (:meth:`SessionStore.load` with ``questions``: the newest questions only, enough to run, commit and
         save; a partial session cannot be exported or listed as turns)."""
         return self._first
+
+    @first_message.setter
+    def first_message(self, index: int) -> None:
+        """Set by :meth:`SessionStore.load` on a session it opened partially."""
+        self._first = index
 
     @property
     def message_count(self) -> int:

@@ -343,7 +343,7 @@ class SessionStore:
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
         messages = session.conversation.messages
-        saved = getattr(session, "_saved_messages", None)
+        saved = session.saved_messages
         base: int | None = None
         new = messages
         if saved is not None and len(messages) >= len(saved) and all(map(operator.is_, messages, saved)):
@@ -356,14 +356,14 @@ class SessionStore:
             _session_head(session),
             ModelMessagesTypeAdapter.dump_python(list(new), mode="json"),
             base,
-            session._state,
-            getattr(session, "_saved_rows", None),
+            session.state,
+            session.saved_rows,
         )
-        revision, checksum = self._commit(change, session.revision, session._stored_checksum)
+        revision, checksum = self._commit(change, session.revision, session.stored_checksum)
         session.revision = revision
-        session._stored_checksum = checksum
-        session._saved_messages = tuple(messages)
-        session._saved_rows = change.known
+        session.stored_checksum = checksum
+        session.saved_messages = tuple(messages)
+        session.saved_rows = change.known
         session.dirty = False
         return session
 
@@ -409,11 +409,11 @@ class SessionStore:
             if tail.whole or runs is None or len(question_starts(session.conversation.messages)) > (questions or 0):
                 break
             runs *= 2  # runs without a question of their own (resumed ones): read further back
-        session._first = tail.first
-        session._stored_checksum = tail.checksum
+        session.first_message = tail.first
+        session.stored_checksum = tail.checksum
         # a row not yet in pieces (kept whole by the migration) is written whole by its next save
-        session._saved_messages = tuple(session.conversation.messages) if tail.known is not None else None
-        session._saved_rows = tail.known
+        session.saved_messages = tuple(session.conversation.messages) if tail.known is not None else None
+        session.saved_rows = tail.known
         return session
 
     open = load
@@ -586,12 +586,12 @@ class SessionStore:
         elif not _payload.valid_id(session.id):
             raise SessionCorrupt(f"the imported session has an invalid id {session.id!r}; nothing was imported")
         session.revision = 0
-        session._stored_checksum = None
+        session.stored_checksum = None
         revision, checksum = self.write_payload(
             session.to_payload(), expected_revision=0, touch=False, create_only=True
         )
-        session.revision, session._stored_checksum, session.dirty = revision, checksum, False
-        session._saved_messages = tuple(session.conversation.messages)
+        session.revision, session.stored_checksum, session.dirty = revision, checksum, False
+        session.saved_messages = tuple(session.conversation.messages)
         return session
 
 

@@ -34,7 +34,7 @@ def check(kb: KnowledgeBase) -> list[str]:
     problems = []
     for name in (SETTINGS, DOCUMENTS, CHUNKS):
         try:
-            table = kb._table(name)
+            table = kb.storage.table(name)
             if table is not None:
                 table.to_arrow()
         except Exception as exc:  # a missing or corrupt data file

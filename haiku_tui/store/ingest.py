@@ -15,28 +15,27 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import datetime, UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .chunking import chunk_blocks
 from .embedding import embed_documents, embedder_id
-from .errors import EmbedderMismatch, ParseError, StoreError, unwritable
+from .errors import EmbedderMismatch, ParseError, unwritable
 from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
 from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
-from .search import ensure_vector_index, vector_text
+from .search import vector_text
 from .sentences import encode_sentence_terms
 from .symbols import with_symbol_names
+from .storage import FTS_COLUMNS
 from .tables import (
-    CHUNK_COLUMNS, CHUNKS, DOCUMENTS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, INDEX_VERSION_COLUMN,
-    SCHEMA_VERSION, SENTENCE_TERMS_COLUMN, UNVERSIONED, chunks_schema, doc_record, docs_schema, fts_config, one_line,
-    with_index_version,
+    CHUNK_COLUMNS, INDEX_VERSION, INDEX_VERSION_COLUMN, SENTENCE_TERMS_COLUMN, UNVERSIONED, doc_record, docs_schema,
+    one_line,
 )
 
 if TYPE_CHECKING:
-    from .kb import KnowledgeBase
+    from .storage import Storage
 
 FLUSH_CHUNKS = 4096  # chunks per write batch
-FTS_COLUMNS = (FTS_COLUMN, HEADINGS_FTS_COLUMN)
 HIDDEN = "hidden"
 DUPLICATE = "same file as another path (symlink)"
 UNREADABLE_FOLDER = "unreadable folder"
@@ -214,12 +213,28 @@ def read_file(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
     return data, st
 
 
+class Target(Protocol):
+    """What an ingest run needs of its knowledge base (a :class:`~haiku_tui.store.kb.KnowledgeBase`)."""
+
+    uri: str
+    embedder: Any
+    storage: Storage
+
+    def recorded_embedder(self) -> tuple[str | None, int | None]: ...
+
+    def repair(self) -> int: ...
+
+    def documents(self) -> list[DocumentRecord]: ...
+
+    def delete(self, id_or_path: str) -> DocumentRecord | None: ...
+
+
 class Ingest:
     """One ``add`` or ``sync`` run over a knowledge base."""
 
     def __init__(
         self,
-        kb: KnowledgeBase,
+        kb: Target,
         *,
         on_progress: Callable[[IngestProgress], None] | None,
         metadata: dict[str, Any] | None,
@@ -243,7 +258,7 @@ class Ingest:
         self.moved_ids: set[str] = set()  # new ids of moved documents (reported as moved, not added)
 
     def run(self, paths: Iterable[str | os.PathLike[str]], *, sync: bool = False) -> IngestReport:
-        refuse_newer(self.kb)
+        self.kb.storage.refuse_newer()
         recorded, _ = self.kb.recorded_embedder()
         if recorded and self.kb.embedder is None:
             raise EmbedderMismatch(
@@ -278,7 +293,7 @@ class Ingest:
                 self.kb.delete(doc.id)
             report.removed.append(doc)
         if wrote or (gone and not self.dry_run):
-            refresh_index(self.kb)
+            self.kb.storage.refresh_index()
         report.seconds = time.perf_counter() - self.started
         self._progress(None)
         return report
@@ -415,9 +430,9 @@ class Ingest:
             if kb.embedder is not None:
                 vectors = embed_documents(kb.embedder, [vector_text(r) for r in batch.chunks])
                 dimension = len(vectors[0]) if vectors else None
-                ensure_embedder_settings(kb, dimension)
-            chunks = _ensure_chunks_table(kb, dimension)
-            docs = _ensure_docs_table(kb)
+                kb.storage.ensure_embedder_settings(embedder_id(kb.embedder), dimension)
+            chunks = kb.storage.chunks_table(dimension)
+            docs = kb.storage.docs_table()
             if batch.chunks:
                 names = [
                     n
@@ -474,83 +489,6 @@ def _planned(doc_id: str, path: Path, content_hash: str, old: DocumentRecord | N
         id=doc_id, path=str(path), title=old.title if old else path.stem, content_hash=content_hash,
         metadata={}, chunks=0, created_at=old.created_at if old else now, updated_at=now, index_version=INDEX_VERSION,
     )
-
-
-def refuse_newer(kb: KnowledgeBase) -> None:
-    """Refuse to write to a knowledge base a newer haiku-tui laid out (its ``schema_version`` is above ours)."""
-    stored = kb._settings().get("schema_version", "")
-    if stored.isdigit() and int(stored) > int(SCHEMA_VERSION):
-        raise StoreError(
-            f"knowledge base {kb.uri} was written by a newer haiku-tui (layout {stored}, this one knows "
-            f"{SCHEMA_VERSION}); upgrade haiku-tui to add to it"
-        )
-
-
-def ensure_embedder_settings(kb: KnowledgeBase, dimension: int | None) -> None:
-    name = embedder_id(kb.embedder)
-    recorded, recorded_dim = kb.recorded_embedder()
-    if recorded and recorded_dim and dimension and recorded_dim != dimension:
-        raise EmbedderMismatch(
-            f"embedder {name!r} returned {dimension}-dim vectors but knowledge base {kb.uri} holds "
-            f"{recorded_dim}-dim vectors; use the original embedder settings or build a new knowledge base with --db"
-        )
-    if not recorded or not recorded_dim:
-        kb._write_settings({"schema_version": SCHEMA_VERSION, "embedder": name, "dimension": str(dimension)})
-
-
-def _ensure_docs_table(kb: KnowledgeBase) -> Any:
-    docs = kb._table(DOCUMENTS)
-    if docs is None:
-        docs = kb._db.create_table(DOCUMENTS, schema=docs_schema(), exist_ok=True)
-        kb._tables[DOCUMENTS] = docs
-    return with_index_version(docs)
-
-
-def _ensure_chunks_table(kb: KnowledgeBase, dimension: int | None) -> Any:
-    chunks = kb._table(CHUNKS)
-    if chunks is not None:
-        has_vector = "vector" in chunks.schema.names
-        if has_vector == bool(dimension):
-            return with_index_version(chunks)
-        if kb._doc_count() == 0:
-            kb._db.drop_table(CHUNKS)
-            kb._tables.pop(CHUNKS, None)
-        else:
-            raise EmbedderMismatch(
-                f"knowledge base {kb.uri} was built "
-                + ("with" if has_vector else "without")
-                + " an embedder; build a new knowledge base with --db"
-            )
-    if not kb._settings():
-        kb._write_settings({"schema_version": SCHEMA_VERSION})
-    chunks = kb._db.create_table(CHUNKS, schema=chunks_schema(dimension), exist_ok=True)
-    kb._tables[CHUNKS] = chunks
-    return chunks
-
-
-def missing_indexes(kb: KnowledgeBase) -> list[str]:
-    """Full-text columns of a non-empty chunks table that have no index (a kill skipped building it)."""
-    chunks = kb._table(CHUNKS)
-    if chunks is None or chunks.count_rows() == 0:
-        return []
-    indexed = {c for i in chunks.list_indices() for c in i.columns}
-    return [c for c in FTS_COLUMNS if c in chunks.schema.names and c not in indexed]
-
-
-def refresh_index(kb: KnowledgeBase) -> None:
-    """Make new rows part of the full-text index (build it the first time, then fold in)."""
-    chunks = kb._table(CHUNKS)
-    if chunks is None:
-        return
-    missing = missing_indexes(kb)
-    for column in missing:
-        chunks.create_index(column, config=fts_config())
-    if len(missing) < len(FTS_COLUMNS):
-        chunks.optimize()  # folds new rows into the existing indexes (and compacts files)
-    ensure_vector_index(chunks)
-    docs = kb._table(DOCUMENTS)
-    if docs is not None and len(docs.list_versions()) > 64:
-        docs.optimize()
 
 
 def _mb(n: int) -> str:

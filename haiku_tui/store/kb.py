@@ -34,7 +34,7 @@ from .embedding import (
     vector_weight,
 )
 from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreError, damaged, unwritable
-from .ingest import Ingest, document_id, ensure_embedder_settings, missing_indexes, refresh_index
+from .ingest import Ingest, document_id
 from .lancedb_import import import_lancedb
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
 from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
@@ -42,9 +42,10 @@ from .rerank import CANDIDATES as RERANK_CANDIDATES
 from .rerank import Reranker, candidate_text
 from .search import ranked_rows, vector_query, vector_text
 from .sentences import encode_sentence_terms
+from .storage import Storage
 from .tables import (
     CHUNKS, DOCUMENTS, FTS_COLUMN, HEADINGS_FTS_COLUMN, INDEX_VERSION, INDEX_VERSION_COLUMN, SENTENCE_TERMS_COLUMN,
-    SETTINGS, UNVERSIONED, chunk_columns, chunk_record, chunks_schema, doc_record, one_line, row_version, sql_list,
+    UNVERSIONED, chunk_columns, chunk_record, chunks_schema, doc_record, one_line, row_version, sql_list,
 )
 
 from .remote import explain as explain_remote
@@ -61,9 +62,9 @@ class KnowledgeBase:
 
     def __init__(self, uri: str, db: Any, embedder: Any = None) -> None:
         self.uri = uri
-        self._db = db
+        self.storage = Storage(uri, db)
+        """The base's tables and settings (``store/storage.py``)."""
         self.embedder = embedder
-        self._tables: dict[str, Any] = {}
         self._docmap_cache: tuple[int, dict[str, tuple[str, str, str, int]]] | None = None
         self._vectors_ready: bool | None = None
         self.reranker: Reranker | None = None  # reorders the fused candidates (``store/rerank.py``)
@@ -97,7 +98,7 @@ class KnowledgeBase:
             explained = None if local else explain_remote(resolved, exc)
             raise StoreError(explained or f"cannot open knowledge base at {resolved}: {one_line(exc)}") from None
         kb = cls(resolved, db)
-        kb.embedder = choose_embedder(embedder, kb.recorded_embedder()[0], kb._doc_count() > 0)
+        kb.embedder = choose_embedder(embedder, kb.recorded_embedder()[0], kb.storage.doc_count() > 0)
         kb._check_embedder()
         kb._build_missing_indexes()
         return kb
@@ -105,15 +106,15 @@ class KnowledgeBase:
     def _build_missing_indexes(self) -> None:
         """Build the full-text indexes a kill between writing rows and indexing left unbuilt."""
         try:
-            if missing_indexes(self):
-                refresh_index(self)
+            if self.storage.missing_indexes():
+                self.storage.refresh_index()
         except Exception:  # read-only or damaged: search says what to do (see `doctor`)
             pass
 
     def close(self) -> None:
         if self.reranker is not None:
             self.reranker.close()
-        self._tables.clear()
+        self.storage.close()
         self._docmap_cache = None
         self._vectors_ready = None
 
@@ -126,53 +127,11 @@ class KnowledgeBase:
     def __repr__(self) -> str:
         return f"KnowledgeBase({self.uri!r})"
 
-    # ------------------------------------------------------------------ tables
-
-    def _table(self, name: str) -> Any | None:
-        table = self._tables.get(name)
-        if table is not None:
-            return table
-        try:
-            names = set(self._db.list_tables().tables)
-        except Exception:
-            return None
-        if name not in names:
-            return None
-        table = self._db.open_table(name)
-        self._tables[name] = table
-        return table
-
-    def _settings(self) -> dict[str, str]:
-        table = self._table(SETTINGS)
-        if table is None:
-            return {}
-        rows = table.to_arrow().to_pylist()
-        return {r["key"]: r["value"] for r in rows}
-
-    def _write_settings(self, values: dict[str, str]) -> None:
-        import pyarrow as pa
-
-        data = pa.table(
-            {"key": list(values), "value": [str(v) for v in values.values()]},
-            schema=pa.schema([pa.field("key", pa.string()), pa.field("value", pa.string())]),
-        )
-        table = self._table(SETTINGS)
-        if table is None:
-            table = self._db.create_table(SETTINGS, schema=data.schema, exist_ok=True)
-            self._tables[SETTINGS] = table
-        table.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(data)
-
-    def _has_vector_column(self) -> bool:
-        chunks = self._table(CHUNKS)
-        return chunks is not None and "vector" in chunks.schema.names
-
     # ------------------------------------------------------------------ embedder bookkeeping
 
     def recorded_embedder(self) -> tuple[str | None, int | None]:
         """The embedder model id and dimension the database was built with (``(None, None)`` if none)."""
-        s = self._settings()
-        dim = s.get("dimension")
-        return s.get("embedder") or None, int(dim) if dim else None
+        return self.storage.recorded_embedder()
 
     def _check_embedder(self) -> None:
         recorded, dim = self.recorded_embedder()
@@ -185,7 +144,7 @@ class KnowledgeBase:
                 f"is configured; use --embedder {recorded} (or that embedder), move the base onto the new one "
                 f"with `haiku-tui embed --embedder {name}`, or build a new knowledge base with --db"
             )
-        if not recorded and self._doc_count() > 0:
+        if not recorded and self.storage.doc_count() > 0:
             raise EmbedderMismatch(
                 f"knowledge base {self.uri} was built without an embedder (full-text search only) but "
                 f"{name!r} is configured; add vectors to it with `haiku-tui embed --embedder {name}`, or open "
@@ -206,8 +165,8 @@ class KnowledgeBase:
         model = as_embedder(embedder)
         if recorded and model is not None and recorded == embedder_id(model):
             raise StoreError(f"knowledge base {self.uri} already has vectors from embedder {recorded!r}")
-        chunks = self._table(CHUNKS)
-        if model is None or chunks is None or not self._doc_count():
+        chunks = self.storage.table(CHUNKS)
+        if model is None or chunks is None or not self.storage.doc_count():
             raise EmptyKnowledgeBase(f"the knowledge base at {self.uri} has no documents to embed; {ADD_HINT}")
         data = chunks.to_arrow()
         if "vector" in data.column_names:  # left by an interrupted earlier run
@@ -227,12 +186,12 @@ class KnowledgeBase:
         data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))
         schema = chunks_schema(dimension)
         if recorded:  # until the new record is written, the base reads as one without vectors (`embed` again)
-            self._write_settings({"embedder": "", "dimension": ""})
-        self._tables[CHUNKS] = self._db.create_table(CHUNKS, data.select(schema.names).cast(schema), mode="overwrite")
-        refresh_index(self)
+            self.storage.write_settings({"embedder": "", "dimension": ""})
+        self.storage.overwrite(CHUNKS, data.select(schema.names).cast(schema))
+        self.storage.refresh_index()
         self.embedder = model
         self._vectors_ready = None
-        ensure_embedder_settings(self, dimension)
+        self.storage.ensure_embedder_settings(embedder_id(model), dimension)
         return data.num_rows
 
     def _vector_search_enabled(self) -> bool:
@@ -240,18 +199,14 @@ class KnowledgeBase:
             return False
         if self._vectors_ready is None:  # settings are read once per handle (and after own writes)
             recorded, _ = self.recorded_embedder()
-            self._vectors_ready = recorded == embedder_id(self.embedder) and self._has_vector_column()
+            self._vectors_ready = recorded == embedder_id(self.embedder) and self.storage.has_vector_column()
         return self._vectors_ready
 
     # ------------------------------------------------------------------ reading
 
-    def _doc_count(self) -> int:
-        docs = self._table(DOCUMENTS)
-        return 0 if docs is None else docs.count_rows()
-
     def _docmap(self) -> dict[str, tuple[str, str, str, int]]:
         """``{document id: (title, path, content_hash, index_version)}``, cached per table version."""
-        docs = self._table(DOCUMENTS)
+        docs = self.storage.table(DOCUMENTS)
         if docs is None:
             return {}
         version = docs.version
@@ -280,7 +235,7 @@ class KnowledgeBase:
 
     def documents(self) -> list[DocumentRecord]:
         """Every document, sorted by path."""
-        docs = self._table(DOCUMENTS)
+        docs = self.storage.table(DOCUMENTS)
         if docs is None:
             return []
         rows = docs.to_arrow().to_pylist()
@@ -291,7 +246,7 @@ class KnowledgeBase:
         doc_id = self._resolve_document_id(id_or_path)
         if doc_id is None:
             return None
-        docs = self._table(DOCUMENTS)
+        docs = self.storage.table(DOCUMENTS)
         rows = docs.search().where(f"id = '{doc_id}'").limit(1).to_list()
         return doc_record(rows[0]) if rows else None
 
@@ -327,7 +282,7 @@ class KnowledgeBase:
     def get_chunks(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRecord]:
         """The chunks with these ids (missing or invisible ids are absent from the result)."""
         ids = sorted({c for c in chunk_ids if isinstance(c, str) and c})
-        chunks = self._table(CHUNKS)
+        chunks = self.storage.table(CHUNKS)
         if not ids or chunks is None:
             return {}
         rows = (
@@ -344,7 +299,7 @@ class KnowledgeBase:
         found = self.get_chunks([chunk_id]).get(chunk_id)
         if found is None:
             return []
-        chunks = self._table(CHUNKS)
+        chunks = self.storage.table(CHUNKS)
         lo, hi = found.order - max(0, radius), found.order + max(0, radius)
         doc_hash = self._docmap()[found.document_id][2]
         rows = (
@@ -363,7 +318,7 @@ class KnowledgeBase:
     def document_chunks(self, id_or_path: str) -> list[ChunkRecord]:
         """Every chunk of one document, by order."""
         doc_id = self._resolve_document_id(id_or_path)
-        chunks = self._table(CHUNKS)
+        chunks = self.storage.table(CHUNKS)
         if doc_id is None or chunks is None:
             return []
         rows = (
@@ -378,7 +333,7 @@ class KnowledgeBase:
     def info(self) -> dict[str, Any]:
         """``uri, documents, chunks, embedder, dimension, size_bytes`` (plus a few extras)."""
         docs = self.documents()
-        chunks = self._table(CHUNKS)
+        chunks = self.storage.table(CHUNKS)
         recorded, dim = self.recorded_embedder()
         stored = chunks.count_rows() if chunks is not None else 0
         visible = sum(d.chunks for d in docs)
@@ -398,13 +353,13 @@ class KnowledgeBase:
             "index_version": INDEX_VERSION,
             "fts_index": fts,
             "configured_embedder": embedder_id(self.embedder) if self.embedder is not None else None,
-            "schema_version": self._settings().get("schema_version"),
+            "schema_version": self.storage.settings().get("schema_version"),
         }
 
     # ------------------------------------------------------------------ search
 
     def _prepare_search(self, query: str, filter: str | None) -> tuple[Any, str | None, dict] | None:
-        chunks = self._table(CHUNKS)
+        chunks = self.storage.table(CHUNKS)
         docmap = self._docmap()
         if chunks is None or not docmap:
             raise EmptyKnowledgeBase(f"the knowledge base at {self.uri} has no documents; {ADD_HINT}")
@@ -420,7 +375,7 @@ class KnowledgeBase:
 
     def filter_document_ids(self, filter: str) -> list[str]:
         """Resolve a SQL predicate over ``title``, ``path`` and ``metadata`` to document ids."""
-        docs = self._table(DOCUMENTS)
+        docs = self.storage.table(DOCUMENTS)
         if docs is None:
             return []
         try:
@@ -478,7 +433,7 @@ class KnowledgeBase:
 
     def repair(self) -> int:
         """Delete orphan chunks (no matching documents row: an interrupted ingest or re-indexing). Returns how many."""
-        chunks = self._table(CHUNKS)
+        chunks = self.storage.table(CHUNKS)
         if chunks is None:
             return 0
         docmap = self._docmap()
@@ -502,8 +457,8 @@ class KnowledgeBase:
         if record is None:
             return None
         try:
-            self._table(DOCUMENTS).delete(f"id = '{record.id}'")  # invisible from here on
-            chunks = self._table(CHUNKS)
+            self.storage.table(DOCUMENTS).delete(f"id = '{record.id}'")  # invisible from here on
+            chunks = self.storage.table(CHUNKS)
             if chunks is not None:
                 chunks.delete(f"document_id = '{record.id}'")
         except Exception as exc:

@@ -101,7 +101,7 @@ def model_files() -> tuple[str, str]:
         return _files
 
 
-def _model() -> tuple[Any, Any]:
+def load_model() -> tuple[Any, Any]:
     """``(ONNX session, tokenizer)``, loaded once per process."""
     global _loaded
     with _lock:
@@ -135,7 +135,7 @@ def embed_texts(texts: Sequence[str]) -> Any:
     """Unit-length 384-d vectors for ``texts`` (each embedded whole, in windows) as a float32 array."""
     import numpy as np
 
-    session, tokenizer = _model()
+    session, tokenizer = load_model()
     out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
     if not texts:
         return out

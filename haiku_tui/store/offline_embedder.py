@@ -18,7 +18,7 @@ __all__ = ["LocalEmbeddingModel", "WordLlamaEmbeddingModel", "embed_texts"]
 
 class LocalEmbeddingModel(EmbeddingModel):
     """Embeddings computed locally (no server, key or download) by a module that has ``SYSTEM``, ``MODEL_NAME``,
-    ``embed_texts(texts)`` and ``_model()`` (whose second item is the tokenizer)."""
+    ``embed_texts(texts)`` and ``load_model()`` (whose second item is the tokenizer)."""
 
     engine: ClassVar[Any]
     """The module that loads and runs the model."""
@@ -51,7 +51,7 @@ class LocalEmbeddingModel(EmbeddingModel):
         return None  # any length: static embeddings, or a transformer's windows
 
     async def count_tokens(self, text: str) -> int:
-        return len(self.engine._model()[1].encode(text, add_special_tokens=False).ids)
+        return len(self.engine.load_model()[1].encode(text, add_special_tokens=False).ids)
 
 
 class WordLlamaEmbeddingModel(LocalEmbeddingModel):

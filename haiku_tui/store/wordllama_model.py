@@ -43,7 +43,7 @@ def model_files() -> tuple[str, str]:
     return str(weights), str(tokenizer)
 
 
-def _model() -> tuple[Any, Any]:
+def load_model() -> tuple[Any, Any]:
     """``(embedding matrix, tokenizer)``, loaded once per process."""
     global _loaded
     with _lock:
@@ -66,7 +66,7 @@ def embed_texts(texts: Sequence[str]) -> Any:
     """Unit-length mean-pooled vectors for ``texts`` as a float32 array (zeros for a text with no tokens)."""
     import numpy as np
 
-    matrix, tokenizer = _model()
+    matrix, tokenizer = load_model()
     out = np.zeros((len(texts), matrix.shape[1]), dtype=np.float32)
     if not texts:
         return out

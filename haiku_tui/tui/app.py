@@ -243,7 +243,7 @@ class HaikuApp(App[None]):
 
     def _save_theme(self, theme: Any) -> None:
         if self.main.is_mounted:
-            self.main.conversation._sync_focus(force=True)
+            self.main.conversation.sync_focus(force=True)
         error = save_theme(getattr(theme, "name", str(theme)))
         if error:
             self.notify(error, severity="warning")
@@ -257,10 +257,11 @@ class HaikuApp(App[None]):
         from rich.text import Text
 
         from haiku_tui.tui.crash import crash_line, write_crash_log
+        from haiku_tui.tui.textual_private import replace_exit_output
 
         line = crash_line(error, write_crash_log(error))
         super()._handle_exception(error)
-        self._exit_renderables[:] = [Text(line, style="bold red")]
+        replace_exit_output(self, [Text(line, style="bold red")])
 
     def notify(self, message: str, *, title: str = "", markup: bool = False, **kwargs: Any) -> None:  # type: ignore[override]
         """Every toast: its text and title carry model, document, server and error text, so controls are

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import haiku_tui.store.ingest as ingest
 from haiku_tui.cli import main
 from haiku_tui.store.kb import CHUNKS, DOCUMENTS, KnowledgeBase
 from haiku_tui.store.search import best_sentence_share, clear_chunk_caches
+from haiku_tui.store.storage import Storage
 from haiku_tui.store.tables import INDEX_VERSION, INDEX_VERSION_COLUMN, SENTENCE_TERMS_COLUMN, UNVERSIONED
 from tests.kb_fixture import make_old
 
@@ -26,7 +26,7 @@ def old_kb(tmp_path, docs_dir) -> Path:
 
 
 def chunk_rows(kb: KnowledgeBase) -> list[dict]:
-    return kb._table(CHUNKS).to_arrow().select(["id", "document_id", "content_hash"]).to_pylist()
+    return kb.storage.table(CHUNKS).to_arrow().select(["id", "document_id", "content_hash"]).to_pylist()
 
 
 def hit_ids(kb: KnowledgeBase, query: str) -> list[str]:
@@ -42,7 +42,7 @@ def test_an_old_base_reads_as_version_one_and_reading_does_not_rewrite_it(old_kb
         assert [h.title for h in kb.search("steep green tea")][:1] == ["Tea brewing"]
         assert kb.document_chunks(docs[0].path) and kb.neighbours(hit_ids(kb, "tea")[0])
         for name in (DOCUMENTS, CHUNKS):
-            assert INDEX_VERSION_COLUMN not in kb._table(name).schema.names
+            assert INDEX_VERSION_COLUMN not in kb.storage.table(name).schema.names
 
 
 def test_add_reindexes_unchanged_documents_of_an_older_version_once(old_kb, docs_dir):
@@ -68,8 +68,8 @@ def test_search_shows_one_generation_while_a_reindex_is_cut_short(old_kb, docs_d
     stays the visible one (never both, never neither); the next add finishes the job."""
     with KnowledgeBase.open(old_kb) as kb:
         old_ids = hit_ids(kb, "tea")
-        stored = kb._table(CHUNKS).count_rows()
-        real = ingest._ensure_docs_table
+        stored = kb.storage.table(CHUNKS).count_rows()
+        real = Storage.docs_table
 
         class Docs:
             def __init__(self, table):
@@ -78,15 +78,15 @@ def test_search_shows_one_generation_while_a_reindex_is_cut_short(old_kb, docs_d
             def merge_insert(self, on):
                 raise OSError("killed before the documents rows")
 
-        monkeypatch.setattr(ingest, "_ensure_docs_table", lambda kb: Docs(real(kb)))
+        monkeypatch.setattr(Storage, "docs_table", lambda storage: Docs(real(storage)))
         report = kb.add([docs_dir])
         assert len(report.failed) == 4
-        assert kb._table(CHUNKS).count_rows() == 2 * stored  # both generations are on disk
+        assert kb.storage.table(CHUNKS).count_rows() == 2 * stored  # both generations are on disk
         assert hit_ids(kb, "tea") == old_ids  # only the old one is seen
         assert kb.info()["orphan_chunks"] == stored and kb.info()["outdated_documents"] == 4
-        monkeypatch.setattr(ingest, "_ensure_docs_table", real)
+        monkeypatch.setattr(Storage, "docs_table", real)
         assert len(kb.add([docs_dir]).replaced) == 4
-        assert kb._table(CHUNKS).count_rows() == stored and kb.info()["outdated_documents"] == 0
+        assert kb.storage.table(CHUNKS).count_rows() == stored and kb.info()["outdated_documents"] == 0
         assert hit_ids(kb, "tea") and not set(hit_ids(kb, "tea")) & set(old_ids)
 
 
@@ -144,7 +144,7 @@ def test_a_base_a_newer_haiku_tui_laid_out_is_not_written_to(tmp_path, docs_dir,
     uri = tmp_path / "newer.lancedb"
     with KnowledgeBase.open(uri) as kb:
         kb.add([docs_dir])
-        kb._write_settings({"schema_version": "7"})
+        kb.storage.write_settings({"schema_version": "7"})
         before = [d.id for d in kb.documents()]
     extra = tmp_path / "extra.md"
     extra.write_text("# Extra\n\nA document written after the newer version laid the base out.\n", encoding="utf-8")

@@ -18,7 +18,7 @@ from haiku_tui.store.tables import INDEX_VERSION, INDEX_VERSION_COLUMN
 
 
 def _orphan_rows(kb: KnowledgeBase, doc_id: str, content_hash: str, text: str) -> pa.Table:
-    table = kb._table(CHUNKS)
+    table = kb.storage.table(CHUNKS)
     row = {
         "id": "0" * 16,
         "document_id": doc_id,
@@ -38,9 +38,9 @@ def test_chunks_without_a_documents_row_are_invisible_and_repaired(tmp_path, doc
     kb = KnowledgeBase.open(tmp_path / "kb.lancedb")
     kb.add([docs_dir / "tea-brewing.md"])
     # what a crash between "chunks written" and "documents row written" leaves behind
-    kb._table(CHUNKS).add(_orphan_rows(kb, "a" * 16, "b" * 64, "Quokka orphan text about tea."))
+    kb.storage.table(CHUNKS).add(_orphan_rows(kb, "a" * 16, "b" * 64, "Quokka orphan text about tea."))
     tea = kb.documents()[0]
-    kb._table(CHUNKS).add(_orphan_rows(kb, tea.id, "c" * 64, "Stale quokka version of tea."))
+    kb.storage.table(CHUNKS).add(_orphan_rows(kb, tea.id, "c" * 64, "Stale quokka version of tea."))
     assert kb.search("quokka") == []
     assert all("quokka" not in h.text.lower() for h in kb.search("tea", limit=20))
     assert kb.get_chunks(["0" * 16]) == {}
@@ -54,10 +54,11 @@ CHILD = textwrap.dedent(
     import sys, time
     import haiku_tui.store.ingest as ingest
     from haiku_tui.store import KnowledgeBase
+    from haiku_tui.store.storage import Storage
 
     ingest.FLUSH_CHUNKS = 2  # one write batch per file or two
     kb = KnowledgeBase.open(sys.argv[1])
-    real = ingest._ensure_docs_table
+    real = Storage.docs_table
     calls = {"n": 0}
 
     class Docs:
@@ -70,7 +71,7 @@ CHILD = textwrap.dedent(
                 time.sleep(60)
             return self.table.merge_insert(on)
 
-    ingest._ensure_docs_table = lambda kb: Docs(real(kb))
+    Storage.docs_table = lambda storage: Docs(real(storage))
     kb.add([sys.argv[2]])
     print("FINISHED", flush=True)
     """

@@ -13,7 +13,6 @@ from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 from haiku_tui.cli import main
 from haiku_tui.store import KnowledgeBase, ParseError
 from haiku_tui.store.formats.pdf import parse_pdf
-from haiku_tui.store.ingest import missing_indexes
 from haiku_tui.store.kb import CHUNKS
 from haiku_tui.store.limits import IngestLimits
 from haiku_tui.store.parsing import parse_bytes
@@ -93,13 +92,13 @@ def test_limits_from_the_environment(monkeypatch):
 def test_missing_full_text_index_is_built_on_the_next_open(tmp_path, docs_dir):
     kb = KnowledgeBase.open(tmp_path / "kb")
     kb.add([docs_dir])
-    table = kb._table(CHUNKS)
+    table = kb.storage.table(CHUNKS)
     for index in table.list_indices():  # what a kill between writing rows and indexing leaves
         table.drop_index(index.name)
-    assert missing_indexes(kb) == ["fts", "fts_headings"] and not kb.info()["fts_index"]
+    assert kb.storage.missing_indexes() == ["fts", "fts_headings"] and not kb.info()["fts_index"]
     kb.close()
     reopened = KnowledgeBase.open(tmp_path / "kb")
-    assert missing_indexes(reopened) == [] and reopened.info()["fts_index"]
+    assert reopened.storage.missing_indexes() == [] and reopened.info()["fts_index"]
     assert reopened.search("sourdough starter")
 
 

@@ -25,7 +25,7 @@ def test_embeds_from_the_installed_wheel_and_reads_past_the_first_window():
         ["how do I fix a bicycle chain", FILLER + "A derailleur moves the bicycle chain between sprockets."]
     )
     assert short.shape == (minilm.DIMENSION,) and abs(float(np.linalg.norm(long)) - 1) < 1e-5
-    _, tokenizer = minilm._model()
+    _, tokenizer = minilm.load_model()
     assert len(tokenizer.encode(FILLER).ids) > minilm.WINDOW  # the shipped 128-token truncation is off
     first_window = tokenizer.decode(
         tokenizer.encode(FILLER + "A derailleur moves the bicycle chain").ids[1 : minilm.WINDOW - 1]

@@ -134,7 +134,7 @@ def test_exact_vector_search_matches_lance_and_follows_new_versions(tmp_path, mo
     docs = write_documents(tmp_path / "docs")
     with KnowledgeBase.open(str(tmp_path / "kb.lancedb"), embedder="auto") as kb:
         kb.add([docs])
-        chunks = kb._table(CHUNKS)
+        chunks = kb.storage.table(CHUNKS)
         vector = offline.embed_texts(["how hot should the water be for tea"])[0].tolist()
         total = chunks.count_rows()
         lance = chunks.search(vector, query_type="vector").distance_type("cosine").limit(total).to_list()
@@ -146,12 +146,12 @@ def test_exact_vector_search_matches_lance_and_follows_new_versions(tmp_path, mo
         extra.parent.mkdir()
         extra.write_text("# Kettles\n\nA kettle switches itself off when the water boils.\n", encoding="utf-8")
         kb.add([extra])
-        chunks = kb._table(CHUNKS)
+        chunks = kb.storage.table(CHUNKS)
         assert len(search.exact_vector_rows(chunks, vector, 1000)) == total + 1  # the new version is read
         assert "kettle" in kb.search("does the kettle turn itself off", limit=1)[0].text.lower()
 
         monkeypatch.setattr(search, "EXACT_MAX_ROWS", 0)
         extra.write_text("# Kettles\n\nA kettle switches itself off once the water has boiled.\n", encoding="utf-8")
         kb.add([extra])
-        assert search.exact_vector_rows(kb._table(CHUNKS), vector, 10) is None  # past the size: Lance searches
+        assert search.exact_vector_rows(kb.storage.table(CHUNKS), vector, 10) is None  # past the size: Lance searches
         assert "kettle" in kb.search("does the kettle turn itself off", limit=1)[0].text.lower()

@@ -175,7 +175,7 @@ QUESTIONS = [
 def test_sentence_terms_are_stored_at_ingest_and_read_by_the_ranking(tmp_path, monkeypatch):
     with KnowledgeBase.open(tmp_path / "kb.lancedb", embedder="auto") as kb:
         kb.add([write_documents(tmp_path / "docs")])
-        rows = kb._table(CHUNKS).search().select(["text", search.SENTENCE_TERMS_COLUMN]).limit(None).to_list()
+        rows = kb.storage.table(CHUNKS).search().select(["text", search.SENTENCE_TERMS_COLUMN]).limit(None).to_list()
         assert rows and all(
             decode_sentence_terms(r[search.SENTENCE_TERMS_COLUMN]) == sentence_terms(r["text"]) for r in rows
         )
@@ -191,7 +191,7 @@ def test_a_base_without_stored_sentence_terms_ranks_the_same_and_gets_them_with_
     with KnowledgeBase.open(tmp_path / "hybrid.lancedb", embedder="auto") as kb:
         kb.add([docs])
         ranked = [[h.chunk_id for h in kb.search(q, limit=5)] for q in QUESTIONS]
-        kb._table(CHUNKS).drop_columns([search.SENTENCE_TERMS_COLUMN])  # as a base from before the column
+        kb.storage.table(CHUNKS).drop_columns([search.SENTENCE_TERMS_COLUMN])  # as a base from before the column
         search.clear_chunk_caches()
         assert [[h.chunk_id for h in kb.search(q, limit=5)] for q in QUESTIONS] == ranked
         extra = tmp_path / "more" / "kettles.md"
@@ -201,6 +201,6 @@ def test_a_base_without_stored_sentence_terms_ranks_the_same_and_gets_them_with_
         assert "kettle" in kb.search("does the kettle turn itself off", limit=1)[0].text.lower()
     with KnowledgeBase.open(tmp_path / "full-text.lancedb", embedder="none") as kb:
         kb.add([docs])
-        kb._table(CHUNKS).drop_columns([search.SENTENCE_TERMS_COLUMN])
+        kb.storage.table(CHUNKS).drop_columns([search.SENTENCE_TERMS_COLUMN])
         kb.add_vectors()
-        assert search.SENTENCE_TERMS_COLUMN in kb._table(CHUNKS).schema.names
+        assert search.SENTENCE_TERMS_COLUMN in kb.storage.table(CHUNKS).schema.names

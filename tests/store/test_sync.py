@@ -12,7 +12,7 @@ from haiku_tui.store.kb import CHUNKS
 
 
 def stored_chunks(kb: KnowledgeBase, doc_id: str) -> int:
-    return kb._table(CHUNKS).count_rows(f"document_id = '{doc_id}'")
+    return kb.storage.table(CHUNKS).count_rows(f"document_id = '{doc_id}'")
 
 
 def test_deleted_file_and_its_chunks_are_gone_after_sync(tmp_path, docs_dir):

@@ -109,16 +109,16 @@ def test_the_vocabulary_follows_the_table_and_stays_away_from_large_ones(tmp_pat
     docs = _write(tmp_path / "docs", DOCS)
     with KnowledgeBase.open(str(tmp_path / "kb.lancedb"), embedder="auto") as kb:
         kb.add([docs])
-        chunks = kb._table("chunks")
+        chunks = kb.storage.table("chunks")
         assert vocab_module.vocabulary(chunks, "fts", chunks.version).missing("my chat") == ["chat"]
         (docs / "chat.md").write_text("# Chat\n\nA chat is a conversation.\n", encoding="utf-8")
         kb.add([docs])
-        chunks = kb._table("chunks")
+        chunks = kb.storage.table("chunks")
         assert (
             vocab_module.vocabulary(chunks, "fts", chunks.version).missing("my chat") == []
         )  # a new version: read again
         monkeypatch.setattr(vocab_module, "MAX_ROWS", 1)
         (docs / "chat.md").unlink()
         kb.sync([docs])
-        chunks = kb._table("chunks")
+        chunks = kb.storage.table("chunks")
         assert vocab_module.vocabulary(chunks, "fts", chunks.version).neighbours("is my chat saved") == []

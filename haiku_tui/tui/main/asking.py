@@ -1,4 +1,4 @@
-"""Asking a question and drawing its run: a mixin of :class:`haiku_tui.tui.main.screen.MainScreen`.
+"""Asking a question and drawing its run: a part of the main screen (typed against :class:`~.host.MainHost`).
 
 A question runs through :class:`haiku_tui.sessions.run.QuestionRun`; this draws its events into the
 question's turn (answer text through ``CitationStream``, tool rows), the live panes from its working
@@ -15,20 +15,26 @@ from haiku_tui.tui.main.pacing import FrameHold
 from haiku_tui.tui.text import CitationStream
 
 if TYPE_CHECKING:
-    from haiku_tui.tui.main.screen import MainScreen
+    from haiku_tui.sessions.run import QuestionRun
+    from haiku_tui.tui.main.host import MainHost
     from haiku_tui.tui.main.turn import QuestionTurn
 
 
 class Asking:
-    """Ask, wait for the backend, run, show the outcome (each method's ``self`` is the ``MainScreen``)."""
+    """Ask, wait for the backend, run, show the outcome (each method's ``self`` is the main screen)."""
 
     asked = ""
     """The question asked last (while ``running``, the one being answered or waiting)."""
+    _question_run: QuestionRun | None = None
+    _cancel_requested = False
+    _waiting: tuple[str, QuestionTurn] | None = None
+    """A question sent before the agent was ready, and its turn."""
+    _hold: FrameHold | None = None
 
-    async def ask(self: MainScreen, prompt: str) -> None:
+    async def ask(self: MainHost, prompt: str) -> None:
         """Ask a question (what Enter in the question box does); before the agent is ready it waits for it."""
         self.asked = prompt
-        async with self._drawing:
+        async with self.drawing:
             self._cancel_requested = False
             if not self.ready:
                 self.running = True
@@ -42,19 +48,19 @@ class Asking:
             turn = await self.conversation.add_turn(prompt, scroll=False)
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
-    async def show_waiting(self: MainScreen, prompt: str) -> None:
+    async def show_waiting(self: MainHost, prompt: str) -> None:
         """Add the turn of a question that waits for the agent, last in the log (also when the session drawn
         after it was typed cleared the log: the question stays on screen and keeps its place after the
-        session's turns). Called holding ``_drawing``."""
+        session's turns). Called holding ``drawing``."""
         turn = await self.conversation.add_turn(prompt)
         turn.set_badge("running", "waiting for the knowledge base and the model to load; it is sent then")
         self._waiting = (prompt, turn)
 
-    async def cancel_waiting(self: MainScreen) -> None:
-        """Esc on a question not sent yet. Taken under ``_drawing``: a session being drawn replaces the
+    async def cancel_waiting(self: MainHost) -> None:
+        """Esc on a question not sent yet. Taken under ``drawing``: a session being drawn replaces the
         question's turn (Esc on the old one crashed, and the question vanished); a question sent meanwhile is
         cancelled by its run (``_cancel_requested``)."""
-        async with self._drawing:
+        async with self.drawing:
             if self._waiting is None:
                 return
             _, turn = self._waiting
@@ -63,9 +69,31 @@ class Asking:
             turn.set_badge("cancelled", self.restore_question(turn.prompt))
             self.turn_log.keep_uncommitted(turn)  # counted: the next question is numbered after it
 
-    async def backend_ready(self: MainScreen) -> None:
+    def cancel_run(self: MainHost) -> None:
+        """Esc while ``running``: cancel the run, or the question waiting for the agent."""
+        self._cancel_requested = True
+        if self._question_run is not None:
+            self._question_run.cancel()
+        else:  # waiting for the agent, or being added: cancelled once the log is not being drawn
+            self.run_worker(self.cancel_waiting(), group="cancel", name="cancel the waiting question")
+
+    async def redraw_waiting(self: MainHost) -> None:
+        """A question typed before the session was drawn is drawn again, after it. Called holding ``drawing``."""
+        if self._waiting is not None:
+            await self.show_waiting(self._waiting[0])
+
+    def holding_frame(self: MainHost) -> bool:
+        """The first frame of a question is held back (the live panes wait for it)."""
+        return self._hold is not None and not self._hold.painted
+
+    def close_hold(self: MainHost) -> None:
+        """The screen goes: a held frame must not leave the collector switched off."""
+        if self._hold is not None:
+            self._hold.close()
+
+    async def backend_ready(self: MainHost) -> None:
         """The agent is built (or failed to build): send a question that was waiting for it."""
-        async with self._drawing:  # a question being added now is sent, not left waiting
+        async with self.drawing:  # a question being added now is sent, not left waiting
             self.ready = True
             waiting, self._waiting = self._waiting, None
         self.update_status()
@@ -82,13 +110,13 @@ class Asking:
             return
         self.run_worker(self._run(prompt, turn), group="agent", exclusive=True, name="answer")
 
-    async def _run(self: MainScreen, prompt: str, turn: QuestionTurn) -> None:
+    async def _run(self: MainHost, prompt: str, turn: QuestionTurn) -> None:
         try:
             await self._answer(prompt, turn)
         finally:
             self._release_frames()
 
-    async def _answer(self: MainScreen, prompt: str, turn: QuestionTurn) -> None:
+    async def _answer(self: MainHost, prompt: str, turn: QuestionTurn) -> None:
         workbench = self.workbench
         run = self._question_run = workbench.ask(prompt)
         if self._cancel_requested:
@@ -118,7 +146,7 @@ class Asking:
                         row = rows.pop(call_id, None) or await turn.add_step(step.kind, step.text)
                         row.set_text(step.text, kind=step.kind, failed=step.failed)
                         if call_id:
-                            self._live.step(state)
+                            self.live.step(state)
                     case Finished():
                         finished = event
                 if not follow and log.max_scroll_y > 0 and not log.scroll_y:
@@ -146,19 +174,19 @@ class Asking:
         else:  # once the final answer is laid out
             log.call_after_refresh(log.scroll_end, animate=False)
 
-    def _stop_following(self: MainScreen) -> None:
+    def _stop_following(self: MainHost) -> None:
         """The run's outcome is laid out: the log stops following the answer (unless the next question runs)."""
         if not self.running:
             self.turn_log.anchor(False)
 
-    def _release_frames(self: MainScreen, turn: QuestionTurn | None = None) -> None:
+    def _release_frames(self: MainHost, turn: QuestionTurn | None = None) -> None:
         """Let the screen repaint: the run ended, or ``turn`` shows the answer's first text."""
         if self._hold is not None and (turn is None or turn.has_answer):
             self._hold.release()
 
-    async def _show_outcome(self: MainScreen, turn: QuestionTurn, finished: Finished) -> None:
+    async def _show_outcome(self: MainHost, turn: QuestionTurn, finished: Finished) -> None:
         workbench = self.workbench
-        self._live.flush()
+        self.live.flush()
         if finished.outcome == "completed":
             self.notify_line(workbench.refresh())
             view = workbench.view

@@ -23,9 +23,9 @@ class ConversationPane(Vertical):
         self._show_focus(True)
 
     def on_descendant_blur(self) -> None:
-        self.call_after_refresh(self._sync_focus)
+        self.call_after_refresh(self.sync_focus)
 
-    def _sync_focus(self, *, force: bool = False) -> None:
+    def sync_focus(self, *, force: bool = False) -> None:
         focused = self.screen.focused if self.is_attached else None
         self._show_focus(focused is not None and self in focused.ancestors, force=force)
 

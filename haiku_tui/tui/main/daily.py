@@ -1,8 +1,9 @@
 """The main screen's everyday actions: question history, regenerate, edit and resend, switch the
 model, copy an answer or a citation, and a failed question coming back into the box.
 
-``DailyActions`` is a mixin of :class:`haiku_tui.tui.main.screen.MainScreen`: its keys are in the command
-registry (:mod:`haiku_tui.tui.main.actions`); the Textual-free work is in the workbench.
+``DailyActions`` is a part of the main screen (typed against :class:`~.host.MainHost`): its keys are in the
+command registry (:mod:`haiku_tui.tui.main.actions`); the Textual-free work is in the workbench, the text it
+copies in :mod:`haiku_tui.tui.main.sources`.
 """
 
 from __future__ import annotations
@@ -12,52 +13,23 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from haiku_tui.sessions.history import PromptHistory
+from haiku_tui.tui.main.sources import answer_markdown, citation_text, location_text
 from haiku_tui.tui.text import clean
 
 if TYPE_CHECKING:
-    from haiku_tui.tui.main.screen import MainScreen
-    from haiku_tui.capabilities.views import QuestionView
+    from haiku_tui.tui.main.host import MainHost
     from haiku_tui.tui.main.turn import QuestionTurn
-
-
-def answer_markdown(view: QuestionView, citations: dict[int, dict[str, Any]]) -> str:
-    """A committed answer as Markdown: the question, the answer with its ``[n]`` markers, its numbered sources."""
-    lines = [f"**Q{view.number}: {view.prompt}**", "", view.answer.strip()]
-    sources = [citation_line(n, citations[n]) for n in view.citations if n in citations]
-    if sources:
-        lines += ["", "Sources:", "", *(f"- {line}" for line in sources)]
-    return "\n".join(lines) + "\n"
-
-
-def citation_line(number: int, entry: dict[str, Any]) -> str:
-    """``[n] Title › Heading, p. 3 (path)``: one source as the answer copy and the citation copy name it."""
-    from haiku_tui.store.records import chunk_label, page_range
-
-    label = chunk_label(entry.get("title") or "", tuple(entry.get("headings") or ()))
-    pages = page_range(tuple(entry.get("pages") or ()))
-    path = entry.get("path") or ""
-    return f"[{number}] {label}" + (f", {pages}" if pages else "") + (f" ({path})" if path else "")
-
-
-def citation_text(number: int, entry: dict[str, Any]) -> str:
-    """A citation with its chunk quoted, for the clipboard."""
-    quoted = "\n".join(f"> {line}" if line else ">" for line in str(entry.get("text") or "").strip().splitlines())
-    return f"{citation_line(number, entry)}\n\n{quoted}\n"
-
-
-def location_text(where: Any) -> str:
-    """``path:line`` or ``path, p. 3``: where a chunk starts, as the chunk viewer and the toasts say it."""
-    if where.line:
-        return f"{where.path}:{where.line}"
-    return f"{where.path}, p. {where.page}" if where.page else where.path
 
 
 class DailyActions:
     """History, regenerate, edit and resend, model switch and copy for the main screen."""
 
+    _restored_draft = ""
+    """The session's draft as put back in the box (it stays that session's)."""
+
     # -- a question that did not complete comes back ------------------------------------------------------------
 
-    def restore_question(self: MainScreen, prompt: str, error: str | None = None) -> str:
+    def restore_question(self: MainHost, prompt: str, error: str | None = None) -> str:
         """A question that was cancelled or failed goes back into an empty question box; the badge's detail."""
         box = self.prompt
         back = not box.text.strip()
@@ -71,7 +43,7 @@ class DailyActions:
             parts.append("the question is back in the box")
         return " · ".join(parts)
 
-    def keep_draft(self: MainScreen) -> None:
+    def keep_draft(self: MainHost) -> None:
         """Quitting: the question being answered (a run that ends with the app commits nothing) and what the box
         holds become the session's draft, back in the box when the session is opened again."""
         asked = self.asked if self.running else ""
@@ -80,7 +52,7 @@ class DailyActions:
 
     # -- history --------------------------------------------------------------------------------------------------
 
-    def reset_history(self: MainScreen) -> None:
+    def reset_history(self: MainHost) -> None:
         """↑ in the empty question box: this session's questions now, other sessions' once read (in a worker);
         an empty box takes the session's draft (and leaves it, untouched, to that session when another opens)."""
         self.prompt.questions = PromptHistory(q.prompt for q in self.workbench.view.questions)
@@ -94,14 +66,14 @@ class DailyActions:
         self.load_history()
 
     @work(thread=True, exclusive=True, group="history", name="read earlier questions")
-    def load_history(self: MainScreen) -> None:
+    def load_history(self: MainHost) -> None:
         try:
             others = self.workbench.earlier_prompts()
         except Exception:  # history is a convenience: a damaged store only loses recall
             return
         self.app.call_from_thread(self._history_loaded, others)
 
-    def _history_loaded(self: MainScreen, others: list[str]) -> None:
+    def _history_loaded(self: MainHost, others: list[str]) -> None:
         history = self.prompt.questions
         if history is not None and history.recalling:
             return  # the user is walking the history: do not pull it away
@@ -109,22 +81,22 @@ class DailyActions:
 
     # -- regenerate, edit and resend --------------------------------------------------------------------------
 
-    def _selected_turn(self: MainScreen, what: str) -> QuestionTurn | None:
+    def _selected_turn(self: MainHost, what: str) -> QuestionTurn | None:
         turn = self.turn_log.selected_turn
         if turn is None:
             self.app.notify(f"Select a question to {what} (Shift+Tab, then ↑/↓).", severity="warning")
         return turn
 
-    async def action_regenerate(self: MainScreen) -> None:
+    async def action_regenerate(self: MainHost) -> None:
         """Ask the selected question again as a new turn; its earlier answer stays in the session."""
         turn = self._selected_turn("regenerate")
-        if turn is None or self._busy("regenerating an answer"):
+        if turn is None or self.busy("regenerating an answer"):
             return
         if self.prompt.questions is not None:
             self.prompt.questions.add(turn.prompt)
         await self.ask(turn.prompt)
 
-    def action_edit_question(self: MainScreen) -> None:
+    def action_edit_question(self: MainHost) -> None:
         """Put the selected question into the question box to edit and send again."""
         turn = self._selected_turn("edit")
         if turn is None:
@@ -136,12 +108,12 @@ class DailyActions:
 
     # -- model ------------------------------------------------------------------------------------------------------
 
-    def action_switch_model(self: MainScreen) -> None:
+    def action_switch_model(self: MainHost) -> None:
         """Ask for a model: a Pydantic AI model string, optionally followed by a server's base URL."""
         from haiku_tui.agent import model_label
         from haiku_tui.tui.screens.dialogs import TextInputDialog
 
-        if self._busy("switching the model"):
+        if self.busy("switching the model"):
             return
         config = self.workbench.config
         current = " ".join(filter(None, [config.model or "extractive", config.base_url]))
@@ -155,7 +127,7 @@ class DailyActions:
         )
         self.app.push_screen(dialog, self._model_chosen)
 
-    def _model_chosen(self: MainScreen, value: str | None) -> None:
+    def _model_chosen(self: MainHost, value: str | None) -> None:
         parts = (value or "").split()
         if not parts:
             return
@@ -165,7 +137,7 @@ class DailyActions:
         self.switch_model(parts[0], parts[1] if len(parts) == 2 else None)
 
     @work(thread=True, exclusive=True, group="model", name="switch the model")
-    def switch_model(self: MainScreen, name: str, base_url: str | None) -> None:
+    def switch_model(self: MainHost, name: str, base_url: str | None) -> None:
         """Off the UI thread: validate and build the model, record it in the session, save."""
         from haiku_tui.agent import ModelConfigError, model_label
 
@@ -187,7 +159,7 @@ class DailyActions:
 
     # -- copy ---------------------------------------------------------------------------------------------------------
 
-    def action_copy(self: MainScreen) -> None:
+    def action_copy(self: MainHost) -> None:
         """Copy the highlighted citation (evidence pane) or the selected answer with its sources (OSC 52)."""
         from haiku_tui.capabilities.views import citations_by_number
 
@@ -212,14 +184,14 @@ class DailyActions:
             what = f"answer {view.number}" + (f" with {len(view.citations)} source(s)" if view.citations else "")
         self.copy_text(text, what)
 
-    def copy_text(self: MainScreen, text: str, what: str) -> None:
+    def copy_text(self: MainHost, text: str, what: str) -> None:
         """Put ``text`` on the clipboard (OSC 52: works over SSH and tmux) and say what was copied."""
         self.app.copy_to_clipboard(text)
         self.app.notify(f"Copied {what} ({len(text)} characters).", title="Clipboard")
 
     # -- open the source -----------------------------------------------------------------------------------------
 
-    def action_open_source(self: MainScreen) -> None:
+    def action_open_source(self: MainHost) -> None:
         """Open the highlighted evidence item's source file at its line (or a PDF at its page)."""
         entry = self.evidence.highlighted_item
         if entry is None:
@@ -228,12 +200,12 @@ class DailyActions:
         self.open_source(entry[1].chunk_id)
 
     @work(thread=True, exclusive=True, group="open-source", name="locate the source", exit_on_error=False)
-    def open_source(self: MainScreen, chunk_id: str) -> None:
+    def open_source(self: MainHost, chunk_id: str) -> None:
         """Find where the chunk starts (off the UI thread), then open it there (a failure: one line, by the
         screen's worker handler)."""
         self.app.call_from_thread(self._open_at, self.workbench.locate(chunk_id))
 
-    def _open_at(self: MainScreen, where: Any) -> None:
+    def _open_at(self: MainHost, where: Any) -> None:
         import os
         import subprocess
 

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from haiku_tui.store.records import page_range
 from haiku_tui.tui.main.typing import TypesIntoPrompt
 from haiku_tui.tui.text import clean_line
+from haiku_tui.tui.textual_private import drop_last_option
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import EvidenceItem, Program, QuestionView
@@ -353,10 +354,10 @@ class PolicyLog(TypesIntoPrompt, OptionList):
             if len(keys) > shown:  # a new question: the one before it may have changed at its commit
                 previous = policy_line(views[-2])
                 if previous != self._last:
-                    self._drop_last()
+                    drop_last_option(self)
                     self.add_option(Option(previous, id=f"p{views[-2].question}"))
             else:
-                self._drop_last()
+                drop_last_option(self)
             self.add_option(Option(last, id=f"p{views[-1].question}"))
         else:
             options = [Option(policy_line(v), id=f"p{v.question}") for v in views[:-1]]
@@ -368,20 +369,6 @@ class PolicyLog(TypesIntoPrompt, OptionList):
         if views:
             self.highlighted = len(views) - 1
             self.scroll_to_highlight()
-
-    def _drop_last(self) -> None:
-        """Remove the last option keeping the line cache of the others (``remove_option`` re-measures them all)."""
-        index = len(self._options) - 1
-        option = self._options.pop()
-        self._option_to_index.pop(option, None)
-        if option.id is not None:
-            self._id_to_option.pop(option.id, None)
-        cache = self._line_cache
-        if index in cache.index_to_line:
-            del cache.lines[cache.index_to_line.pop(index) :]
-            cache.heights.pop(index, None)
-        self._option_render_cache.clear()
-        self.refresh()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -15,6 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from haiku_tui.sessions.workbench import ChunkText, ReviewItem
+from haiku_tui.tui.main.sources import location_text
 from haiku_tui.tui.main.turn import MARK_SYMBOLS
 from haiku_tui.tui.text import clean, clean_line
 
@@ -130,8 +131,6 @@ class ChunkScreen(ModalScreen[None]):
         self.app.call_from_thread(self._show, chunks, where)
 
     async def _show(self, chunks: list[ChunkText], where: Any = None) -> None:
-        from haiku_tui.tui.main.daily import location_text
-
         self.chunks = chunks
         if where is not None:
             place = location_text(where) + ("" if where.exists else "  (not on this computer)")

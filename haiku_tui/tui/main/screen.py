@@ -29,13 +29,12 @@ from haiku_tui.tui.main.daily import DailyActions
 from haiku_tui.tui.main.evidence import EvidencePane, PolicyLog
 from haiku_tui.tui.help import HelpScreen, binding_rows
 from haiku_tui.tui.main.modals import ChunkScreen, ReviewScreen
-from haiku_tui.tui.main.pacing import FrameHold, LivePanes
+from haiku_tui.tui.main.pacing import LivePanes
 from haiku_tui.tui.main.prompt import PromptArea
 from haiku_tui.tui.text import clean_line
 
 if TYPE_CHECKING:
     from haiku_tui.capabilities.views import EvidenceItem, QuestionView
-    from haiku_tui.sessions.run import QuestionRun
     from haiku_tui.sessions.workbench import ChunkText, Workbench
 
 class StatusBar(Static):
@@ -64,20 +63,12 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         """The session is open and the agent built (or failed to build)."""
         self.views: list[QuestionView] = []
         """What the panes show now (the committed view, or a running question's working state)."""
-        self._question_run: QuestionRun | None = None
-        self._cancel_requested = False
-        self._waiting: tuple[str, QuestionTurn] | None = None
-        """A question sent before the agent was ready, and its turn."""
-        self._drawing = asyncio.Lock()
+        self.drawing = asyncio.Lock()
         """Held while the log is cleared for a session or a question is added: Enter (this screen's queue) and
         the session's arrival or the agent's (the app's queue) interleave otherwise, and a question added as
         the session clears the log was lost (or never sent)."""
-        self._restored_draft = ""  # the session's draft as put back in the box (it stays that session's)
-        self._hold: FrameHold | None = None
-        self._live = LivePanes(
-            self,
-            lambda state: self.refresh_panes(self.workbench.live_questions(state)),
-            wait=lambda: self._hold is not None and not self._hold.painted,
+        self.live = LivePanes(
+            self, lambda state: self.refresh_panes(self.workbench.live_questions(state)), wait=self.holding_frame
         )
 
     def compose(self) -> ComposeResult:
@@ -91,8 +82,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         yield Footer()
 
     def on_unmount(self) -> None:
-        if self._hold is not None:  # quitting mid-question must not leave the collector switched off
-            self._hold.close()
+        self.close_hold()  # quitting mid-question must not leave the collector switched off
 
     def on_mount(self) -> None:
         self.conversation.border_title = "Conversation"
@@ -146,15 +136,14 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         workbench = self.workbench
         session, preview = workbench.session, workbench.preview
         title = session.title if session is not None else preview.summary.title if preview else ""
-        async with self._drawing:
+        async with self.drawing:
             # cancelled while the app starts: typed in this session, they stay after its turns
             kept = [] if self.ready else self.turn_log.ghosts
             await self.conversation.clear()
             await self.turn_log.show_views(workbench.view)  # only the newest turns are mounted
             for ghost in kept:
                 await self.conversation.add_turn(ghost.prompt, ghost=ghost)
-            if self._waiting is not None:  # typed before the session was drawn: it is drawn again, after it
-                await self.show_waiting(self._waiting[0])
+            await self.redraw_waiting()
         self.refresh_panes()
         self.app.sub_title = title
         self.update_status()
@@ -204,11 +193,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
     def action_cancel(self) -> None:
         """Esc: cancel a running answer; otherwise restore a maximised pane, or go back to the question box."""
         if self.running:
-            self._cancel_requested = True
-            if self._question_run is not None:
-                self._question_run.cancel()
-            else:  # waiting for the agent, or being added: cancelled once the log is not being drawn
-                self.run_worker(self.cancel_waiting(), group="cancel", name="cancel the waiting question")
+            self.cancel_run()
             return
         if self.maximized is not None:
             self.minimize()
@@ -406,7 +391,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
 
     # -- sessions, knowledge base, filter -----------------------------------------------------------------------
 
-    def _busy(self, what: str) -> bool:
+    def busy(self, what: str) -> bool:
         if self.running:
             self.app.notify(f"Wait for the answer (or press Esc) before {what}.", severity="warning")
         return self.running
@@ -415,7 +400,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         """Ask for a document filter; it applies to every later search of this session."""
         from haiku_tui.tui.screens.dialogs import TextInputDialog
 
-        if self.workbench.session is None or self._busy("changing the filter"):
+        if self.workbench.session is None or self.busy("changing the filter"):
             return
         dialog = TextInputDialog(
             "Filter documents",
@@ -451,7 +436,7 @@ class MainScreen(Asking, DailyActions, Screen[None]):
         """Open the sessions screen; it answers with a session id, "new", or nothing."""
         from haiku_tui.tui.screens.sessions import SessionsScreen
 
-        if self._busy("switching sessions"):
+        if self.busy("switching sessions"):
             return
         session = self.workbench.session
         self.app.push_screen(SessionsScreen(self.workbench.store, session.id if session else None), self._sessions_done)
@@ -504,14 +489,14 @@ class MainScreen(Asking, DailyActions, Screen[None]):
 
     def action_new_session(self) -> None:
         """Start a new, empty session (the current one is already saved)."""
-        if not self._busy("starting a new session"):
+        if not self.busy("starting a new session"):
             self.switch_session("new")
 
     def action_switch_kb(self) -> None:
         """Ask for another knowledge base; answers then come from it, in a new session."""
         from haiku_tui.tui.screens.dialogs import TextInputDialog
 
-        if self._busy("switching the knowledge base"):
+        if self.busy("switching the knowledge base"):
             return
         dialog = TextInputDialog(
             "Switch knowledge base",
