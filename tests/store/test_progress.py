@@ -34,6 +34,7 @@ def timed(seen: list[tuple[float, IngestProgress]]):
 
 def test_a_slow_embedder_is_reported_batch_by_batch_until_the_add_returns(tmp_path, monkeypatch):
     monkeypatch.setattr(embed_batches, "FIRST_BATCH", 4)
+    monkeypatch.setattr(embed_batches, "MIN_BATCH", 4)
     monkeypatch.setattr(embed_batches, "WRITE_SECONDS", 0.0)  # write whole documents after every batch
     docs = write_many(tmp_path / "docs", 12)
     embedder = slow_builtin(DELAY)
@@ -140,6 +141,8 @@ def test_a_remote_embedders_retry_shows_as_a_wait(tmp_path, monkeypatch):
 
 def test_an_embedder_failure_keeps_the_documents_written_before_it(tmp_path, monkeypatch):
     monkeypatch.setattr(embed_batches, "FIRST_BATCH", 6)  # two documents a batch
+    monkeypatch.setattr(embed_batches, "MIN_BATCH", 6)
+    monkeypatch.setattr(embed_batches, "EMBED_BATCH", 6)
     monkeypatch.setattr(embed_batches, "WRITE_SECONDS", 0.0)
     docs = write_many(tmp_path / "docs", 6)
     kb = KnowledgeBase.open(tmp_path / "kb.lancedb", embedder=slow_builtin(0.0, fail_on=2))
@@ -191,3 +194,12 @@ def test_progress_text_for_each_phase():
     hours = IngestProgress(files_done=79, chunks_done=100000, phase=EMBEDDING, chunks_embedded=100, embed_seconds=10,
                            **base)
     assert detail(hours).endswith("2:46:30 left")
+
+
+def test_batches_are_sized_toward_two_seconds_a_call():
+    from haiku_tui.store.embed_batches import BATCH_SECONDS, MIN_BATCH, next_size
+
+    assert BATCH_SECONDS == 2.0 and MIN_BATCH == 32
+    assert next_size(16, 0.01) == 32 and next_size(128, 0.01) == 256 and next_size(256, 0.01) == 256  # fast: grow
+    assert next_size(128, 4.0) == 64 and next_size(128, 40.0) == 64  # slow: at most halved
+    assert next_size(64, 3.0) == 42 and next_size(40, 10.0) == MIN_BATCH  # never below the floor
