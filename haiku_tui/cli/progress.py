@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from haiku_tui.store.progress import DONE, INDEXING, bar, detail, files_kept
+from haiku_tui.store.progress import DONE, EMBEDDING, INDEXING, bar, detail, files_kept
 
 
 def with_progress(run: Callable[[Any], Any], *, show: bool, command: str) -> Any:
@@ -55,6 +55,8 @@ def interrupted_line(p: Any, command: str) -> str:
     to finish the rest"`` (``p``: the last progress heard, if any)."""
     again = f"run the same {command} again"
     if command == "embed":
+        if p is not None and p.phase != EMBEDDING:
+            return f"interrupted while writing the vectors: its search may be full text only until you {again}"
         done = f" ({p.chunks_embedded} of {p.chunks_done} chunks were embedded)" if p is not None else ""
         return f"interrupted: the knowledge base is as it was{done}; {again} to embed it"
     if p is None or not p.files_total:

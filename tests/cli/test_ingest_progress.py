@@ -125,4 +125,7 @@ def test_the_interrupted_line_for_each_phase():
         "interrupted: the knowledge base is as it was (120 of 440 chunks were embedded); run the same embed again "
         "to embed it"
     )
+    assert interrupted_line(at(INDEXING), "embed") == (
+        "interrupted while writing the vectors: its search may be full text only until you run the same embed again"
+    )
     assert interrupted_line(at(DONE, added=79), "add").startswith("interrupted while indexing")
