@@ -226,8 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         return code
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # an ingest's says what the knowledge base kept
+        print(f"{PROG}: {exc.args[0] if exc.args else 'interrupted'}", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (`haiku-tui list | head`): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush must not fail again

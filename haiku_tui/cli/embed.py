@@ -28,6 +28,8 @@ def cmd_embed(args: argparse.Namespace) -> int:
     from haiku_tui.store.embedding import BUILTIN_ID, NONE_NAMES
     from haiku_tui.store.kb import KnowledgeBase
 
+    from .progress import with_progress
+
     embedder = embedder_arg(args, default=BUILTIN_ID)
     if embedder.strip().lower() in NONE_NAMES | {"auto"}:
         raise CommandError(
@@ -35,33 +37,9 @@ def cmd_embed(args: argparse.Namespace) -> int:
         )
     kb = KnowledgeBase.open(db_arg(args), embedder=None, create=False)
     started = time.perf_counter()
-    count = _with_progress(lambda on_progress: kb.add_vectors(embedder, on_progress))
+    count = with_progress(lambda on_progress: kb.add_vectors(embedder, on_progress), show=True, command="embed")
     name = printable_line(str(kb.recorded_embedder()[0]))
     print(
         f"embedded {count} chunks with {name} in {time.perf_counter() - started:.1f}s; search in {kb.uri} is now hybrid"
     )
     return 0
-
-
-def _with_progress(run: Any) -> int:
-    """``run(on_progress)`` with a progress bar of chunks embedded on a terminal's stderr."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    err = Console(stderr=True)
-    if not err.is_terminal:
-        return run(None)
-    progress = Progress(
-        TextColumn("[bold]embedding"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"),
-        TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=True,
-    )
-    task = progress.add_task("embed", total=None)
-    with progress:
-        return run(lambda done, total: progress.update(task, completed=done, total=total))

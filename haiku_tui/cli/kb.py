@@ -152,34 +152,12 @@ def max_bytes_arg(args: argparse.Namespace) -> int:
     return int(args.max_size * 1024 * 1024)
 
 
-def run_with_progress(args: argparse.Namespace, run: Callable[[Any], Any]) -> Any:
-    """``run(on_progress)`` with a progress bar on a terminal's stderr (unless --quiet/--json)."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def run_with_progress(args: argparse.Namespace, run: Callable[[Any], Any], command: str = "add") -> Any:
+    """``run(on_progress)`` with the progress bar on a terminal's stderr (unless --quiet/--json); Ctrl+C says
+    what the knowledge base kept (``cli/progress.py``)."""
+    from .progress import with_progress
 
-    err = Console(stderr=True)
-    if args.quiet or args.json or not err.is_terminal:
-        return run(None)
-    progress = Progress(
-        TextColumn("[bold]ingesting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("files"),
-        TextColumn("{task.fields[chunks]} chunks"),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    )
-    task = progress.add_task("ingest", total=None, chunks=0, rate="")
-
-    def on_progress(p: Any) -> None:
-        secs = max(p.elapsed, 1e-6)
-        rate = f"{p.files_done / secs:.1f} files/s {p.chunks_done / secs:.0f} chunks/s"
-        progress.update(task, total=p.files_total, completed=p.files_done, chunks=p.chunks_done, rate=rate)
-
-    with progress:
-        return run(on_progress)
+    return with_progress(run, show=not (args.quiet or args.json), command=command)
 
 
 def print_report(report: Any, args: argparse.Namespace, uri: str | None) -> None:

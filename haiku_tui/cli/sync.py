@@ -60,6 +60,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     report = run_with_progress(
         args,
         lambda on_progress: kb.sync(args.paths, dry_run=args.dry_run, on_progress=on_progress, max_bytes=max_bytes),
+        "sync",
     )
     print_report(report, args, kb.uri)
     return 1 if report.failed and not (report.added or report.replaced or report.skipped or report.removed) else 0
@@ -71,7 +72,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         print(f"every document of {printable_line(kb.uri)} is indexed by this version")
         return 0
     report = run_with_progress(
-        args, lambda on_progress: kb.reindex(on_progress=on_progress, max_bytes=max_bytes_arg(args))
+        args, lambda on_progress: kb.reindex(on_progress=on_progress, max_bytes=max_bytes_arg(args)), "reindex"
     )
     print_report(report, args, kb.uri)
     return 1 if report.failed else 0

@@ -12,17 +12,20 @@ import json
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .chunking import chunk_blocks
-from .embedding import embed_documents, embedder_id
+from .embed_batches import EmbedderFault, EmbedRun, Vectors, document_parts
+from .embedding import embedder_id
 from .errors import EmbedderMismatch, ParseError, unwritable
 from .limits import IngestLimits
 from .parsing import SUPPORTED_SUFFIXES, WORKER_SUFFIXES, parse_bytes
-from .records import UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport
+from .records import (
+    DONE, EMBEDDING, INDEXING, PARSING, UNSUPPORTED, DocumentRecord, IngestFailure, IngestProgress, IngestReport,
+)
 from .search import vector_text
 from .sentences import encode_sentence_terms
 from .symbols import with_symbol_names
@@ -256,6 +259,9 @@ class Ingest:
         self.files_done = 0
         self.batch = _Batch()
         self.moved_ids: set[str] = set()  # new ids of moved documents (reported as moved, not added)
+        self.phase = PARSING
+        self.pending = 0  # chunks of the batch being embedded and written, not yet written
+        self.embedding: EmbedRun | None = None
 
     def run(self, paths: Iterable[str | os.PathLike[str]], *, sync: bool = False) -> IngestReport:
         self.kb.storage.refuse_newer()
@@ -293,9 +299,10 @@ class Ingest:
                 self.kb.delete(doc.id)
             report.removed.append(doc)
         if wrote or (gone and not self.dry_run):
+            self._progress(None, INDEXING)
             self.kb.storage.refresh_index()
         report.seconds = time.perf_counter() - self.started
-        self._progress(None)
+        self._progress(None, DONE)
         return report
 
     def _gone(
@@ -328,24 +335,29 @@ class Ingest:
         self.files_done += 1
         if len(self.batch.chunks) >= FLUSH_CHUNKS:
             wrote = self._flush(existing)
-        self._progress(str(path))
+        self._progress(str(path), PARSING)
         return wrote
 
-    def _progress(self, path: str | None) -> None:
+    def _progress(self, path: str | None, phase: str | None = None) -> None:
+        self.phase = phase or self.phase
         if self.on_progress is None:
             return
-        r = self.report
+        r, embedding = self.report, self.embedding
         self.on_progress(
             IngestProgress(
                 files_total=self.files_total,
                 files_done=self.files_done,
-                chunks_done=r.chunks + len(self.batch.chunks),  # chunked so far (written or queued)
+                chunks_done=r.chunks + self.pending + len(self.batch.chunks),  # chunked so far (written or queued)
                 path=path,
                 elapsed=time.perf_counter() - self.started,
                 added=len(r.added),
                 replaced=len(r.replaced),
                 skipped=len(r.skipped),
                 failed=len(r.failed),
+                phase=self.phase,
+                chunks_embedded=embedding.embedded if embedding else 0,
+                embed_seconds=embedding.seconds if embedding else 0.0,
+                waiting=embedding.waiting if embedding else 0.0,
             )
         )
 
@@ -420,16 +432,44 @@ class Ingest:
         return doc_row, chunk_rows
 
     def _flush(self, existing: dict[str, DocumentRecord]) -> bool:
+        """Embed and write the batch, whole documents at a time (see ``store/embed_batches.py``)."""
+        batch, self.batch = self.batch, _Batch()
+        self.pending = len(batch.chunks)
+        wrote = False
+        for part, vectors in self._embedded(batch):
+            wrote |= self._write(part, vectors, existing)
+            self.pending -= len(part.chunks)
+            self._progress(None)
+        self.pending = 0
+        return wrote
+
+    def _embedded(self, batch: _Batch) -> Iterator[tuple[_Batch, Vectors | None]]:
+        """``batch`` in parts of whole documents with their chunks' vectors as the embedder gives them (one part
+        without vectors when there is no embedder); the documents it failed on are reported as failed."""
+        if self.kb.embedder is None:
+            yield batch, None
+            return
+        if self.embedding is None:
+            self.embedding = EmbedRun(self.kb.embedder, lambda: self._progress(None, EMBEDDING))
+        self._progress(None, EMBEDDING)
+        docs = chunks = 0
+        texts = [vector_text(r) for r in batch.chunks]
+        try:
+            for count, vectors in document_parts(self.embedding, texts, [d["chunks"] for d in batch.docs]):
+                part = _Batch()
+                part.docs, part.chunks = batch.docs[docs : docs + count], batch.chunks[chunks : chunks + len(vectors)]
+                docs, chunks = docs + count, chunks + len(vectors)
+                yield part, vectors
+        except EmbedderFault as fault:
+            self.report.failed.extend(IngestFailure(d["path"], str(fault)) for d in batch.docs[docs:])
+
+    def _write(self, batch: _Batch, vectors: Vectors | None, existing: dict[str, DocumentRecord]) -> bool:
         import pyarrow as pa
 
-        batch, self.batch = self.batch, _Batch()
         report, kb = self.report, self.kb
         try:
-            vectors = None
-            dimension = None
+            dimension = len(vectors[0]) if vectors else None
             if kb.embedder is not None:
-                vectors = embed_documents(kb.embedder, [vector_text(r) for r in batch.chunks])
-                dimension = len(vectors[0]) if vectors else None
                 kb.storage.ensure_embedder_settings(embedder_id(kb.embedder), dimension)
             chunks = kb.storage.chunks_table(dimension)
             docs = kb.storage.docs_table()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from pathlib import Path
@@ -22,13 +23,12 @@ from typing import Any
 
 from .. import locations
 from .chunking import DEFAULT_TARGET
+from .embed_batches import EmbedRun, vectors_progress
 from .embedding import (
     BUILTIN_ID,
-    EMBED_BATCH,
     aembed_query,
     as_embedder,
     choose_embedder,
-    embed_documents,
     embed_query,
     embedder_id,
     vector_weight,
@@ -37,7 +37,7 @@ from .errors import EmbedderMismatch, EmptyKnowledgeBase, InvalidFilter, StoreEr
 from .ingest import Ingest, document_id
 from .lancedb_import import import_lancedb
 from .limits import DEFAULT_MAX_BYTES, IngestLimits
-from .records import ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
+from .records import DONE, EMBEDDING, INDEXING, ChunkRecord, DocumentRecord, IngestProgress, IngestReport, SearchHit
 from .rerank import CANDIDATES as RERANK_CANDIDATES
 from .rerank import Reranker, candidate_text
 from .search import ranked_rows, vector_query, vector_text
@@ -151,13 +151,16 @@ class KnowledgeBase:
                 "it without an embedder (--embedder none)"
             )
 
-    def add_vectors(self, embedder: Any = BUILTIN_ID, on_progress: Callable[[int, int], None] | None = None) -> int:
+    def add_vectors(
+        self, embedder: Any = BUILTIN_ID, on_progress: Callable[[IngestProgress], None] | None = None
+    ) -> int:
         """Embed every chunk with ``embedder`` so that search becomes hybrid, replacing the vectors of
         another embedder if the base has them.
 
         The chunks table is rewritten once with the new vector column (a new Lance version: an
         interruption while embedding leaves the base as it was), then the embedder is recorded.
-        ``on_progress(chunks embedded, chunks)`` is called as the embedding goes. Returns the number of chunks embedded.
+        ``on_progress`` hears the embedding's progress (phase ``embedding``, then ``indexing``, then ``done``).
+        Returns the number of chunks embedded.
         """
         import pyarrow as pa
 
@@ -177,11 +180,15 @@ class KnowledgeBase:
         if INDEX_VERSION_COLUMN not in data.column_names:  # nor the index version
             data = data.append_column(INDEX_VERSION_COLUMN, pa.array([UNVERSIONED] * data.num_rows, type=pa.int32()))
         texts = [vector_text(row) for row in data.select(["text", FTS_COLUMN]).to_pylist()]
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), EMBED_BATCH):
-            vectors.extend(embed_documents(model, texts[start : start + EMBED_BATCH]))
+        started = time.perf_counter()
+
+        def report(phase: str = EMBEDDING) -> None:
             if on_progress is not None:
-                on_progress(len(vectors), len(texts))
+                on_progress(vectors_progress(run, len(texts), started, phase))
+
+        run = EmbedRun(model, report)
+        vectors = run.embed(texts)
+        report(INDEXING)
         dimension = len(vectors[0]) if vectors else 0
         data = data.append_column("vector", pa.array(vectors, type=pa.list_(pa.float32(), dimension)))
         schema = chunks_schema(dimension)
@@ -192,6 +199,7 @@ class KnowledgeBase:
         self.embedder = model
         self._vectors_ready = None
         self.storage.ensure_embedder_settings(embedder_id(model), dimension)
+        report(DONE)
         return data.num_rows
 
     def _vector_search_enabled(self) -> bool:

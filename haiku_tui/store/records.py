@@ -77,19 +77,30 @@ class IngestFailure:
     reason: str
 
 
+PARSING = "parsing"  # files read, parsed and chunked
+EMBEDDING = "embedding"  # chunks embedded (and written, whole documents at a time)
+INDEXING = "indexing"  # the full-text and vector indexes brought up to date
+DONE = "done"  # the last report of a run: the command is finished
+
+
 @dataclass(frozen=True)
 class IngestProgress:
-    """Passed to ``on_progress`` after each file and after each batch write."""
+    """Passed to ``on_progress`` after each file, each embedded batch and each write, while a long embedder call
+    waits (about once a second), and as a phase starts; the last one of a run is in phase :data:`DONE`."""
 
     files_total: int
     files_done: int
-    chunks_done: int
+    chunks_done: int  # chunks made from the files so far (written or queued)
     path: str | None
     elapsed: float
     added: int = 0
     replaced: int = 0
     skipped: int = 0
     failed: int = 0
+    phase: str = PARSING
+    chunks_embedded: int = 0
+    embed_seconds: float = 0.0  # time spent in the embedder so far
+    waiting: float = 0.0  # how long the embedder's current call has taken, once that is long (else 0)
 
 
 @dataclass

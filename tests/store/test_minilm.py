@@ -137,13 +137,16 @@ async def test_async_search_embeds_the_query_off_the_event_loop(tmp_path):
 
 
 def test_embed_reports_its_progress_in_batches(tmp_path, monkeypatch):
-    from haiku_tui.store import kb as kb_module
+    from haiku_tui.store import embed_batches
 
-    monkeypatch.setattr(kb_module, "EMBED_BATCH", 2)
+    monkeypatch.setattr(embed_batches, "FIRST_BATCH", 2)
+    monkeypatch.setattr(embed_batches, "MIN_BATCH", 2)
+    monkeypatch.setattr(embed_batches, "EMBED_BATCH", 2)
     docs = write_documents(tmp_path / "docs")
     assert main(["--db", str(tmp_path / "kb"), "--embedder", "none", "add", "--quiet", str(docs)]) == 0
     calls = []
     with KnowledgeBase.open(str(tmp_path / "kb"), create=False) as kb:
-        count = kb.add_vectors("wordllama", lambda done, total: calls.append((done, total)))
-    assert count > 2 and calls[-1] == (count, count) and len(calls) == (count + 1) // 2
-    assert [done for done, _ in calls] == sorted({done for done, _ in calls})
+        count = kb.add_vectors("wordllama", lambda p: calls.append((p.chunks_embedded, p.chunks_done)))
+    embedded = calls[:-2]  # then indexing and done
+    assert count > 2 and embedded[-1] == (count, count) and len(embedded) == (count + 1) // 2
+    assert [done for done, _ in embedded] == sorted({done for done, _ in embedded})

@@ -166,8 +166,8 @@ def test_kb_add_modal(snap_compare, kb_dir):
 
 
 def test_kb_ingest_progress(snap_compare, kb_dir):
-    """Mid-ingest: the progress row visible with "2/4 files · 7 chunks · docs/tea.md" and the bar at 50%;
-    the status line says "Ingesting …"."""
+    """Mid-ingest: the progress row visible with "Parsing 2/4 files · 7 chunks · 4.0 files/s · docs/tea.md" (the
+    phase named) and the bar at 50%; the status line says "Ingesting …"."""
 
     async def run_before(pilot):
         await settle(pilot)

@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Footer, Header, Input, OptionList, Progre
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from haiku_tui.store.progress import bar as bar_position
 from haiku_tui.store.tables import INDEX_VERSION, outdated_note
 from haiku_tui.tui.help import ScreenHelp, help_binding
 from haiku_tui.tui.text import clean, clean_line
@@ -36,6 +37,7 @@ from .knowledge_views import (
     doc_column_widths,
     doc_name,
     ingest_summary,
+    progress_label,
     result_prompt,
     sync_folder,
 )
@@ -408,12 +410,9 @@ class KnowledgeScreen(ScreenHelp, Screen[None]):
         self._call(self._ingested, kind, report, kb.documents())
 
     def _progress(self, progress: IngestProgress) -> None:
-        bar = self.query_one("#kb-progress-bar", ProgressBar)
-        bar.update(total=max(progress.files_total, 1), progress=progress.files_done)
-        current = f" · {display_path(progress.path)}" if progress.path else ""
-        self.query_one("#kb-progress-label", Static).update(
-            Text(f"{progress.files_done}/{progress.files_total} files · {progress.chunks_done} chunks{current}")
-        )
+        completed, total = bar_position(progress)  # a pulse while indexing: never full before the run ends
+        self.query_one("#kb-progress-bar", ProgressBar).update(total=total, progress=completed)
+        self.query_one("#kb-progress-label", Static).update(Text(progress_label(progress)))
 
     def _ingested(self, kind: str, report: IngestReport, docs: list[DocumentRecord]) -> None:
         self.ingesting = False

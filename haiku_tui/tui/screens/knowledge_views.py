@@ -1,5 +1,5 @@
-"""What the knowledge-base screen shows, as pure functions: ingest receipts, sync changes, search results,
-document names and column widths, and the folder a sync offers."""
+"""What the knowledge-base screen shows, as pure functions: ingest progress and receipts, sync changes, search
+results, document names and column widths, and the folder a sync offers."""
 
 from __future__ import annotations
 
@@ -9,14 +9,23 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from haiku_tui.store.progress import PARSING, detail
 from haiku_tui.tui.text import clean_line
 
 from .dialogs import display_path
 
 if TYPE_CHECKING:
-    from haiku_tui.store import DocumentRecord, IngestReport, SearchHit
+    from haiku_tui.store import DocumentRecord, IngestProgress, IngestReport, SearchHit
 
 SNIPPET_CHARS = 220
+
+
+def progress_label(progress: IngestProgress) -> str:
+    """Beside the bar: the phase that takes the time and its counts (``store/progress.py``), e.g.
+    ``"Parsing 2/4 files · 7 chunks · 4.0 files/s · tea.md"``, ``"Embedding 120/440 chunks · 10 chunks/s ·
+    0:31 left"``, ``"Embedding 120/440 chunks · waiting for the embedder (12 s)"``, ``"Indexing 440 chunks"``."""
+    current = f" · {display_path(progress.path)}" if progress.path and progress.phase == PARSING else ""
+    return f"{progress.phase.capitalize()} {detail(progress)}{current}"
 
 
 def ingest_summary(report: IngestReport) -> str:
