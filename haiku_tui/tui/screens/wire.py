@@ -170,7 +170,7 @@ class WireScreen(ScreenHelp, Screen[None]):
         for part in earlier_history(request):
             rows.append(part_line(part))
             if part.kind == "capsule":
-                for label, line in capsule_entries(self.state, self.question, self.retained):
+                for label, line in capsule_entries(self.state, request.start):
                     rows.append(
                         Content.assemble(
                             (f"      {label:<14}", KIND_STYLE[label]), (clean_line(line, PREVIEW_CHARS + 10), "")
