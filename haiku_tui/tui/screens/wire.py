@@ -53,7 +53,8 @@ def part_line(part: WirePart) -> Content:
 
 
 def request_title(request: WireRequest, selected: bool) -> str:
-    """``▶ Request 2 · 3.1k chars (8.0k without compaction) · 1.2k in / 80 out tokens``."""
+    """``▶ Request 2 · 3.1k chars, 2.9k repeat the request before (8.0k without compaction) · 1.2k in / 80 out tokens``:
+    the repeated part is what a model server's prompt cache can serve."""
     saved = (
         f" ({compact_number(request.uncompacted_chars)} without compaction)"
         if request.uncompacted_chars > request.chars
@@ -61,7 +62,8 @@ def request_title(request: WireRequest, selected: bool) -> str:
     )
     tokens = tokens_text(request.tokens)
     mark = "▶" if selected else " "
-    return f"{mark} Request {request.number} · {compact_number(request.chars)} chars{saved} · {tokens} tokens"
+    repeated = f", {compact_number(request.repeated)} repeat the request before" if request.repeated else ""
+    return f"{mark} Request {request.number} · {compact_number(request.chars)} chars{repeated}{saved} · {tokens} tokens"
 
 
 def size_bars(sizes: list[tuple[int, int, int]], current: int) -> Content:
