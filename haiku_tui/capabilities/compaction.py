@@ -31,7 +31,13 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import EvidenceStateMissing
-from haiku_tui.capabilities.evidence import discover, history_offset, question_in_progress, source_label
+from haiku_tui.capabilities.evidence import (
+    RESULT_SEPARATOR,
+    discover,
+    history_offset,
+    question_in_progress,
+    source_label,
+)
 from haiku_tui.text import one_line
 
 COMPACTION_ID = "haiku-tui-compaction"
@@ -46,6 +52,10 @@ CITED_HEADER = (
 )
 DROPPED_HEADER = "[Chunks cited for questions no longer shown, to keep the request short."
 CITED_AGAIN = "cited again; its text is above"
+KEPT_NOTE = (
+    "[The results above were cited for this earlier question and are kept in full: cite their ids directly when you "
+    "use them. Its other results are no longer shown; they do not count as cited for the current question.]"
+)
 
 START_KEY = "window_start"
 """The key of a question record holding the first message its requests carried (:func:`plan_start`)."""
@@ -159,24 +169,53 @@ def evidence_parts(messages: list[ModelMessage], boundary: int, owned_tools: fro
     ]
 
 
-def _source(state: dict[str, Any], chunk_id: str) -> tuple[str, dict[str, Any]]:
+def _source(state: dict[str, Any], chunk_id: str) -> tuple[str, str]:
+    """``[id] Source: …`` and the text of a cited chunk."""
     entry = ledger.citation_for(state, chunk_id)
     if entry is None:
         raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
-    return f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}", entry
+    return f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}", entry["text"]
 
 
-def slot_text(state: dict[str, Any], question: int, cited: list[str], held: set[str]) -> str:
-    """What an earlier question's slot carries: the chunks it ``cited`` in full (or named, when an earlier slot
-    of the request holds them: ``held``, which this updates), then the receipt for everything else."""
-    if not cited:
-        return RECEIPT
-    blocks = [CITED_HEADER, f"[Cited for the earlier question: {one_line(ledger.prompt_of(state, question), 120)}]"]
-    for chunk_id in sorted(cited):
-        source, entry = _source(state, chunk_id)
-        blocks.append(f"{source} — {CITED_AGAIN}." if chunk_id in held else f"{source}\n{entry['text']}")
-        held.add(chunk_id)
-    return "\n\n".join([*blocks, RECEIPT])
+BLOCK_ID = re.compile(r"\[([0-9a-f]{16})\]")
+
+
+def _blocks(content: str) -> list[tuple[str, str]]:
+    """(chunk id, block) of each result block of an evidence part ([] when it is not made of them)."""
+    blocks = content.split(RESULT_SEPARATOR)
+    found = [(m.group(1), block) for block in blocks if (m := BLOCK_ID.match(block))]
+    return found if len(found) == len(blocks) else []
+
+
+def slot_parts(state: dict[str, Any], question: int, contents: list[str], held: set[str]) -> list[str]:
+    """What an earlier question's evidence parts (``contents``, in order) become: each keeps the result blocks the
+    question cited as they were sent, so a prompt cache keeps them, then :data:`KEPT_NOTE`; one that kept none is
+    :data:`RECEIPT`. A cited chunk an earlier slot of the request holds (``held``, which this updates) is named
+    there instead; one cited but in none of its parts as a block (cited from text shown before, or from evidence
+    not made of blocks) is added to the last part, with its text from the citation index."""
+    cited = ledger.cited_ids(state, question)
+    placed: set[str] = set()
+    out = []
+    for content in contents:
+        kept = []
+        for chunk_id, block in _blocks(content):
+            if chunk_id in cited and chunk_id not in placed:
+                kept.append(_again(state, chunk_id) if chunk_id in held else block)
+                placed.add(chunk_id)
+        out.append(RESULT_SEPARATOR.join(kept) + "\n\n" + KEPT_NOTE if kept else RECEIPT)
+    rest = [c for c in sorted(cited) if c not in placed]
+    if rest and out:
+        prompt = one_line(ledger.prompt_of(state, question), 120)
+        blocks = [_again(state, c) if c in held else "{}\n{}".format(*_source(state, c)) for c in rest]
+        lead = [] if out[-1] == RECEIPT else [out[-1].removesuffix(KEPT_NOTE).rstrip()]
+        out[-1] = "\n\n".join([*lead, CITED_HEADER, f"[Cited for the earlier question: {prompt}]", *blocks, RECEIPT])
+    if out:
+        held.update(cited)
+    return out
+
+
+def _again(state: dict[str, Any], chunk_id: str) -> str:
+    return f"{_source(state, chunk_id)[0]} — {CITED_AGAIN}."
 
 
 def dropped_chunks(state: dict[str, Any], start: int) -> list[str]:
@@ -235,16 +274,17 @@ def _slots(
     if not positions:
         return messages
     questions = sorted(q for q, _ in _until(state, boundary, first))
-    owner: dict[int, tuple[int, int]] = {}  # question -> its last evidence part
+    owned: dict[int, list[tuple[int, int]]] = {}  # question -> its evidence parts, in order
     for i, j in positions:
         at = bisect_right(questions, first + i) - 1
-        owner[questions[at] if at >= 0 else -1] = (i, j)
+        owned.setdefault(questions[at] if at >= 0 else -1, []).append((i, j))
     replacements: dict[int, dict[int, str]] = {i: {j: RECEIPT} for i, j in positions}
     held: set[str] = set()
     for q in questions:
-        if q in owner:
-            i, j = owner[q]
-            replacements[i][j] = slot_text(state, q, ledger.cited_ids(state, q), held)
+        where = owned.get(q, [])
+        contents = [str(getattr(messages[i].parts[j], "content", "")) for i, j in where]
+        for (i, j), text in zip(where, slot_parts(state, q, contents, held)):
+            replacements[i][j] = text
     out = list(messages)
     for i, parts in replacements.items():
         message = out[i]

@@ -13,6 +13,7 @@ from haiku_tui.capabilities.compaction import (
     CITED_AGAIN,
     CITED_HEADER,
     DROPPED_HEADER,
+    KEPT_NOTE,
     RECEIPT,
     compact_history,
     dropped_chunks,
@@ -21,6 +22,7 @@ from haiku_tui.capabilities.compaction import (
 )
 from haiku_tui.capabilities.compaction import create_capability as compaction
 from haiku_tui.capabilities.errors import EvidenceStateMissing
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR
 from haiku_tui.capabilities.rag import create_capability as rag
 from tests.capabilities.scripts import Script, cite, cite_top, ids_in, last_return, load, search, text, wire_text
 
@@ -55,11 +57,12 @@ async def test_earlier_evidence_becomes_a_receipt_except_the_cited_text_kept_in_
     await agent_for(script, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
     wire = script.sent[0]
     (earlier,) = search_returns(wire[: len(r1.all_messages())])
-    assert earlier.startswith(CITED_HEADER)
+    (stored,) = search_returns(r1.all_messages())
+    block = next(b for b in stored.split(RESULT_SEPARATOR) if b.startswith(f"[{cited}]"))
+    assert earlier == block + "\n\n" + KEPT_NOTE  # the cited block as it was sent, then what became of the rest
     full_text = deps.state["rag"]["citation_index"][cited]["text"]
-    assert f"[{cited}] Source: " in earlier and full_text in earlier
+    assert f"[{cited}] (rank " in earlier and full_text in earlier
     assert all(u not in wire_text(wire) for u in uncited)
-    assert "[Cited for the earlier question: How do I keep a starter?]" in earlier
 
 
 async def test_stored_history_is_untouched(kb):
@@ -80,10 +83,11 @@ async def test_each_earlier_question_s_last_return_carries_its_slot_and_its_othe
     s3 = Script(text("Hi."))
     await agent_for(s3, kb).run("hello", deps=deps, message_history=r2.all_messages())
     returns = search_returns(s3.sent[0])
-    assert returns[0].startswith(CITED_HEADER) and "How do I keep a starter?" in returns[0]
-    assert returns[1] == RECEIPT
-    assert returns[2].startswith(CITED_HEADER) and "Tea?" in returns[2] and "starter" not in returns[2]
-    assert all(r.endswith(RECEIPT) for r in returns)  # what each retrieved and did not cite, at once
+    (cited1,), (cited2,) = ledger.cited_ids(deps.state, 0), ledger.cited_ids(deps.state, len(r1.all_messages()))
+    assert returns[0].startswith(f"[{cited1}] (rank ") and returns[0].endswith(KEPT_NOTE)
+    holders = [r for r in returns[1:] if f"[{cited2}]" in r]
+    assert len(holders) == 1 and holders[0].endswith(KEPT_NOTE)  # the first of its results that held it
+    assert [r for r in returns[1:] if r not in holders] == [RECEIPT]
 
 
 async def test_a_slot_is_written_once_and_later_questions_add_to_the_end(kb):
