@@ -125,6 +125,12 @@ def report(per_question: list[list[str]]) -> None:
     print(f"re-sent part of the request, median over the session: {statistics.median(shares):.0%} (goal ≤ 25 %)")
     print(f"characters sent that were a prefix of the request before: {share:.1%} of {sum(len(t) for t in flat):,} "
           "(goal ≥ 95 %)")
+    total = sum(len(t) for t in flat)
+    own = sum(len(b) - shared_prefix(b, a) for requests in per_question for a, b in zip(requests, requests[1:]))
+    steps = sum(r for r in resent if r > 3 * early)
+    print(f"  not a prefix: {1 - share:.1%} — within questions (each question's own new evidence, calls and "
+          f"answers) {own / total:.1%}, question 1 {len(per_question[0][0]) / total:.1%}, the first requests of "
+          f"the later questions {(sum(resent) - steps) / total:.1%}, the steps {steps / total:.1%}")
     if len(per_question) >= 30:
         q20, q30 = len(per_question[19][-1]), len(per_question[29][-1])
         print(f"last request of question 20: {q20:,} chars; of question 30: {q30:,} ({q30 / q20:.2f}×; goal ≤ 1.2×)")

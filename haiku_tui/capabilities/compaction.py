@@ -140,7 +140,7 @@ def plan_start(state: dict[str, Any], question: int, offset: int = 0, budget: in
     counted = start < offset
     if not counted and not (budget and kept > budget):
         return max(start, offset)
-    most = len(earlier) // 2 if counted else len(earlier)
+    most = max(1, len(earlier) // 2) if counted else len(earlier)
     cited, kept, chosen = {}, 0, question
     for count, (q, records) in enumerate(earlier, start=1):
         kept += _kept_chars(state, cited, records)
@@ -261,7 +261,9 @@ def compact_history(
     out = _cut_answers(_slots(earlier, state, first, boundary, owned_tools), answer_chars)
     text = dropped_text(state, first)
     if text and out and isinstance(out[0], ModelRequest):
-        out[0] = replace(out[0], parts=[UserPromptPart(text), *out[0].parts])
+        stamp = next((p.timestamp for p in out[0].parts if isinstance(p, UserPromptPart)), None)
+        named = UserPromptPart(text) if stamp is None else UserPromptPart(text, timestamp=stamp)  # the same each time
+        out[0] = replace(out[0], parts=[named, *out[0].parts])
     return out + list(messages[local:])
 
 
