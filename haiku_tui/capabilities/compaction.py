@@ -258,13 +258,13 @@ def compact_history(
     local = max(0, boundary - offset)
     earlier = list(messages[max(0, start - offset) : local])
     first = max(start, offset)
-    out = _cut_answers(_slots(earlier, state, first, boundary, owned_tools), answer_chars)
+    out = _cut_answers(_slots(earlier, state, first, boundary, owned_tools), answer_chars) + list(messages[local:])
     text = dropped_text(state, first)
-    if text and out and isinstance(out[0], ModelRequest):
+    if text and out and isinstance(out[0], ModelRequest):  # the history's first request, else the question's own
         stamp = next((p.timestamp for p in out[0].parts if isinstance(p, UserPromptPart)), None)
         named = UserPromptPart(text) if stamp is None else UserPromptPart(text, timestamp=stamp)  # the same each time
         out[0] = replace(out[0], parts=[named, *out[0].parts])
-    return out + list(messages[local:])
+    return out
 
 
 def _slots(
@@ -366,7 +366,7 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
             return request_context
         messages = request_context.messages
         offset = history_offset(ctx)  # the host may have passed a window of the history
-        local = max(0, boundary - offset)
+        local = max(0, boundary - offset) + 1  # the earlier messages and the question's own first request
         cache = self._cache if self._cache is not None else {}
         hit = cache.get(boundary)
         if hit is None or len(messages) < local or any(a is not b for a, b in zip(hit.source, messages)):
@@ -377,12 +377,13 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
 
     @staticmethod
     def _compact(
-        evidence: list[Any], earlier: list[ModelMessage], boundary: int, offset: int, budget: int
+        evidence: list[Any], messages: list[ModelMessage], boundary: int, offset: int, budget: int
     ) -> list[ModelMessage]:
-        """The messages before the question in progress, compacted (the same for every step of a run); where the
-        host's history starts is recorded for the questions that follow (:func:`plan_start`)."""
+        """The messages before the question in progress, compacted, and its first request (the same for every step of
+        a run); where the host's history starts is recorded for the questions that follow (:func:`plan_start`)."""
+        local = max(0, boundary - offset)
         for capability in evidence:
-            if not capability.state_carried and evidence_parts(earlier, len(earlier), capability.evidence_tool_names):
+            if not capability.state_carried and evidence_parts(messages, local, capability.evidence_tool_names):
                 raise EvidenceStateMissing(
                     f"Compaction found {capability.search_tool} results from an earlier question, but "
                     f"deps.state[{capability.namespace!r}] holds no record of what that question cited. "
@@ -392,7 +393,7 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
         state = evidence[0].state
         record_start(state, boundary, offset)
         return compact_history(
-            earlier, state=state, boundary=boundary, owned_tools=owned, start=offset, offset=offset,
+            messages, state=state, boundary=boundary, owned_tools=owned, start=offset, offset=offset,
             answer_chars=answer_budget(budget),
         )
 

@@ -139,7 +139,7 @@ _KINDS: tuple[tuple[type, PartKind], ...] = (
 
 
 def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
-    if not current and isinstance(part, UserPromptPart) and str(part.content).startswith(DROPPED_HEADER):
+    if isinstance(part, UserPromptPart) and str(part.content).startswith(DROPPED_HEADER):
         return "capsule"
     for cls, kind in _KINDS:
         if isinstance(part, cls):
