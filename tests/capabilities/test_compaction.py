@@ -343,3 +343,20 @@ async def test_a_chunk_cited_before_the_window_is_named_and_stays_citable(kb):
     assert deps.state["rag"]["citation_index"][older]["text"] not in str(first.content)
     assert ledger.citation_status(deps.state, len(messages)) == "grounded"
     assert f"= {older}" in last_return(script.sent[1], "rag_cite")
+
+
+async def test_a_window_that_leaves_out_the_load_keeps_the_tools_from_the_first_request(kb):
+    """The previous question had loaded the RAG capability; a run whose history no longer holds that load offers its
+    tools from its first request (loaded again from code, in the question's own request), as the run before did."""
+    deps = Deps()
+    r1, _ = await first_question(kb, deps)
+    s2 = Script(search("bicycle chain"), cite_top(), text("Chain [2]."))
+    r2 = await agent_for(s2, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
+    messages, q2 = r2.all_messages(), len(r1.all_messages())
+    s3 = Script(search("tea"), cite_top(), text("Tea [3]."))
+    r3 = await agent_for(s3, kb).run(
+        "Tea?", deps=Deps(state=deps.state, history_offset=q2), message_history=messages[q2:]
+    )
+    assert "rag_search" in s3.tools(0) and s3.tools(0) == s2.tools(len(s2.infos) - 1)
+    assert not any(p.part_kind == "tool-call" and p.tool_name == "load_capability" for m in r3.new_messages()
+                   for p in m.parts)
