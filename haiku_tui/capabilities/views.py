@@ -401,8 +401,8 @@ def question_views(
     views of the last that many questions (0: all); a report of the newest question needs one, and
     the work then does not grow with the history. ``only``: the views of these questions (identities)
     alone, numbered as in the whole list. ``messages[0]`` is message ``offset`` of the history (a
-    session holding its newest messages only). ``retained_chars``: the host's bound on the cited text the
-    capsule keeps in full (0: none): older cited items beyond it are marked as receipts.
+    session holding its newest messages only). ``retained_chars``: the host's bound on the cited text its
+    requests keep in full (0: none): items cited before the latest question's window are marked as receipts.
     """
     questions = question_ids(state)
     if not questions:
@@ -468,7 +468,8 @@ def request_size(
     see :func:`~haiku_tui.capabilities.wire.window_start`) — plus that question's messages, the earlier
     evidence compacted exactly as the compaction capability would on the wire. ``messages[0]`` is message
     ``offset`` of the history; only the window is read, so the cost does not grow with the session.
-    ``retained``: characters of earlier cited text the capsule keeps in full (``Deps.retained_chars``, 0: all).
+    ``retained``: the host's bound on earlier cited text in full (``Deps.retained_chars``, 0: all), for a question
+    whose start was not recorded.
     """
     from haiku_tui.capabilities.wire import request_start
 

@@ -3,8 +3,9 @@
 Drawn from :func:`haiku_tui.capabilities.wire.wire_requests` over the committed session (the same on
 a reopened one). Each request lists its parts labelled and sized, history unchanged since earlier
 questions folded (Enter or → opens the selected request's fold: the earlier history in order, every part
-labelled, the receipts and retained results its evidence became among them), its tokens, and ``c`` copies it
-as Pydantic AI JSON. A bar per
+labelled, the receipts and retained results its evidence became among them), how many of its characters repeat
+the request before (what a prompt cache can serve), its tokens (cached ones where the server reports them), and
+``c`` copies it as Pydantic AI JSON. A bar per
 question of the session shows the largest request with and without compaction (computed in a worker:
 it walks the whole session). Every text shown is stored or model text: sanitised, never markup.
 """
@@ -44,7 +45,7 @@ BAR_WIDTH = 40
 
 
 def part_line(part: WirePart) -> Content:
-    """``label  size  first words of the text`` (of a bounded capsule: what it keeps in full and what not)."""
+    """``label  size  first words of the text`` (of the chunks named ahead of a window: how many)."""
     return Content.assemble(
         (f"  {part.kind:<18}", KIND_STYLE.get(part.kind, "")),
         (f"{compact_number(part.chars):>7} chars  ", "$text-muted"),
@@ -121,7 +122,7 @@ class WireScreen(ScreenHelp, Screen[None]):
         retained: int = 0,
     ) -> None:
         """``window``: the earlier questions each run was given (the host's history window; 0: all);
-        ``retained``: the earlier cited text its capsule kept in full (characters; 0: all)."""
+        ``retained``: the bound on earlier cited text in full it planned with (characters; 0: all)."""
         from haiku_tui.capabilities.wire import wire_requests
 
         super().__init__(id="wire-screen")
@@ -164,8 +165,8 @@ class WireScreen(ScreenHelp, Screen[None]):
         return Content("\n").join([title, *shown])
 
     def _history(self, request: WireRequest) -> Content:
-        """The fold's rows: the earlier history in order, each part labelled; the capsule's chunks under it,
-        each marked retained (kept in full) or receipt (named by id and source only)."""
+        """The fold's rows: the earlier history in order, each part labelled; under the capsule (the chunks cited
+        before the request's first question) each chunk it names, marked receipt (id and source only)."""
         from haiku_tui.capabilities.wire import capsule_entries, earlier_history
 
         rows: list[Content] = []
