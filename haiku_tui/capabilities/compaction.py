@@ -2,20 +2,21 @@
 
 Registering the capability is the only switch. On every model request it rewrites, on the wire
 only, the evidence of earlier questions: each earlier question's slot (its evidence parts, found by
-:func:`evidence_parts`) keeps the chunks that question cited in full, grouped under it, and a receipt for
+:func:`evidence_parts`) keeps the chunks that question cited in full, in its own place, and a receipt for
 what it retrieved and did not cite. Stored history (``result.all_messages()``) keeps everything the run
 gathered.
 
 The layout is written for a model server's prompt cache (llama.cpp's KV cache, vLLM, OpenAI's and
 Anthropic's prompt caches keep the prefix of the prompts they have seen). A slot is rewritten once, when its
-question becomes earlier, and then never changes: a chunk an earlier slot of the same request already holds
-in full is named there ("cited again; its text is above"), not moved. What a request carries stays bounded
-in steps (:func:`plan_start`): its history starts at a question recorded in the ledger, the same for the
-questions that follow, until the host's history window passes it or the cited text kept in full passes the
-host's bound (``deps.retained_chars``); then it moves forward at once, to keep half of each. The chunks
-cited before that start stay citable: the first request of the history names them by id and source, a list
-that also stays the same until the next step. The same bound caps what an earlier answer carries
-(:func:`answer_budget`): a longer one is cut, on the wire only, with a line saying so.
+question becomes earlier, and then never changes: its search results keep the cited blocks as they were sent
+(:func:`slot_parts`), and a chunk an earlier slot of the same request already holds in full is named there
+("cited again; its text is above"), not moved. A host that passes a window of the history plans it with
+:func:`plan_start`, so what a request carries stays bounded in steps: the history starts where the previous
+question's did (recorded in the ledger) until the host's window passes it or the cited text since passes the
+host's bound (``deps.retained_chars``); then it moves forward at once, to keep half of each. The chunks cited
+before that start stay citable: the history's first request names them by id and source, a list that also
+stays the same until the next step. The same bound caps what an earlier answer carries (:func:`answer_budget`):
+a longer one is cut, on the wire only, with a line saying so.
 """
 
 from __future__ import annotations
