@@ -176,6 +176,7 @@ class ModelServer(ThreadingHTTPServer):
         self.chunked = chunked
         self.retry_after = 7
         self.delay = 0.0  # seconds before each streamed event (a real model's pace)
+        self.cached_tokens = 0  # what the usage chunk reports as read from a prompt cache
         self.requests: list[Request] = []
         self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -293,7 +294,8 @@ class _Handler(BaseHTTPRequestHandler):
         def end(finish: str | None) -> None:
             if finish is not None:
                 event({}, finish)
-                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15,
+                         "prompt_tokens_details": {"cached_tokens": self.server.cached_tokens}}
                 send(
                     (
                         "data: "

@@ -88,8 +88,17 @@ def build_agent(
         name="haiku-tui",
         # A server that accepts and never answers ends the run after ``timeout`` (each attempt, and
         # a stream's first output across attempts); a long answer that keeps streaming is not cut.
-        model_settings={"timeout": choice.timeout, "first_event_timeout": choice.timeout},
+        model_settings={"timeout": choice.timeout, "first_event_timeout": choice.timeout, **cache_settings(resolved)},
     )
+
+
+def cache_settings(model: Any) -> dict[str, Any]:
+    """Anthropic's prompt cache points for ``model`` (none for other providers, whose servers cache a prompt's
+    prefix on their own): the instructions, the tool definitions, and the history up to its last block, which
+    moves forward as the conversation grows (compaction keeps what comes before it unchanged)."""
+    if getattr(model, "system", None) != "anthropic":
+        return {}
+    return {"anthropic_cache_instructions": True, "anthropic_cache_tool_definitions": True, "anthropic_cache": True}
 
 
 RUN_REQUEST_LIMIT = 50

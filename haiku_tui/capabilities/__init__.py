@@ -15,8 +15,9 @@ class Deps:
     """Messages of the stored history the host left out of ``conversation`` (a window): question
     identities stay absolute message indexes."""
     retained_chars: int = 0
-    """Characters of earlier cited text compaction keeps in full (0: all); older cited chunks reach the
-    model as receipt lines naming their ids and sources."""
+    """The host's bound on earlier cited text sent in full (characters, 0: all), which it planned its window with
+    (:func:`~haiku_tui.capabilities.compaction.plan_start`); chunks cited before the window reach the model as
+    receipt lines naming their ids and sources. It also caps an earlier answer on the wire (a quarter of it)."""
 
 
 __all__ = ["Deps"]

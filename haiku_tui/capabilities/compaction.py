@@ -1,19 +1,28 @@
 """Evidence compaction: earlier questions' evidence reaches the model as the cited text only.
 
 Registering the capability is the only switch. On every model request it rewrites, on the wire
-only, the results of evidence tools from earlier questions: the cited chunks are kept in full,
-grouped by the question that cited them, and everything else becomes a short receipt. Stored
-history (``result.all_messages()``) keeps everything the run gathered.
+only, the evidence of earlier questions: each earlier question's slot (its evidence parts, found by
+:func:`evidence_parts`) keeps the chunks that question cited in full, in its own place, and a receipt for
+what it retrieved and did not cite. Stored history (``result.all_messages()``) keeps everything the run
+gathered.
 
-A host may bound the cited text kept in full (``deps.retained_chars``, see :func:`retained_budget`): the
-chunks cited most recently are kept in full up to that many characters, older ones are named by a receipt
-line (id and source) and stay citable by their ids. The same bound caps what an earlier answer carries
-(:func:`answer_budget`): a longer one is cut, on the wire only, with a line saying so.
+The layout is written for a model server's prompt cache (llama.cpp's KV cache, vLLM, OpenAI's and
+Anthropic's prompt caches keep the prefix of the prompts they have seen). A slot is rewritten once, when its
+question becomes earlier, and then never changes: its search results keep the cited blocks as they were sent
+(:func:`slot_parts`), and a chunk an earlier slot of the same request already holds in full is named there
+("cited again; its text is above"), not moved. A host that passes a window of the history plans it with
+:func:`plan_start`, so what a request carries stays bounded in steps: the history starts where the previous
+question's did (recorded in the ledger) until the host's window passes it or the cited text since passes the
+host's bound (``deps.retained_chars``); then it moves forward at once, to keep half of each. The chunks cited
+before that start stay citable: the history's first request names them by id and source, a list that also
+stays the same until the next step. The same bound caps what an earlier answer carries (:func:`answer_budget`):
+a longer one is cut, on the wire only, with a line saying so.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,7 +32,13 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import EvidenceStateMissing
-from haiku_tui.capabilities.evidence import discover, history_offset, question_in_progress, source_label
+from haiku_tui.capabilities.evidence import (
+    RESULT_SEPARATOR,
+    discover,
+    history_offset,
+    question_in_progress,
+    source_label,
+)
 from haiku_tui.text import one_line
 
 COMPACTION_ID = "haiku-tui-compaction"
@@ -32,14 +47,23 @@ RECEIPT = (
     "[Evidence retrieved for an earlier question, no longer shown. "
     "It does not count as cited for the current question.]"
 )
-CAPSULE_HEADER = (
-    "[Evidence cited earlier in this conversation, kept in full so later questions can rely on it. "
+CITED_HEADER = (
+    "[Evidence cited for an earlier question, kept in full so later questions can rely on it. "
     "Cite these chunk ids directly when you use them.]"
 )
+DROPPED_HEADER = "[Chunks cited for questions no longer shown, to keep the request short."
+CITED_AGAIN = "cited again; its text is above"
+KEPT_NOTE = (
+    "[The results above were cited for this earlier question and are kept in full: cite their ids directly when you "
+    "use them. Its other results are no longer shown; they do not count as cited for the current question.]"
+)
+
+START_KEY = "window_start"
+"""The key of a question record holding the first message its requests carried (:func:`plan_start`)."""
 
 
 def retained_budget(ctx: RunContext[Any]) -> int:
-    """Characters of earlier cited text the host lets the capsule keep in full (0: all of it)."""
+    """Characters of earlier cited text the host lets a request keep in full (0: all of it)."""
     budget = getattr(ctx.deps, "retained_chars", 0)
     return budget if isinstance(budget, int) and budget > 0 else 0
 
@@ -60,95 +84,234 @@ def cut_answer(text: str, limit: int) -> str:
     return text[:limit] + "\n\n" + ANSWER_CUT.format(kept=limit, total=len(text))
 
 
-@dataclass(frozen=True)
-class Capsule:
-    """The evidence cited before a question: its text, and how many chunks it keeps in full or names by receipt."""
-
-    text: str
-    kept: int
-    receipted: int
-
-    @property
-    def note(self) -> str:
-        """What a bounded capsule left out, for the wire inspector (``""`` when it keeps every cited chunk in full)."""
-        if not self.receipted:
-            return ""
-        return f"{self.kept} cited chunk(s) in full; {self.receipted} earlier cited chunk(s) not shown in full"
+def dropped_line(count: int) -> str:
+    """The line that introduces the chunks cited before a request's first question, named without their text."""
+    return f"{DROPPED_HEADER} {count} chunk(s): they stay citable by these ids; search again to read one.]"
 
 
-def receipts_line(count: int) -> str:
-    """The line that introduces the cited chunks a bounded capsule names without their text."""
-    return (
-        f"[{count} earlier cited chunk(s) not shown in full, to keep the request short. "
-        "They stay citable by these ids; search again to read one.]"
-    )
+# ---- where a request's history starts ---------------------------------------------------------------------
 
 
-def build_capsule(state: dict[str, Any], boundary: int, budget: int = 0) -> Capsule | None:
-    """The capsule of every chunk cited before ``boundary``, or None if none was.
+def recorded_start(state: dict[str, Any], question: int) -> int | None:
+    """The first message ``question``'s requests carried, as compaction recorded it (None: not recorded)."""
+    for namespace in ledger.evidence_namespaces(state).values():
+        record = ledger.find_question(namespace, question)
+        if record is not None and isinstance(record.get(START_KEY), int):
+            return record[START_KEY]
+    return None
 
-    Each chunk appears once, under the most recent earlier question that cited it; groups run
-    newest question first. The ledger is read from the newest question back, until every chunk of
-    the citation indexes has its question: a long session's older records are not walked.
-    ``budget`` (characters, 0: no bound): the newest chunks are kept in full while their texts fit in
-    it; from the first that does not, every older chunk is a receipt line naming its id and source.
+
+def record_start(state: dict[str, Any], question: int, start: int) -> None:
+    """Record ``start`` on ``question``'s records, for the questions that follow (:func:`plan_start`)."""
+    for namespace in ledger.evidence_namespaces(state).values():
+        record = ledger.find_question(namespace, question)
+        if record is not None:
+            record[START_KEY] = start
+
+
+def _kept_chars(state: dict[str, Any], cited: dict[str, None], records: list[dict[str, Any]]) -> int:
+    """Characters the chunks newly cited by one question add to ``cited`` (which it updates)."""
+    added = 0
+    for chunk_id in ledger.current_ids(records):
+        if chunk_id not in cited:
+            cited[chunk_id] = None
+            entry = ledger.citation_for(state, chunk_id)
+            added += len(entry["text"]) if entry else 0
+    return added
+
+
+def plan_start(state: dict[str, Any], question: int, offset: int = 0, budget: int = 0) -> int:
+    """The first message of ``question``'s requests: where the previous question's history started, unless
+    that is before ``offset`` (the host's window passed it) or the text the questions since then cited passes
+    ``budget`` (characters, 0: no bound). Then it moves forward at once, to the oldest question after which
+    at most half the host's window of questions (when that passed it) and half the budget remain.
+
+    A pure function of the ledger, so consecutive questions agree and a session opened partially plans the
+    same start; the question's own start is recorded (:func:`record_start`) for the next one.
     """
-    chunks = ledger.retained(state, boundary, budget)
-    if not chunks:
-        return None
-    blocks, receipts, kept, heading = [CAPSULE_HEADER], [], 0, None
-    for q, chunk_id, full in chunks:
-        entry = ledger.citation_for(state, chunk_id)
-        if entry is None:
-            raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
-        source = f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}"
-        if not full:
-            receipts.append(source)
-            continue
-        if heading != q:
-            heading = q
-            blocks.append(f"[Cited for the earlier question: {one_line(ledger.prompt_of(state, q), 120)}]")
-        blocks.append(f"{source}\n{entry['text']}")
-        kept += 1
-    if receipts:
-        blocks += [receipts_line(len(receipts)), "\n".join(receipts)]
-    return Capsule("\n\n".join(blocks), kept, len(receipts))
+    earlier: list[tuple[int, list[dict[str, Any]]]] = []  # newest first, down to the host's window
+    for q, records in ledger.newest_first(state, question):
+        if q < offset:
+            break
+        earlier.append((q, records))
+    previous = recorded_start(state, earlier[0][0]) if earlier else None
+    start = offset if previous is None else previous
+    cited: dict[str, None] = {}
+    kept = sum(_kept_chars(state, cited, records) for q, records in earlier if q >= start)
+    counted = start < offset
+    if not counted and not (budget and kept > budget):
+        return max(start, offset)
+    most = max(1, len(earlier) // 2) if counted else len(earlier)
+    cited, kept, chosen = {}, 0, question
+    for count, (q, records) in enumerate(earlier, start=1):
+        kept += _kept_chars(state, cited, records)
+        if count > most or (budget and kept > budget // 2 and (count > 1 or kept > budget)):
+            break
+        chosen = q
+    return chosen
 
 
-def evidence_returns(messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str]) -> list[tuple[int, int]]:
-    """(message, part) positions of evidence tool results before ``boundary``."""
+# ---- the slots ----------------------------------------------------------------------------------------------
+
+
+def is_evidence_part(part: Any, owned_tools: frozenset[str]) -> bool:
+    """True for a part of a question's messages that holds its evidence: a result of an evidence tool."""
+    return isinstance(part, ToolReturnPart) and part.tool_name in owned_tools
+
+
+def evidence_parts(messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str]) -> list[tuple[int, int]]:
+    """(message, part) positions of the evidence parts before ``boundary`` (:func:`is_evidence_part`)."""
     return [
         (i, j)
         for i, message in enumerate(messages[:boundary])
         if isinstance(message, ModelRequest)
         for j, part in enumerate(message.parts)
-        if isinstance(part, ToolReturnPart) and part.tool_name in owned_tools
+        if is_evidence_part(part, owned_tools)
     ]
+
+
+def _source(state: dict[str, Any], chunk_id: str) -> tuple[str, str]:
+    """``[id] Source: …`` and the text of a cited chunk."""
+    entry = ledger.citation_for(state, chunk_id)
+    if entry is None:
+        raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
+    return f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}", entry["text"]
+
+
+BLOCK_ID = re.compile(r"\[([0-9a-f]{16})\]")
+
+
+def _blocks(content: str) -> list[tuple[str, str]]:
+    """(chunk id, block) of each result block of an evidence part ([] when it is not made of them)."""
+    blocks = content.split(RESULT_SEPARATOR)
+    found = [(m.group(1), block) for block in blocks if (m := BLOCK_ID.match(block))]
+    return found if len(found) == len(blocks) else []
+
+
+def slot_parts(state: dict[str, Any], question: int, contents: list[str], held: set[str]) -> list[str]:
+    """What an earlier question's evidence parts (``contents``, in order) become: each keeps the result blocks the
+    question cited as they were sent, so a prompt cache keeps them, then :data:`KEPT_NOTE`; one that kept none is
+    :data:`RECEIPT`. A cited chunk an earlier slot of the request holds (``held``, which this updates) is named
+    there instead; one cited but in none of its parts as a block (cited from text shown before, or from evidence
+    not made of blocks) is added to the last part, with its text from the citation index."""
+    cited = ledger.cited_ids(state, question)
+    placed: set[str] = set()
+    out = []
+    for content in contents:
+        kept = []
+        for chunk_id, block in _blocks(content):
+            if chunk_id in cited and chunk_id not in placed:
+                kept.append(_again(state, chunk_id) if chunk_id in held else block)
+                placed.add(chunk_id)
+        out.append(RESULT_SEPARATOR.join(kept) + "\n\n" + KEPT_NOTE if kept else RECEIPT)
+    rest = [c for c in sorted(cited) if c not in placed]
+    if rest and out:
+        prompt = one_line(ledger.prompt_of(state, question), 120)
+        blocks = [_again(state, c) if c in held else "{}\n{}".format(*_source(state, c)) for c in rest]
+        lead = [] if out[-1] == RECEIPT else [out[-1].removesuffix(KEPT_NOTE).rstrip()]
+        out[-1] = "\n\n".join([*lead, CITED_HEADER, f"[Cited for the earlier question: {prompt}]", *blocks, RECEIPT])
+    if out:
+        held.update(cited)
+    return out
+
+
+def _again(state: dict[str, Any], chunk_id: str) -> str:
+    return f"{_source(state, chunk_id)[0]} — {CITED_AGAIN}."
+
+
+def dropped_chunks(state: dict[str, Any], start: int) -> list[str]:
+    """Every chunk cited before question ``start``, once, newest citation first (ids in order within one)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for _, records in ledger.until_all_cited(state, start, seen):
+        for chunk_id in sorted(ledger.current_ids(records)):
+            if chunk_id not in seen:
+                seen.add(chunk_id)
+                out.append(chunk_id)
+    return out
+
+
+def dropped_text(state: dict[str, Any], start: int) -> str:
+    """The list that names the chunks cited before ``start`` ("" when none was)."""
+    ids = dropped_chunks(state, start)
+    return "\n\n".join([dropped_line(len(ids)), "\n".join(_source(state, c)[0] for c in ids)]) if ids else ""
 
 
 def compact_history(
     messages: list[ModelMessage],
     *,
+    state: dict[str, Any],
     boundary: int,
     owned_tools: frozenset[str],
-    capsule: Capsule | None,
+    start: int = 0,
+    offset: int = 0,
     answer_chars: int = 0,
 ) -> list[ModelMessage]:
-    """A copy of ``messages`` with earlier evidence replaced: the newest return carries the capsule
-    (or, when there is none, the first earlier request does); earlier answers longer than
-    ``answer_chars`` (0: no bound) are cut (:func:`cut_answer`).
+    """The request's history: ``messages`` (``messages[0]`` is message ``offset`` of the whole history) from
+    message ``start`` on, the earlier questions' (before ``boundary``) evidence parts rewritten into their
+    slots (:func:`slot_text`; a question's other evidence parts become :data:`RECEIPT`), the chunks cited
+    before ``start`` named ahead of its first question (:func:`dropped_text`), earlier answers longer than
+    ``answer_chars`` (0: no bound) cut (:func:`cut_answer`).
 
-    Returns are rewritten, never removed, so every call keeps its return; messages from
-    ``boundary`` on (the current question) and everything else are untouched.
+    Parts are rewritten, never removed, so every call keeps its return; the questions before ``start`` go
+    whole; messages from ``boundary`` on (the current question) are untouched.
     """
-    return _cut_answers(_compact_evidence(messages, boundary, owned_tools, capsule), boundary, answer_chars)
+    local = max(0, boundary - offset)
+    earlier = list(messages[max(0, start - offset) : local])
+    first = max(start, offset)
+    out = _cut_answers(_slots(earlier, state, first, boundary, owned_tools), answer_chars) + list(messages[local:])
+    text = dropped_text(state, first)
+    if text and out and isinstance(out[0], ModelRequest):  # the history's first request, else the question's own
+        stamp = next((p.timestamp for p in out[0].parts if isinstance(p, UserPromptPart)), None)
+        named = UserPromptPart(text) if stamp is None else UserPromptPart(text, timestamp=stamp)  # the same each time
+        out[0] = replace(out[0], parts=[named, *out[0].parts])
+    return out
 
 
-def _cut_answers(messages: list[ModelMessage], boundary: int, limit: int) -> list[ModelMessage]:
+def _slots(
+    messages: list[ModelMessage], state: dict[str, Any], first: int, boundary: int, owned_tools: frozenset[str]
+) -> list[ModelMessage]:
+    """``messages`` (from message ``first``) with each earlier question's evidence parts rewritten: its last one
+    carries its slot, the others a receipt."""
+    positions = evidence_parts(messages, len(messages), owned_tools)
+    if not positions:
+        return messages
+    questions = sorted(q for q, _ in _until(state, boundary, first))
+    owned: dict[int, list[tuple[int, int]]] = {}  # question -> its evidence parts, in order
+    for i, j in positions:
+        at = bisect_right(questions, first + i) - 1
+        owned.setdefault(questions[at] if at >= 0 else -1, []).append((i, j))
+    replacements: dict[int, dict[int, str]] = {i: {j: RECEIPT} for i, j in positions}
+    held: set[str] = set()
+    for q in questions:
+        where = owned.get(q, [])
+        contents = [str(getattr(messages[i].parts[j], "content", "")) for i, j in where]
+        for (i, j), text in zip(where, slot_parts(state, q, contents, held)):
+            replacements[i][j] = text
+    out = list(messages)
+    for i, parts in replacements.items():
+        message = out[i]
+        assert isinstance(message, ModelRequest)
+        rewritten = [replace(p, content=parts[j]) if j in parts else p for j, p in enumerate(message.parts)]
+        out[i] = replace(message, parts=rewritten)
+    return out
+
+
+def _until(state: dict[str, Any], boundary: int, first: int) -> list[tuple[int, list[dict[str, Any]]]]:
+    """The questions from ``first`` to ``boundary`` (excluded), newest first."""
+    out = []
+    for q, records in ledger.newest_first(state, boundary):
+        if q < first:
+            break
+        out.append((q, records))
+    return out
+
+
+def _cut_answers(messages: list[ModelMessage], limit: int) -> list[ModelMessage]:
     if not limit:
         return messages
     out = list(messages)
-    for i, message in enumerate(out[:boundary]):
+    for i, message in enumerate(out):
         if isinstance(message, ModelResponse) and any(
             isinstance(p, TextPart) and len(p.content) > limit for p in message.parts
         ):
@@ -160,35 +323,9 @@ def _cut_answers(messages: list[ModelMessage], boundary: int, limit: int) -> lis
     return out
 
 
-def _compact_evidence(
-    messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str], capsule: Capsule | None
-) -> list[ModelMessage]:
-    positions = evidence_returns(messages, boundary, owned_tools)
-    if not positions:
-        return _capsule_up_front(messages, boundary, capsule)
-    carrier = positions[-1]
-    by_message: dict[int, dict[int, str]] = {}
-    for i, j in positions:
-        by_message.setdefault(i, {})[j] = capsule.text if (i, j) == carrier and capsule else RECEIPT
-    out = list(messages)
-    for i, replacements in by_message.items():
-        message = out[i]
-        assert isinstance(message, ModelRequest)
-        parts = [replace(p, content=replacements[j]) if j in replacements else p for j, p in enumerate(message.parts)]
-        out[i] = replace(message, parts=parts)
-    return out
-
-
-def _capsule_up_front(messages: list[ModelMessage], boundary: int, capsule: Capsule | None) -> list[ModelMessage]:
-    """Without an earlier evidence return to carry it (a host passed only questions that did not
-    search), the capsule leads the first earlier request as a prompt part of its own."""
-    out = list(messages)
-    first = next((i for i, m in enumerate(out[:boundary]) if isinstance(m, ModelRequest)), None)
-    if capsule and first is not None:
-        message = out[first]
-        assert isinstance(message, ModelRequest)
-        out[first] = replace(message, parts=[UserPromptPart(capsule.text), *message.parts])
-    return out
+def held_in_full(state: dict[str, Any], question: int, start: int) -> frozenset[str]:
+    """Chunks ``question``'s requests carry in full: those cited by the questions from ``start`` on."""
+    return frozenset(c for _, records in _until(state, question, start) for c in ledger.current_ids(records))
 
 
 @dataclass
@@ -209,35 +346,56 @@ class EvidenceCompactionCapability(AbstractCapability[Any]):
     async def for_run(self, ctx: RunContext[Any]) -> EvidenceCompactionCapability:
         return EvidenceCompactionCapability(id=self.id, _cache={})
 
+    async def before_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
+        """Load again, from code, an evidence capability the previous question had loaded whose load the history
+        this run was given leaves out (a host's window): its tools and instructions stay the same from request to
+        request, as Pydantic AI's own compaction strategies record a load they remove."""
+        active = getattr(ctx, "active_capability_ids", None)
+        for capability in discover(ctx) if active is not None else []:
+            if capability.defer_loading is not True or capability.id in active or capability.question is None:
+                continue
+            records = capability.record.get("questions", [])
+            at = bisect_left(records, capability.question, key=lambda r: r["question"])
+            if at and records[at - 1].get("requests"):
+                ctx.load_capability(capability.id)
+        return request_context
+
     async def prepare_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
         evidence = discover(ctx)
         boundary = question_in_progress(evidence)
         if not evidence or not boundary:
             return request_context
         messages = request_context.messages
-        local = max(0, boundary - history_offset(ctx))  # the host may have passed a window of the history
+        offset = history_offset(ctx)  # the host may have passed a window of the history
+        local = max(0, boundary - offset) + 1  # the earlier messages and the question's own first request
         cache = self._cache if self._cache is not None else {}
         hit = cache.get(boundary)
         if hit is None or len(messages) < local or any(a is not b for a, b in zip(hit.source, messages)):
-            compacted = self._compact(evidence, messages[:local], boundary, retained_budget(ctx))
+            compacted = self._compact(evidence, messages[:local], boundary, offset, retained_budget(ctx))
             hit = cache[boundary] = _Compacted(messages[:local], compacted)
         request_context.messages = hit.compacted + list(messages[local:])
         return request_context
 
     @staticmethod
-    def _compact(evidence: list[Any], earlier: list[ModelMessage], boundary: int, budget: int) -> list[ModelMessage]:
-        """The messages before the question in progress, compacted (the same for every step of a run)."""
+    def _compact(
+        evidence: list[Any], messages: list[ModelMessage], boundary: int, offset: int, budget: int
+    ) -> list[ModelMessage]:
+        """The messages before the question in progress, compacted, and its first request (the same for every step of
+        a run); where the host's history starts is recorded for the questions that follow (:func:`plan_start`)."""
+        local = max(0, boundary - offset)
         for capability in evidence:
-            if not capability.state_carried and evidence_returns(earlier, len(earlier), capability.evidence_tool_names):
+            if not capability.state_carried and evidence_parts(messages, local, capability.evidence_tool_names):
                 raise EvidenceStateMissing(
                     f"Compaction found {capability.search_tool} results from an earlier question, but "
                     f"deps.state[{capability.namespace!r}] holds no record of what that question cited. "
                     "Carry the whole deps.state between runs alongside the message history."
                 )
         owned = frozenset().union(*(c.evidence_tool_names for c in evidence))
-        capsule = build_capsule(evidence[0].state, boundary, budget)
+        state = evidence[0].state
+        record_start(state, boundary, offset)
         return compact_history(
-            earlier, boundary=len(earlier), owned_tools=owned, capsule=capsule, answer_chars=answer_budget(budget)
+            messages, state=state, boundary=boundary, owned_tools=owned, start=offset, offset=offset,
+            answer_chars=answer_budget(budget),
         )
 
 

@@ -240,28 +240,6 @@ def until_all_cited(
         yield question, records
 
 
-def retained(state: dict[str, Any], before: int, budget: int = 0) -> list[tuple[int, str, bool]]:
-    """Every chunk cited before question ``before``, once, under the newest question that cited it: ``(question,
-    chunk id, kept in full)``, newest question first and ids in order within one. The newest are kept in full
-    while their texts fit in ``budget`` characters (0: all); from the first that does not, none is."""
-    owned: dict[int, list[str]] = {}
-    seen: set[str] = set()
-    for question, records in until_all_cited(state, before, seen):
-        for chunk_id in current_ids(records):
-            if chunk_id not in seen:
-                seen.add(chunk_id)
-                owned.setdefault(question, []).append(chunk_id)
-    out: list[tuple[int, str, bool]] = []
-    spent, full = 0, True
-    for question in sorted(owned, reverse=True):
-        for chunk_id in sorted(owned[question]):
-            entry = citation_for(state, chunk_id)
-            spent += len(entry["text"]) if entry else 0
-            full = full and not (budget and spent > budget)
-            out.append((question, chunk_id, full))
-    return out
-
-
 def citation_status(state: dict[str, Any], question: int) -> CitationStatus:
     """Status of ``question``: grounded (cited evidence), ungrounded (cited ``[]``) or missing."""
     declarations = current_declarations(state, question)

@@ -23,7 +23,7 @@ from pydantic_ai.messages import (
 )
 
 from haiku_tui.capabilities import ledger
-from haiku_tui.capabilities.compaction import build_capsule, compact_history
+from haiku_tui.capabilities.compaction import compact_history
 from haiku_tui.capabilities.evidence import NO_RESULTS, RESULT_SEPARATOR
 from haiku_tui.capabilities.policy import REDIRECT_TAG, enforcement, recorded_unbacked
 from haiku_tui.capabilities.support import ClaimSupport, Embed, check_answer, citation_texts
@@ -150,10 +150,14 @@ def question_ids(state: dict[str, Any]) -> list[int]:
     return sorted({r["question"] for ns in ledger.evidence_namespaces(state).values() for r in ns["questions"]})
 
 
-def kept_in_full(state: dict[str, Any], latest: int, budget: int = 0) -> frozenset[str]:
-    """Chunks cited before ``latest`` that its requests carry in full (compaction's capsule within ``budget``
-    characters, 0: all); an earlier question's other items reach them as receipts."""
-    return frozenset(chunk_id for _, chunk_id, full in ledger.retained(state, latest, budget) if full)
+def kept_in_full(state: dict[str, Any], latest: int, budget: int = 0, offset: int = 0) -> frozenset[str]:
+    """Chunks cited before ``latest`` that its requests carry in full: those cited by the questions from where
+    they start (as compaction recorded it, else planned for a host window from message ``offset`` and the bound
+    ``budget``, 0: none); an earlier question's other items reach them as receipts."""
+    from haiku_tui.capabilities.compaction import held_in_full, plan_start, recorded_start
+
+    start = recorded_start(state, latest)
+    return held_in_full(state, latest, plan_start(state, latest, offset, budget) if start is None else start)
 
 
 def _items(
@@ -397,8 +401,8 @@ def question_views(
     views of the last that many questions (0: all); a report of the newest question needs one, and
     the work then does not grow with the history. ``only``: the views of these questions (identities)
     alone, numbered as in the whole list. ``messages[0]`` is message ``offset`` of the history (a
-    session holding its newest messages only). ``retained_chars``: the host's bound on the cited text the
-    capsule keeps in full (0: none): older cited items beyond it are marked as receipts.
+    session holding its newest messages only). ``retained_chars``: the host's bound on the cited text its
+    requests keep in full (0: none): items cited before the latest question's window are marked as receipts.
     """
     questions = question_ids(state)
     if not questions:
@@ -464,24 +468,22 @@ def request_size(
     see :func:`~haiku_tui.capabilities.wire.window_start`) — plus that question's messages, the earlier
     evidence compacted exactly as the compaction capability would on the wire. ``messages[0]`` is message
     ``offset`` of the history; only the window is read, so the cost does not grow with the session.
-    ``retained``: characters of earlier cited text the capsule keeps in full (``Deps.retained_chars``, 0: all).
+    ``retained``: the host's bound on earlier cited text in full (``Deps.retained_chars``, 0: all), for a question
+    whose start was not recorded.
     """
-    from haiku_tui.capabilities.wire import window_start
+    from haiku_tui.capabilities.wire import request_start
 
     questions = question_ids(state)
     if not questions or not questions[-1]:
         full = _message_chars(list(messages))
         return full, full
     latest = questions[-1]
-    start = max(window_start(questions, latest, window), offset)
+    start = max(request_start(state, questions, latest, window=window, retained=retained), offset)
     sent = list(messages[start - offset :])
-    boundary = latest - start
     owned = frozenset(
         f"{key}_{tool}" for key in ledger.evidence_namespaces(state) for tool in ("search", "execute_code")
     )
-    compacted = compact_history(
-        sent, boundary=boundary, owned_tools=owned, capsule=build_capsule(state, latest, retained)
-    )
+    compacted = compact_history(sent, state=state, boundary=latest, owned_tools=owned, start=start, offset=start)
     return _message_chars(compacted), _message_chars(sent)
 
 

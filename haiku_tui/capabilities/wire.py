@@ -28,11 +28,13 @@ from pydantic_ai.messages import (
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.compaction import (
     ANSWER_CUT_PATTERN,
-    CAPSULE_HEADER,
+    DROPPED_HEADER,
     RECEIPT,
     answer_budget,
-    build_capsule,
     compact_history,
+    dropped_chunks,
+    plan_start,
+    recorded_start,
 )
 from haiku_tui.capabilities.policy import REDIRECT_TAG
 
@@ -51,8 +53,8 @@ class WirePart:
     text: str
     folded: bool  # unchanged history from before this question
     note: str = ""
-    """What a bounded capsule left out (:attr:`~haiku_tui.capabilities.compaction.Capsule.note`), or how
-    much of an over-long earlier answer was sent (``"answer cut to N of M characters"``)."""
+    """What the list of chunks cited before the request's first question names, or how much of an over-long
+    earlier answer was sent (``"answer cut to N of M characters"``)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,11 @@ class WireRequest:
     uncompacted_chars: int
     messages: tuple[ModelMessage, ...]
     tokens: Tokens
+    repeated: int = 0
+    """Characters at its start that repeat the request before (this question's, or the previous question's
+    last): the part a model server's prompt cache can serve."""
+    start: int = 0
+    """The first message of the whole history it carried (see :func:`~haiku_tui.capabilities.compaction.plan_start`)."""
 
     def as_json(self) -> str:
         """The request's messages as Pydantic AI's JSON (for copying)."""
@@ -73,14 +80,20 @@ class WireRequest:
 
 @dataclass(frozen=True)
 class Tokens:
-    """Input and output tokens; ``estimated`` when no provider reported them (a local model)."""
+    """Input and output tokens; ``estimated`` when no provider reported them (a local model). ``cached``: the input
+    tokens the server read from its prompt cache, where it reports them (OpenAI's and llama.cpp's
+    ``usage.prompt_tokens_details.cached_tokens``, Anthropic's ``cache_read_input_tokens``)."""
 
     input: int = 0
     output: int = 0
     estimated: bool = False
+    cached: int = 0
 
     def __add__(self, other: Tokens) -> Tokens:
-        return Tokens(self.input + other.input, self.output + other.output, self.estimated or other.estimated)
+        return Tokens(
+            self.input + other.input, self.output + other.output, self.estimated or other.estimated,
+            self.cached + other.cached,
+        )
 
 
 def response_tokens(response: ModelResponse) -> Tokens:
@@ -88,7 +101,7 @@ def response_tokens(response: ModelResponse) -> Tokens:
     the characters it was sent, :func:`estimated_tokens`)."""
     usage = response.usage
     reported = response.provider_name is not None and (usage.input_tokens or usage.output_tokens)
-    return Tokens(usage.input_tokens, usage.output_tokens, not reported)
+    return Tokens(usage.input_tokens, usage.output_tokens, not reported, usage.cache_read_tokens if reported else 0)
 
 
 def session_tokens(messages: list[ModelMessage]) -> Tokens:
@@ -126,11 +139,7 @@ _KINDS: tuple[tuple[type, PartKind], ...] = (
 
 
 def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
-    if (
-        not current
-        and isinstance(part, (UserPromptPart, ToolReturnPart))
-        and str(part.content).startswith(CAPSULE_HEADER)
-    ):
+    if isinstance(part, UserPromptPart) and str(part.content).startswith(DROPPED_HEADER):
         return "capsule"
     for cls, kind in _KINDS:
         if isinstance(part, cls):
@@ -183,6 +192,17 @@ def window_start(starts: list[int], question: int, window: int) -> int:
     return earlier[-window] if len(earlier) > window else 0
 
 
+def request_start(
+    state: dict[str, Any], starts: list[int], question: int, *, window: int = 0, retained: int = 0
+) -> int:
+    """The first message ``question``'s requests carried: as compaction recorded it, else as it plans it for a host
+    passing ``window`` earlier questions and bounding the cited text by ``retained`` (older sessions)."""
+    recorded = recorded_start(state, question)
+    if recorded is not None:
+        return recorded
+    return plan_start(state, question, window_start(starts, question, window), retained)
+
+
 def wire_requests(
     state: dict[str, Any],
     messages: list[ModelMessage],
@@ -199,45 +219,75 @@ def wire_requests(
     Pydantic AI frames instructions and tool announcements per provider on top of these messages;
     the parts, their order and their content are what this shows. ``window``: the host passed only
     that many earlier questions (0: all), see :func:`window_start`; ``retained``: the characters of
-    earlier cited text it let the capsule keep in full (``Deps.retained_chars``, 0: all).
+    earlier cited text it let a request keep in full (``Deps.retained_chars``, 0: all). Each request's
+    :attr:`~WireRequest.repeated` compares it with the request before, the previous question's last for
+    the first.
     """
     starts = question_starts(messages)
-    start = window_start(starts, question, window)
     later = [q for q in starts if q > question]
-    span = range(question, min(later, default=len(messages)))
-    evidence = evidence_tools(state)
-    capsule = build_capsule(state, question, retained) if compaction else None
-    note = capsule.note if capsule else ""
+    span = [i for i in range(question, min(later, default=len(messages))) if isinstance(messages[i], ModelResponse)]
+    earlier = [q for q in starts if q < question]
+    before = _request(state, messages, earlier[-1], question - 1, starts, compaction, window, retained) if (
+        earlier and span and isinstance(messages[question - 1], ModelResponse)
+    ) else None
     out: list[WireRequest] = []
     for index in span:
-        if not isinstance(messages[index], ModelResponse):
-            continue
-        sent = _in_scope(messages[start:index])
-        local = question - start
-        wire = (
-            compact_history(
-                sent, boundary=local, owned_tools=evidence, capsule=capsule, answer_chars=answer_budget(retained)
-            )
-            if compaction
-            else sent
-        )
-        parts: list[WirePart] = []
-        for position, message in enumerate(wire):
-            current = position >= local
-            if isinstance(message, ModelRequest) and message.instructions:
-                parts.append(WirePart("instructions", len(message.instructions), message.instructions, not current))
-            for part in message.parts:
-                text = _text(part)
-                kind = _kind(part, current=current, evidence=evidence)
-                folded = not current and kind not in ("capsule", "evidence receipted", "evidence retained")
-                parts.append(WirePart(kind, len(text), text, folded, _note(kind, text, note)))
-        response = messages[index]
-        assert isinstance(response, ModelResponse)
-        chars, tokens = message_chars(wire), response_tokens(response)
-        if tokens.estimated:  # no provider counted them: the input from the request's characters, as shown
-            tokens = Tokens(estimated_tokens(chars), tokens.output, True)
-        out.append(WireRequest(len(out) + 1, tuple(parts), chars, message_chars(sent), tuple(wire), tokens))
+        request = _request(state, messages, question, index, starts, compaction, window, retained)
+        previous = _joined(out[-1] if out else before)
+        repeated = _shared(_joined(request), previous) if previous is not None else 0
+        out.append(replace(request, number=len(out) + 1, repeated=repeated))
     return out
+
+
+def _request(
+    state: dict[str, Any], messages: list[ModelMessage], question: int, index: int, starts: list[int],
+    compaction: bool, window: int, retained: int,
+) -> WireRequest:
+    """The request that ``messages[index]`` (a response of ``question``) answered, as the model received it."""
+    offset = window_start(starts, question, window)
+    start = request_start(state, starts, question, window=window, retained=retained) if compaction else offset
+    evidence = evidence_tools(state)
+    sent = _in_scope(messages[start:index])
+    wire = (
+        compact_history(
+            sent, state=state, boundary=question, owned_tools=evidence, start=start, offset=start,
+            answer_chars=answer_budget(retained),
+        )
+        if compaction
+        else sent
+    )
+    local = question - start
+    dropped = len(dropped_chunks(state, start)) if compaction and start else 0
+    parts: list[WirePart] = []
+    for position, message in enumerate(wire):
+        current = position >= local
+        if isinstance(message, ModelRequest) and message.instructions:
+            parts.append(WirePart("instructions", len(message.instructions), message.instructions, not current))
+        for part in message.parts:
+            text = _text(part)
+            kind = _kind(part, current=current, evidence=evidence)
+            folded = not current and kind not in ("capsule", "evidence receipted", "evidence retained")
+            parts.append(WirePart(kind, len(text), text, folded, _note(kind, text, dropped)))
+    response = messages[index]
+    assert isinstance(response, ModelResponse)
+    chars, tokens = message_chars(wire), response_tokens(response)
+    if tokens.estimated:  # no provider counted them: the input from the request's characters, as shown
+        tokens = Tokens(estimated_tokens(chars), tokens.output, True)
+    uncompacted = message_chars(_in_scope(messages[offset:index]))
+    return WireRequest(1, tuple(parts), chars, uncompacted, tuple(wire), tokens, start=start)
+
+
+def _joined(request: WireRequest | None) -> str | None:
+    return None if request is None else "\x00".join(p.text for p in request.parts)
+
+
+def _shared(text: str, previous: str) -> int:
+    """Characters of ``text`` (parts joined) at its start that ``previous`` starts with too, as parts' characters."""
+    low, high = 0, min(len(text), len(previous))
+    while low < high:  # bisect on equal slices: a long request is compared in C
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if text[:mid] == previous[:mid] else (low, mid - 1)
+    return low - text[:low].count("\x00")
 
 
 def _in_scope(messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -252,9 +302,9 @@ def _in_scope(messages: list[ModelMessage]) -> list[ModelMessage]:
     ]
 
 
-def _note(kind: PartKind, text: str, capsule_note: str) -> str:
+def _note(kind: PartKind, text: str, dropped: int) -> str:
     if kind == "capsule":
-        return capsule_note
+        return f"{dropped} chunk(s) cited for questions this request no longer carries, named by id and source"
     if kind == "answer" and (cut := ANSWER_CUT_PATTERN.search(text)):
         return f"answer cut to {cut.group(1)} of {cut.group(2)} characters"
     return ""
@@ -282,14 +332,14 @@ def earlier_history(request: WireRequest) -> list[WirePart]:
     return [p for p in request.parts if p.folded or p.kind in EARLIER_EVIDENCE]
 
 
-def capsule_entries(state: dict[str, Any], question: int, retained: int = 0) -> list[tuple[str, str]]:
-    """The chunks the capsule before ``question`` carries (``retained``: its bound, as for :func:`wire_requests`),
-    newest first: ``("retained", "[id] Source: …")`` for one kept in full, ``("receipt", …)`` for one named only."""
+def capsule_entries(state: dict[str, Any], start: int) -> list[tuple[str, str]]:
+    """The chunks a request starting at message ``start`` names ahead of its first question (cited before it),
+    newest citation first: ``("receipt", "[id] Source: …")``."""
     from haiku_tui.capabilities.evidence import source_label
 
     entries = []
-    for _, chunk_id, full in ledger.retained(state, question, retained):
+    for chunk_id in dropped_chunks(state, start):
         entry = ledger.citation_for(state, chunk_id) or {}
         label = source_label(entry.get("title", ""), entry.get("headings", []), entry.get("pages", []))
-        entries.append(("retained" if full else "receipt", f"[{chunk_id}] Source: {label}"))
+        entries.append(("receipt", f"[{chunk_id}] Source: {label}"))
     return entries

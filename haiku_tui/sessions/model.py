@@ -194,14 +194,18 @@ class Session:
 
         return Deps(state=self.working_state(), history_offset=history_offset, retained_chars=retained_chars)
 
-    def window(self, questions: int) -> tuple[Conversation, int]:
-        """The conversation to hand a run that sees only the last ``questions`` questions (0: all), and
+    def window(self, questions: int, retained: int = 0) -> tuple[Conversation, int]:
+        """The conversation to hand a run that sees at most the last ``questions`` questions (0: all), and
         how many messages it leaves out: pass that to :meth:`deps` and :meth:`commit_run`.
 
         Pydantic AI walks the whole history on every request, so a bounded window keeps a turn's cost
-        flat; earlier cited evidence still reaches the model through compaction's capsule (built from
-        the state). The stored history keeps everything.
+        flat; earlier cited evidence still reaches the model through compaction (chunks cited before the
+        window are named by id). The window moves in steps (compaction's ``plan_start``): it starts where the
+        previous question's did until ``questions`` or the cited text bound ``retained`` (characters, 0: none)
+        is passed, then keeps half of each, so most questions' requests start as the one before did (what a
+        model server's prompt cache reuses). The stored history keeps everything.
         """
+        from haiku_tui.capabilities.compaction import plan_start
         from haiku_tui.capabilities.wire import question_starts, window_start
 
         messages, first = self._conversation.messages, self._first
@@ -216,6 +220,7 @@ class Session:
                 f"this session was opened with its newest {len(starts)} question(s) only, fewer than the window "
                 f"of {questions or 'every'} question(s); open it whole"
             )
+        start = plan_start(self._state, self.message_count, first + start, retained) - first
         if not start:
             return self._conversation, 0
         return replace(self._conversation, messages=list(messages[start:])), first + start

@@ -102,8 +102,9 @@ class QuestionRun:
         self.store = store
         self.model = model
         self.db = db
-        self.conversation, self.offset = session.window(HISTORY_WINDOW if window is None else window)
-        self.deps = session.deps(self.offset, RETAINED_CHARS if retained is None else retained)
+        retained = RETAINED_CHARS if retained is None else retained
+        self.conversation, self.offset = session.window(HISTORY_WINDOW if window is None else window, retained)
+        self.deps = session.deps(self.offset, retained)
         self.question = session.message_count
         """The question's identity: messages in the history when it was asked."""
         self._events: Any = None

@@ -74,7 +74,7 @@ def conversation_view(
     session: Session, *, compaction: bool = True, window: int = 0, retained: int = 0
 ) -> tuple[ConversationView, str | None]:
     """The view of a session's committed state, and a one-line notice about data that was ignored.
-    ``window``: the questions a run is given, ``retained``: the cited text its capsule keeps in full (the
+    ``window``: the questions a run is given, ``retained``: the bound on cited text in full it plans with (the
     request size counts what the latest one sent)."""
     from haiku_tui.capabilities.views import citations_by_number, question_views
     from haiku_tui.capabilities.wire import session_tokens

@@ -161,6 +161,8 @@ def compact_number(value: int) -> str:
 
 
 def tokens_text(tokens: Tokens) -> str:
-    """``12k in / 800 out``, with ``≈ … (estimated)`` when no provider reported usage."""
-    text = f"{compact_number(tokens.input)} in / {compact_number(tokens.output)} out"
+    """``12k in / 800 out``, ``12k in (9k cached) / 800 out`` when the server read some from its prompt cache, with
+    ``≈ … (estimated)`` when no provider reported usage."""
+    cached = f" ({compact_number(tokens.cached)} cached)" if tokens.cached else ""
+    text = f"{compact_number(tokens.input)} in{cached} / {compact_number(tokens.output)} out"
     return f"≈ {text} (estimated)" if tokens.estimated else text

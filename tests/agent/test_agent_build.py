@@ -27,3 +27,20 @@ def test_analysis_is_opt_in_and_each_capability_can_be_switched_off(tmp_path):
     config = AgentConfig(db=str(tmp_path / "kb"), analysis=True, compaction=False, policy=False)
     ids = capability_ids(build_agent(config, model=TestModel()))
     assert {RAG_ID, ANALYSIS_ID} <= ids and not {COMPACTION_ID, POLICY_ID} & ids
+
+
+def test_anthropic_models_get_prompt_cache_points_and_others_none(tmp_path):
+    """Instructions, tools and the history's last block are Anthropic cache points; other servers cache prefixes
+    themselves, so their settings carry none."""
+
+    class AnthropicLike(TestModel):
+        @property
+        def system(self) -> str:
+            return "anthropic"
+
+    plain = build_agent(AgentConfig(db=str(tmp_path / "kb")), model=TestModel())
+    anthropic = build_agent(AgentConfig(db=str(tmp_path / "kb")), model=AnthropicLike())
+    assert not any(key.startswith("anthropic_") for key in plain.model_settings)
+    assert {k: v for k, v in anthropic.model_settings.items() if k.startswith("anthropic_")} == {
+        "anthropic_cache_instructions": True, "anthropic_cache_tool_definitions": True, "anthropic_cache": True,
+    }

@@ -123,3 +123,16 @@ async def test_the_server_streams_at_a_set_pace(model_server, small_kb):
     started = time.monotonic()
     text, _, _ = await stream_run(agent, QUESTION, Deps(state={}))
     assert time.monotonic() - started >= 0.02 * len(text)  # at least one delay per streamed piece
+
+
+async def test_cached_tokens_the_server_reports_reach_the_session_tokens(model_server, small_kb):
+    """A server's ``usage.prompt_tokens_details.cached_tokens`` (OpenAI's, llama.cpp's) is what the wire inspector
+    and the status bar show as cached."""
+    from haiku_tui.capabilities.wire import session_tokens
+
+    model_server.cached_tokens = 7
+    agent = build_agent(AgentConfig(model="m", base_url=model_server.base_url), kb=small_kb)
+    _, _, result = await stream_run(agent, QUESTION, Deps(state={}))
+    tokens = session_tokens(result.all_messages())
+    assert tokens.cached == 7 * len(model_server.requests) and tokens.input == 10 * len(model_server.requests)
+    assert not tokens.estimated

@@ -20,7 +20,7 @@ from haiku_tui.capabilities.analysis import (
     create_capability,
     heading_tree,
 )
-from haiku_tui.capabilities.compaction import CAPSULE_HEADER, RECEIPT
+from haiku_tui.capabilities.compaction import CITED_HEADER, RECEIPT
 from haiku_tui.capabilities.compaction import create_capability as compaction
 from haiku_tui.capabilities.policy import REDIRECT_TAG
 from haiku_tui.capabilities.policy import create_capability as policy
@@ -330,7 +330,7 @@ async def test_with_rag_compaction_and_policy_each_loads_on_demand_one_redirect_
         if isinstance(p, ToolReturnPart) and p.tool_name == EXECUTE
     ]
     assert earlier[0] == RECEIPT  # the uncited execution is a receipt
-    assert earlier[1].startswith(CAPSULE_HEADER)  # the newest carries what was cited, in full
+    assert earlier[1].startswith(CITED_HEADER)  # its last evidence part carries what it cited, in full
     assert f"[{cited}] Source: " in earlier[1]
     assert deps.state["analysis"]["citation_index"][cited]["text"] in earlier[1]
     assert titles_output not in wire_text(s2.sent[0])

@@ -9,9 +9,20 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
 from haiku_tui.capabilities import Deps, ledger
-from haiku_tui.capabilities.compaction import CAPSULE_HEADER, RECEIPT, build_capsule, compact_history
+from haiku_tui.capabilities.compaction import (
+    CITED_AGAIN,
+    CITED_HEADER,
+    DROPPED_HEADER,
+    KEPT_NOTE,
+    RECEIPT,
+    compact_history,
+    dropped_chunks,
+    plan_start,
+    record_start,
+)
 from haiku_tui.capabilities.compaction import create_capability as compaction
 from haiku_tui.capabilities.errors import EvidenceStateMissing
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR
 from haiku_tui.capabilities.rag import create_capability as rag
 from tests.capabilities.scripts import Script, cite, cite_top, ids_in, last_return, load, search, text, wire_text
 
@@ -46,11 +57,12 @@ async def test_earlier_evidence_becomes_a_receipt_except_the_cited_text_kept_in_
     await agent_for(script, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
     wire = script.sent[0]
     (earlier,) = search_returns(wire[: len(r1.all_messages())])
-    assert earlier.startswith(CAPSULE_HEADER)
+    (stored,) = search_returns(r1.all_messages())
+    block = next(b for b in stored.split(RESULT_SEPARATOR) if b.startswith(f"[{cited}]"))
+    assert earlier == block + "\n\n" + KEPT_NOTE  # the cited block as it was sent, then what became of the rest
     full_text = deps.state["rag"]["citation_index"][cited]["text"]
-    assert f"[{cited}] Source: " in earlier and full_text in earlier
+    assert f"[{cited}] (rank " in earlier and full_text in earlier
     assert all(u not in wire_text(wire) for u in uncited)
-    assert "[Cited for the earlier question: How do I keep a starter?]" in earlier
 
 
 async def test_stored_history_is_untouched(kb):
@@ -63,7 +75,7 @@ async def test_stored_history_is_untouched(kb):
     assert all(h in search_returns(r2.all_messages())[0] for h in hits)
 
 
-async def test_older_returns_get_receipts_and_the_newest_carries_the_capsule(kb):
+async def test_each_earlier_question_s_last_return_carries_its_slot_and_its_others_are_receipts(kb):
     deps = Deps()
     r1, _ = await first_question(kb, deps)
     s2 = Script(search("tea temperature"), search("black tea"), cite_top(), text("Tea [2]."))
@@ -71,9 +83,41 @@ async def test_older_returns_get_receipts_and_the_newest_carries_the_capsule(kb)
     s3 = Script(text("Hi."))
     await agent_for(s3, kb).run("hello", deps=deps, message_history=r2.all_messages())
     returns = search_returns(s3.sent[0])
-    assert returns[:2] == [RECEIPT, RECEIPT]
-    assert returns[2].startswith(CAPSULE_HEADER)
-    assert returns[2].index("Tea?") < returns[2].index("How do I keep a starter?")  # newest question first
+    (cited1,), (cited2,) = ledger.cited_ids(deps.state, 0), ledger.cited_ids(deps.state, len(r1.all_messages()))
+    assert returns[0].startswith(f"[{cited1}] (rank ") and returns[0].endswith(KEPT_NOTE)
+    holders = [r for r in returns[1:] if f"[{cited2}]" in r]
+    assert len(holders) == 1 and holders[0].endswith(KEPT_NOTE)  # the first of its results that held it
+    assert [r for r in returns[1:] if r not in holders] == [RECEIPT]
+
+
+async def test_a_slot_is_written_once_and_later_questions_add_to_the_end(kb):
+    """Question 1's slot is the same text in question 2's and question 3's requests: what a prompt cache keeps."""
+    deps = Deps()
+    r1, _ = await first_question(kb, deps)
+    s2 = Script(search("bicycle chain"), cite_top(), text("Chain [2]."))
+    r2 = await agent_for(s2, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
+    s3 = Script(text("Hi."))
+    await agent_for(s3, kb).run("hello", deps=deps, message_history=r2.all_messages())
+    assert search_returns(s2.sent[0])[0] == search_returns(s3.sent[0])[0]
+    q1_wire = s2.sent[-1][: len(r1.all_messages())]
+    assert _dump_parts(q1_wire) == _dump_parts(s3.sent[0][: len(r1.all_messages())])
+
+
+def _dump_parts(messages) -> list[str]:
+    return [str(getattr(p, "content", "")) for m in messages for p in m.parts]
+
+
+async def test_a_chunk_cited_again_is_named_where_an_earlier_slot_holds_its_text(kb):
+    deps = Deps()
+    r1, hits = await first_question(kb, deps)
+    s2 = Script(search("sourdough starter"), cite(hits[0]), text("Again [1]."))
+    r2 = await agent_for(s2, kb).run("The starter again?", deps=deps, message_history=r1.all_messages())
+    s3 = Script(text("Hi."))
+    await agent_for(s3, kb).run("hello", deps=deps, message_history=r2.all_messages())
+    first, second = search_returns(s3.sent[0])
+    full_text = deps.state["rag"]["citation_index"][hits[0]]["text"]
+    assert full_text in first and full_text not in second
+    assert f"[{hits[0]}] Source: " in second and CITED_AGAIN in second
 
 
 async def test_nothing_cited_earlier_leaves_only_receipts(kb):
@@ -98,7 +142,7 @@ async def test_call_return_pairs_stay_valid_and_the_current_question_is_untouche
     ]
     assert calls == returns
     current = search_returns(wire[len(r1.all_messages()) :])
-    assert current[0] != RECEIPT and not current[0].startswith(CAPSULE_HEADER)
+    assert current[0] != RECEIPT and not current[0].startswith(CITED_HEADER)
 
 
 async def test_cited_evidence_stays_citable_by_the_same_chunk_ids(kb):
@@ -143,11 +187,10 @@ async def test_retained_evidence_grows_it_does_not_vanish(kb):
     r2 = await agent_for(s2, kb).run("Brakes?", deps=deps, message_history=r1.all_messages())
     s3 = Script(text("Hi."))
     await agent_for(s3, kb).run("hello", deps=deps, message_history=r2.all_messages())
-    capsule = search_returns(s3.sent[0])[-1]
-    assert all(
-        f"[{cid}]" in capsule
-        for cid in ledger.cited_ids(deps.state, 0) + ledger.cited_ids(deps.state, len(r1.all_messages()))
-    )
+    sent = "\n".join(search_returns(s3.sent[0]))
+    index = deps.state["rag"]["citation_index"]
+    cited = ledger.cited_ids(deps.state, 0) + ledger.cited_ids(deps.state, len(r1.all_messages()))
+    assert cited and all(f"[{cid}]" in sent and index[cid]["text"] in sent for cid in cited)
 
 
 def test_compact_history_is_pure_and_leaves_other_tools_alone():
@@ -166,11 +209,13 @@ def test_compact_history_is_pure_and_leaves_other_tools_alone():
             ]
         ),
     ]
+    state = {"rag": ledger.new_namespace()}
+    ledger.begin_question(state["rag"], 0, "x")
     before = copy.deepcopy(messages)
-    out = compact_history(messages, boundary=3, owned_tools=frozenset({"rag_search"}), capsule=None)
+    out = compact_history(messages, state=state, boundary=3, owned_tools=frozenset({"rag_search"}))
     assert messages == before
     assert [p.content for p in out[2].parts] == [RECEIPT, "keep"]
-    assert build_capsule({"rag": ledger.new_namespace()}, 3) is None
+    assert dropped_chunks(state, 3) == []
 
 
 class _Counted(list):
@@ -207,122 +252,111 @@ def _long_ledger(questions: int, seed: int) -> dict:
     return state
 
 
-def _capsule_walking_everything(state: dict, boundary: int) -> str | None:
-    """The capsule as built before the newest-first read: one pass over every record."""
-    from haiku_tui.capabilities.evidence import source_label
-    from haiku_tui.text import one_line
-
-    prompts, owner = {}, {}
-    for namespace in ledger.evidence_namespaces(state).values():
-        for record in namespace["questions"]:
-            if record["question"] < boundary:
-                prompts.setdefault(record["question"], record["prompt"])
-    for q in sorted(prompts):
-        for chunk_id in ledger.cited_ids(state, q):
-            owner[chunk_id] = q
-    if not owner:
-        return None
-    owned: dict[int, list[str]] = {}
-    for chunk_id, q in owner.items():
-        owned.setdefault(q, []).append(chunk_id)
-    blocks = [CAPSULE_HEADER]
-    for q in sorted(owned, reverse=True):
-        blocks.append(f"[Cited for the earlier question: {one_line(prompts[q], 120)}]")
-        for chunk_id in sorted(owned[q]):
-            entry = ledger.citation_for(state, chunk_id)
-            blocks.append(
-                f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}\n"
-                f"{entry['text']}"
-            )
-    return "\n\n".join(blocks)
-
-
 @pytest.mark.parametrize("seed", range(6))
-def test_the_capsule_and_what_was_cited_before_read_the_newest_questions_only(seed):
+def test_what_was_cited_before_a_start_reads_the_newest_questions_only(seed):
     from haiku_tui.capabilities.views import kept_in_full
 
     state = _long_ledger(600, seed)
     for boundary in (0, 1, 4, 301, 900, 1799, 5000):
-        capsule = build_capsule(state, boundary)
-        assert (capsule.text if capsule else None) == _capsule_walking_everything(state, boundary)
         walked = {c for q in range(boundary) for c in ledger.cited_ids(state, q)}
-        assert kept_in_full(state, boundary) == walked
+        dropped = dropped_chunks(state, boundary)
+        assert len(dropped) == len(set(dropped)) and set(dropped) == walked
+        assert kept_in_full(state, boundary) == walked  # no start recorded, no window: everything from the start
         assert ledger.cited_before(state, boundary) == bool(walked)
     for namespace in state.values():
         namespace["questions"] = _Counted(namespace["questions"])
     _Counted.reads = 0
-    build_capsule(state, 5000), kept_in_full(state, 5000), ledger.cited_before(state, 5000)
-    assert _Counted.reads < 900  # the three together, of 900 records: each back until every cited chunk was met
+    dropped_chunks(state, 5000), ledger.cited_before(state, 5000)
+    assert _Counted.reads < 600  # back until every cited chunk was met, of 900 records
 
 
-async def _three_questions_bounded(kb):
-    """Two questions each citing one chunk, then a third run whose budget keeps only the newest chunk in full."""
+def _distinct_ledger(questions: int, chars: int = 100) -> tuple[dict, list[int]]:
+    """``questions`` questions three messages apart, each citing one chunk of its own of ``chars`` characters."""
+    state = {"rag": ledger.new_namespace()}
+    starts = [3 * q for q in range(questions)]
+    for q in starts:
+        record = ledger.begin_question(state["rag"], q, f"question {q}")
+        ledger.note_evidence(record, q)
+        chunk_id = f"{q:016x}"
+        ledger.declare(record, [chunk_id], q + 1)
+        state["rag"]["citation_index"][chunk_id] = {
+            "index": q + 1, "chunk_id": chunk_id, "title": "T", "headings": [], "pages": [], "text": "x" * chars,
+        }
+    return state, starts
+
+
+def _host_starts(state: dict, starts: list[int], window: int, budget: int) -> list[int]:
+    """Each question's start as a host planning its window with compaction's rule (and recording it) gets it."""
+    from haiku_tui.capabilities.wire import window_start
+
+    out = []
+    for q in starts:
+        start = plan_start(state, q, window_start(starts, q, window), budget)
+        record_start(state, q, start)
+        out.append(start)
+    return out
+
+
+def test_the_window_moves_in_steps_of_half_the_window():
+    state, starts = _distinct_ledger(45)
+    planned = _host_starts(state, starts, 20, 0)
+    earlier = [starts.index(q) - starts.index(s) for q, s in zip(starts, planned)]
+    assert earlier[:21] == list(range(21))  # the whole history while the window holds it
+    assert earlier[21] == 10 and max(earlier) <= 20  # then half of it, growing again until the window is passed
+    steps = [i for i in range(1, len(planned)) if planned[i] != planned[i - 1]]
+    assert steps == [21, 32, 43]
+    assert planned == sorted(planned)
+
+
+def test_the_cited_text_bound_moves_the_window_in_steps_too():
+    state, starts = _distinct_ledger(40, chars=100)
+    planned = _host_starts(state, starts, 0, 800)
+    kept = [starts.index(q) - starts.index(s) for q, s in zip(starts, planned)]  # one 100-char chunk per question
+    assert max(kept) * 100 <= 800
+    steps = [i for i in range(1, len(planned)) if planned[i] != planned[i - 1]]
+    assert steps and all(kept[i] * 100 <= 400 for i in steps)  # a step keeps at most half the bound
+    assert all(b - a >= 4 for a, b in zip(steps, steps[1:]))  # and the questions between steps keep their start
+
+
+def test_a_resumed_or_partial_session_plans_the_same_start():
+    """The rule reads the previous question's recorded start, so any host computing it for the same question agrees."""
+    state, starts = _distinct_ledger(30)
+    planned = _host_starts(state, starts, 20, 0)
+    from haiku_tui.capabilities.wire import window_start
+
+    again = [plan_start(state, q, window_start(starts, q, 20), 0) for q in starts]
+    assert again == planned
+
+
+async def test_a_chunk_cited_before_the_window_is_named_and_stays_citable(kb):
     deps = Deps()
-    r1, hits1 = await first_question(kb, deps)
+    r1, hits = await first_question(kb, deps)
     s2 = Script(search("bicycle chain"), cite_top(), text("Chain [2]."))
     r2 = await agent_for(s2, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
-    older, newer = hits1[0], ledger.cited_ids(deps.state, len(r1.all_messages()))[0]
-    budget = len(deps.state["rag"]["citation_index"][newer]["text"])
-    return deps, r2.all_messages(), older, newer, budget
-
-
-async def test_a_bounded_capsule_keeps_the_newest_cited_chunks_in_full_and_names_older_ones(kb):
-    deps, messages, older, newer, budget = await _three_questions_bounded(kb)
-    script = Script(text("Hi."))
-    bounded = Deps(state=deps.state, retained_chars=budget)
-    await agent_for(script, kb).run("hello", deps=bounded, message_history=messages)
-    capsule = search_returns(script.sent[0])[-1]
-    index = deps.state["rag"]["citation_index"]
-    assert capsule.startswith(CAPSULE_HEADER)
-    assert index[newer]["text"] in capsule and "[Cited for the earlier question: And bicycles?]" in capsule
-    assert index[older]["text"] not in capsule and "How do I keep a starter?" not in capsule
-    receipts = capsule.split("[1 earlier cited chunk(s) not shown in full", 1)[1]
-    assert f"[{older}] Source: " in receipts and f"[{newer}]" not in receipts
-    assert len(capsule) < len(build_capsule(deps.state, len(messages)).text)
-
-
-async def test_a_chunk_named_only_by_its_receipt_stays_citable(kb):
-    deps, messages, older, _, budget = await _three_questions_bounded(kb)
+    messages, q2 = r2.all_messages(), len(r1.all_messages())
+    older = ledger.cited_ids(deps.state, 0)[0]
     script = Script(cite(older), text("As before [1]."))
-    bounded = Deps(state=deps.state, retained_chars=budget)
-    await agent_for(script, kb).run("The starter again?", deps=bounded, message_history=messages)
-    assert f"[{older}] Source: " in search_returns(script.sent[0])[-1] and older in ledger.cited_ids(
-        deps.state, len(messages)
-    )
+    windowed = Deps(state=deps.state, history_offset=q2)
+    await agent_for(script, kb).run("The starter again?", deps=windowed, message_history=messages[q2:])
+    first = script.sent[0][0].parts[0]
+    assert str(first.content).startswith(DROPPED_HEADER) and f"[{older}] Source: " in str(first.content)
+    assert deps.state["rag"]["citation_index"][older]["text"] not in str(first.content)
     assert ledger.citation_status(deps.state, len(messages)) == "grounded"
     assert f"= {older}" in last_return(script.sent[1], "rag_cite")
 
 
-async def test_no_budget_or_a_budget_that_holds_everything_keeps_every_cited_chunk_in_full(kb):
-    deps, messages, older, newer, budget = await _three_questions_bounded(kb)
-    unbounded = build_capsule(deps.state, len(messages))
-    index = deps.state["rag"]["citation_index"]
-    assert (unbounded.kept, unbounded.receipted) == (2, 0)
-    assert index[older]["text"] in unbounded.text and index[newer]["text"] in unbounded.text
-    whole = budget + len(index[older]["text"])
-    assert build_capsule(deps.state, len(messages), 0) == unbounded == build_capsule(deps.state, len(messages), whole)
-    assert build_capsule(deps.state, len(messages), whole - 1).receipted == 1
-    script = Script(text("Hi."))
-    await agent_for(script, kb).run("hello", deps=Deps(state=deps.state, retained_chars=0), message_history=messages)
-    assert search_returns(script.sent[0])[-1] == unbounded.text
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_the_bound_keeps_a_newest_first_prefix_of_the_cited_chunks(seed):
-    """Over a long ledger: the chunks kept in full are the most recently cited ones, as many as fit in the budget;
-    every other cited chunk is a receipt line naming it, its text left out."""
-    import re
-
-    state = _long_ledger(600, seed)
-    everything = build_capsule(state, 1799)
-    order = re.findall(r"^\[([0-9a-f]{16})\] Source: ", everything.text, re.MULTILINE)  # newest question first
-    for budget in (1, 24, 25, 100, 200, 10_000):
-        capsule = build_capsule(state, 1799, budget)
-        fits = sum(1 for i in range(len(order)) if 24 * (i + 1) <= budget)  # every text here is 24 characters
-        assert (capsule.kept, capsule.receipted) == (fits, len(order) - fits)
-        for chunk_id in order[:fits]:
-            assert f"[{chunk_id}] Source: \"T\"\ntext of {chunk_id}" in capsule.text
-        if capsule.receipted:
-            receipts = capsule.text.split(f"[{capsule.receipted} earlier cited chunk(s) not shown in full", 1)[1]
-            assert re.findall(r"^\[([0-9a-f]{16})\] Source: ", receipts, re.MULTILINE) == order[fits:]
-            assert "text of" not in receipts
+async def test_a_window_that_leaves_out_the_load_keeps_the_tools_from_the_first_request(kb):
+    """The previous question had loaded the RAG capability; a run whose history no longer holds that load offers its
+    tools from its first request (loaded again from code, in the question's own request), as the run before did."""
+    deps = Deps()
+    r1, _ = await first_question(kb, deps)
+    s2 = Script(search("bicycle chain"), cite_top(), text("Chain [2]."))
+    r2 = await agent_for(s2, kb).run("And bicycles?", deps=deps, message_history=r1.all_messages())
+    messages, q2 = r2.all_messages(), len(r1.all_messages())
+    s3 = Script(search("tea"), cite_top(), text("Tea [3]."))
+    r3 = await agent_for(s3, kb).run(
+        "Tea?", deps=Deps(state=deps.state, history_offset=q2), message_history=messages[q2:]
+    )
+    assert "rag_search" in s3.tools(0) and s3.tools(0) == s2.tools(len(s2.infos) - 1)
+    assert not any(p.part_kind == "tool-call" and p.tool_name == "load_capability" for m in r3.new_messages()
+                   for p in m.parts)

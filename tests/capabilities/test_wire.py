@@ -7,6 +7,7 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPa
 from pydantic_ai.usage import RequestUsage
 
 from haiku_tui.capabilities import Deps, ledger
+from haiku_tui.capabilities.compaction import DROPPED_HEADER
 from haiku_tui.capabilities.compaction import create_capability as compaction
 from haiku_tui.capabilities.rag import create_capability as rag
 from haiku_tui.capabilities.views import request_size
@@ -65,9 +66,9 @@ async def test_parts_are_labelled_and_earlier_history_folded(kb):
     q2 = question_starts(messages)[1]
     last = wire_requests(deps.state, messages, q2)[-1]
     kinds = [p.kind for p in last.parts]
-    assert "capsule" in kinds and "evidence current" in kinds and "prompt" in kinds and "tool call" in kinds
+    assert "evidence retained" in kinds and "evidence current" in kinds and "prompt" in kinds and "tool call" in kinds
     assert all(p.folded for p in last.parts if p.kind == "answer" and "daily" in p.text)
-    assert not any(p.folded for p in last.parts if p.kind == "capsule")
+    assert not any(p.folded for p in last.parts if p.kind == "evidence retained")
     assert last.chars < last.uncompacted_chars
     assert '"tool_name": "rag_search"' in last.as_json()
 
@@ -132,26 +133,23 @@ async def test_the_last_question_view_alone_equals_the_full_list_s_last(kb):
     assert question_views(deps.state, messages, last=5) == full
 
 
-async def test_a_window_without_any_search_still_carries_the_capsule(kb):
-    """The window holds only a question that did not search: no evidence return can carry the
-    capsule, so it leads the window's first request, and the inspector labels it as such."""
+async def test_a_window_names_the_chunks_cited_before_it(kb):
+    """The window holds only a question that did not search: the chunks cited before it lead the window's first
+    request, named by id and source, and the inspector labels them as such."""
     script, deps, messages, _ = await _two_questions(kb)
     agent = Agent(script.model, deps_type=Deps, capabilities=[rag(kb=kb), compaction()])
     script.extend(text("Happy to help."))
     r3 = await agent.run("Thanks!", deps=deps, message_history=messages)
     messages = r3.all_messages()
-    q3 = question_starts(messages)[2]
+    q1, q2, q3 = question_starts(messages)
     before = len(script.sent)
     script.extend(text("Feed it daily [1]; oil the chain [2]."))
     windowed = Deps(state=deps.state, history_offset=q3)
     r4 = await agent.run("Summarise?", deps=windowed, message_history=messages[q3:])
     received = script.sent[before:]
     prompts = [c for kind, c, _, _ in _dump(received[0]) if kind == "user-prompt"]
-    assert (
-        prompts[0].startswith("[Evidence cited earlier")
-        and "starter" in prompts[0].lower()
-        and "chain" in prompts[0].lower()
-    )
+    cited = ledger.cited_ids(deps.state, q1) + ledger.cited_ids(deps.state, q2)
+    assert prompts[0].startswith(DROPPED_HEADER) and all(f"[{c}] Source: " in prompts[0] for c in cited)
     assert prompts[1:] == ["Thanks!", "Summarise?"]
     whole = messages + r4.new_messages()
     shown = wire_requests(windowed.state, whole, question_starts(whole)[3], window=1)
@@ -159,33 +157,45 @@ async def test_a_window_without_any_search_still_carries_the_capsule(kb):
     assert [p.kind for p in shown[0].parts if p.kind != "instructions"][:2] == ["capsule", "prompt"]
 
 
-async def test_a_bounded_capsule_is_rebuilt_as_sent_and_says_what_it_left_out(kb):
-    """A windowed run whose capsule keeps only the newest cited chunk in full (``retained_chars``): the inspector,
-    given the same window and bound, rebuilds every request part by part, and its capsule line says how many
-    earlier cited chunks were not shown in full."""
+async def test_the_inspector_rebuilds_the_recorded_start_whatever_the_window_now(kb):
+    """A run given a window records where its history started: the inspector rebuilds every request part by part
+    from that record, with the window it was given or another, and says how many chunks the window named."""
     script, deps, messages, _ = await _two_questions(kb)
     q1, q2 = question_starts(messages)
-    newer = ledger.cited_ids(deps.state, q2)[0]
-    budget = len(deps.state["rag"]["citation_index"][newer]["text"])
     before = len(script.sent)
     script.extend(search("sourdough starter"), cite_top(), text("Again [1]."))
     agent = Agent(script.model, deps_type=Deps, capabilities=[rag(kb=kb), compaction()])
-    bounded = Deps(state=deps.state, history_offset=q2, retained_chars=budget)
-    r3 = await agent.run("Once more?", deps=bounded, message_history=messages[q2:])
+    windowed = Deps(state=deps.state, history_offset=q2)
+    r3 = await agent.run("Once more?", deps=windowed, message_history=messages[q2:])
     whole = messages + r3.new_messages()
     q3 = question_starts(whole)[2]
-    shown = wire_requests(bounded.state, whole, q3, window=1, retained=budget)
     received = script.sent[before:]
-    assert len(shown) == len(received) == 3
-    for request, sent in zip(shown, received):
-        assert _dump(request.messages) == _dump(sent)
+    for window in (1, 0, 5):
+        shown = wire_requests(windowed.state, whole, q3, window=window)
+        assert len(shown) == len(received) == 3
+        for request, sent in zip(shown, received):
+            assert _dump(request.messages) == _dump(sent)
     capsule = next(p for p in shown[0].parts if p.kind == "capsule")
-    assert capsule.note == "1 cited chunk(s) in full; 1 earlier cited chunk(s) not shown in full"
-    assert "1 earlier cited chunk(s) not shown in full" in capsule.text
-    unbounded = next(p for p in wire_requests(bounded.state, whole, q3, window=1)[0].parts if p.kind == "capsule")
-    assert unbounded.note == "" and unbounded.chars > capsule.chars  # the wrong bound would not equal what was sent
-    assert _dump(wire_requests(bounded.state, whole, q3, window=1)[0].messages) != _dump(received[0])
-    assert (
-        request_size(bounded.state, whole, window=1, retained=budget)[0]
-        < request_size(bounded.state, whole, window=1)[0]
+    assert capsule.note.startswith(f"{len(ledger.cited_ids(deps.state, q1))} chunk(s) cited for questions")
+    assert request_size(windowed.state, whole, window=0)[0] == request_size(windowed.state, whole, window=1)[0]
+
+
+async def test_each_request_says_how_much_of_it_repeats_the_request_before(kb):
+    """Within a question each request extends the one before; the next question's first request repeats the
+    previous question's last up to that question's slot, which it rewrites once."""
+    _, deps, messages, _ = await _two_questions(kb)
+    q1, q2 = question_starts(messages)
+    first, second = wire_requests(deps.state, messages, q1), wire_requests(deps.state, messages, q2)
+    assert first[0].repeated == 0
+    assert all(b.repeated >= sum(p.chars for p in a.parts) - 1 for a, b in zip(first[1:], first[2:]))
+    assert 0 < second[0].repeated < second[0].chars
+    assert all(b.repeated >= sum(p.chars for p in a.parts) - 1 for a, b in zip(second, second[1:]))
+
+
+def test_cached_tokens_are_read_from_the_usage_the_server_reported():
+    response = ModelResponse(
+        parts=[TextPart("x")], usage=RequestUsage(input_tokens=900, output_tokens=5, cache_read_tokens=700),
+        provider_name="openai",
     )
+    assert response_tokens(response) == Tokens(900, 5, False, 700)
+    assert (response_tokens(response) + Tokens(10, 1, False, 0)).cached == 700

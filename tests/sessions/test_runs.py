@@ -244,6 +244,7 @@ async def test_recent_prompts_come_from_question_records_not_whole_sessions(stor
 async def test_a_windowed_question_run_sends_a_bounded_history_and_saves_it_all(store, kb):
     """QuestionRun with window=1: each request carries the previous question and the new one only,
     the store keeps every message, and question identities are indexes in the whole history."""
+    from haiku_tui.capabilities.compaction import DROPPED_HEADER
     from haiku_tui.capabilities.wire import question_starts
     from haiku_tui.cli.ask import run_question
     from haiku_tui.sessions.run import QuestionRun
@@ -268,7 +269,7 @@ async def test_a_windowed_question_run_sends_a_bounded_history_and_saves_it_all(
             for m in researcher.sent[0]
             if isinstance(m, ModelRequest)
             for p in m.parts
-            if getattr(p, "part_kind", "") == "user-prompt"
+            if getattr(p, "part_kind", "") == "user-prompt" and not str(p.content).startswith(DROPPED_HEADER)
         ]
         assert asked == prompts[max(0, prompts.index(prompt) - 1): prompts.index(prompt) + 1]
     reloaded = store.load(session.id)

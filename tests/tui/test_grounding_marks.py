@@ -26,6 +26,7 @@ def test_elide_middle_keeps_the_end_of_a_path():
 def test_tokens_are_labelled_estimated_unless_reported():
     assert tokens_text(Tokens(1200, 80, estimated=True)) == "≈ 1.2k in / 80 out (estimated)"
     assert tokens_text(Tokens(1200, 80)) == "1.2k in / 80 out"
+    assert tokens_text(Tokens(1200, 80, cached=900)) == "1.2k in (900 cached) / 80 out"
 
 
 async def test_status_bar_fits_120_columns_with_tokens_and_saving(small_kb):
@@ -37,7 +38,8 @@ async def test_status_bar_fits_120_columns_with_tokens_and_saving(small_kb):
         text = str(status.render())
         assert len(text) <= 118 and status.size.width <= 120  # the bar's padding takes 2
         assert "extractive (retrieval-only) │ request " in text and " chars (−" in text
-        assert "session tokens ≈ " in text and text.endswith("…e/small.lancedb")  # the path gave way, not the saving
+        db = text.rsplit("│", 1)[-1]
+        assert "session tokens ≈ " in text and db.endswith("/small.lancedb") and "…" in db  # the path gave way
 
 
 async def test_unbacked_marker_in_badge_and_policy_log_not_a_link(small_kb):

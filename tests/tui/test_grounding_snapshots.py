@@ -28,9 +28,10 @@ def fixed_kb():
 def test_wire_inspector(snap_compare, fixed_kb):
     """The wire inspector on Q2 of two questions: the title "Wire inspector · Q2" with the question,
     a bar per question (Q1 all █, Q2 █ then ░ for what compaction saved, with "sent / full chars"),
-    then Request 1–3, the last one selected (▶): each with chars, "(… without compaction)" and
-    "≈ … in / … out (estimated) tokens"; under each the labelled parts (capsule, instructions, prompt,
-    tool call, evidence current, tool result) with sizes, and a collapsed "unchanged history: N part(s)" fold."""
+    then Request 1–3, the last one selected (▶): each with chars, "…k repeat the request before" (what a prompt
+    cache can serve), "(… without compaction)" and "≈ … in / … out (estimated) tokens"; under each the labelled parts
+    (evidence retained: Q1's cited search result as it was sent, instructions, prompt, tool call, evidence current,
+    tool result) with sizes, and a collapsed "unchanged history: N part(s)" fold."""
     script = Script(load(), search("solar panels winter"), cite_top(), text("Panels need light [1]."))
     script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
 

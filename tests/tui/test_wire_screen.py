@@ -7,6 +7,7 @@ from tests.capabilities.test_wire import _dump
 from tests.tui.conftest import SIZE, ask, f1_help, make_app, settle
 from textual.widgets import Static
 
+from haiku_tui.capabilities.compaction import DROPPED_HEADER
 from haiku_tui.sessions import SessionStore
 
 SOLAR = "how do solar panels work in winter"
@@ -45,7 +46,8 @@ async def test_w_on_a_reopened_answer_shows_what_the_model_received(small_kb, tm
         for request, sent in zip(screen.requests, received):
             assert _dump(request.messages) == _dump(sent)
         shown = "\n".join(str(w.render()) for w in screen.query(".wire-request").results(Static))
-        assert TEA in shown and "capsule" in shown and "evidence current" in shown and "tool call" in shown
+        assert TEA in shown and "evidence retained" in shown and "evidence current" in shown and "tool call" in shown
+        assert "repeat the request before" in shown  # what a prompt cache can serve
         assert "Request 3" in shown and "without compaction" in shown and "tokens" in shown
         sizes = str(screen.query_one("#wire-sizes", Static).render())
         assert "Q1" in sizes and "Q2" in sizes and "█" in sizes and "░" in sizes
@@ -122,8 +124,8 @@ async def _reopen_and_compare(small_kb, store, session_id, received, *, number, 
 
 
 async def test_w_shows_a_bounded_capsule_as_sent_and_says_what_it_left_out(small_kb, tmp_path):
-    """With ``retained_chars`` too small for any chunk, Q2's requests name Q1's cited chunk by a receipt line only;
-    the inspector (same bound) rebuilds them exactly and its capsule line says what was not shown in full."""
+    """With ``retained_chars`` too small for any chunk, Q2's requests leave Q1 out and name its cited chunk by a
+    receipt line only; the inspector rebuilds them exactly and its capsule line says how many chunks it names."""
 
     store, script, app = _scripted_app(small_kb, tmp_path, retained_chars=1)
     async with app.run_test(size=SIZE) as pilot:
@@ -133,13 +135,12 @@ async def test_w_shows_a_bounded_capsule_as_sent_and_says_what_it_left_out(small
         await ask(pilot, TEA)
         received, session_id = script.sent[first:], app.session.id
         cited = next(iter(app.session.state["rag"]["citation_index"].values()))
-    capsule = next(
-        str(p.content) for m in received[0] for p in m.parts if "not shown in full" in str(getattr(p, "content", ""))
-    )
+    contents = [str(getattr(p, "content", "")) for m in received[0] for p in m.parts]
+    capsule = next(c for c in contents if c.startswith(DROPPED_HEADER))
     assert f"[{cited['chunk_id']}] Source: " in capsule and cited["text"] not in capsule
 
     shown = await _reopen_and_compare(small_kb, store, session_id, received, number=2, retained_chars=1)
-    assert "0 cited chunk(s) in full; 1 earlier cited chunk(s) not shown in full" in shown
+    assert "1 chunk(s) cited for questions this request no longer carries" in shown
 
 
 def fold_text(screen, number: int) -> str:
@@ -150,8 +151,8 @@ def fold_text(screen, number: int) -> str:
 
 
 async def test_enter_opens_the_earlier_history_with_every_part_labelled(small_kb, tmp_path):
-    """Q3's fold opens on Enter (→ too, ← folds it): the earlier questions' prompts, calls and answers in order, the
-    receipt Q1's search became, the capsule in Q2's place and the chunks it keeps in full, each labelled."""
+    """Q3's fold opens on Enter (→ too, ← folds it): the earlier questions' prompts, calls and answers in order, and
+    in each earlier question's place the search result it cited, kept as it was sent, each labelled."""
     from textual.widgets import Collapsible
 
     from haiku_tui.tui.screens.wire import WireScreen
@@ -180,15 +181,11 @@ async def test_enter_opens_the_earlier_history_with_every_part_labelled(small_kb
         labels = [
             row.split()[0] + (" " + row.split()[1] if row.split()[0] in ("tool", "evidence") else "") for row in rows
         ]
-        assert (
-            labels.index("prompt")
-            < labels.index("evidence receipted")
-            < labels.index("capsule")
-            < labels.index("answer", labels.index("capsule"))
-        )
+        assert labels.index("prompt") < labels.index("evidence retained") < labels.index("answer")
         assert SOLAR in rows[labels.index("prompt")] and TEA in "\n".join(rows)
-        kept = [row for row in rows if row.strip().startswith("retained ")]
-        assert sorted(row.split("[")[1][:16] for row in kept) == sorted(cited)  # each chunk cited before, kept in full
+        slots = [row for row in rows if row.strip().startswith("evidence retained")]
+        assert len(slots) == 2  # each earlier question's search kept its cited result, as it was sent
+        assert sorted(row.split("[")[1][:16] for row in slots) == sorted(cited)
         await pilot.press("left")
         assert fold.collapsed
         await pilot.press("right")
@@ -197,14 +194,16 @@ async def test_enter_opens_the_earlier_history_with_every_part_labelled(small_kb
         assert not screen.query_one(f"#wire-fold{last - 1}", Collapsible).collapsed
 
 
-async def test_a_bounded_capsules_fold_names_its_receipts(small_kb, tmp_path):
+async def test_a_windowed_request_s_fold_names_the_chunks_cited_before_it(small_kb, tmp_path):
     from haiku_tui.tui.screens.wire import WireScreen
 
-    _, script, app = _scripted_app(small_kb, tmp_path, retained_chars=1)
+    _, script, app = _scripted_app(small_kb, tmp_path, history_window=1)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, SOLAR)
         script.extend(search("green tea steep"), cite_top(), text("Steep it three minutes [2]."))
         await ask(pilot, TEA)
+        script.extend(search("snow on panels"), cite_top(), text("Snow slides off [1]."))
+        await ask(pilot, "what about snow on the panels")
         (chunk_id,) = [
             c for c in app.session.state["rag"]["citation_index"] if c in str(app.session.state["rag"]["questions"][0])
         ]
@@ -217,4 +216,4 @@ async def test_a_bounded_capsules_fold_names_its_receipts(small_kb, tmp_path):
         rows = fold_text(screen, len(screen.requests)).splitlines()
         receipts = [row for row in rows if row.strip().startswith("receipt ")]
         assert len(receipts) == 1 and f"[{chunk_id}] Source: " in receipts[0]
-        assert not any(row.strip().startswith("retained ") for row in rows)
+        assert SOLAR not in "\n".join(rows)

@@ -3,8 +3,9 @@
 Drawn from :func:`haiku_tui.capabilities.wire.wire_requests` over the committed session (the same on
 a reopened one). Each request lists its parts labelled and sized, history unchanged since earlier
 questions folded (Enter or → opens the selected request's fold: the earlier history in order, every part
-labelled, the receipts and retained results its evidence became among them), its tokens, and ``c`` copies it
-as Pydantic AI JSON. A bar per
+labelled, the receipts and retained results its evidence became among them), how many of its characters repeat
+the request before (what a prompt cache can serve), its tokens (cached ones where the server reports them), and
+``c`` copies it as Pydantic AI JSON. A bar per
 question of the session shows the largest request with and without compaction (computed in a worker:
 it walks the whole session). Every text shown is stored or model text: sanitised, never markup.
 """
@@ -44,7 +45,7 @@ BAR_WIDTH = 40
 
 
 def part_line(part: WirePart) -> Content:
-    """``label  size  first words of the text`` (of a bounded capsule: what it keeps in full and what not)."""
+    """``label  size  first words of the text`` (of the chunks named ahead of a window: how many)."""
     return Content.assemble(
         (f"  {part.kind:<18}", KIND_STYLE.get(part.kind, "")),
         (f"{compact_number(part.chars):>7} chars  ", "$text-muted"),
@@ -53,7 +54,8 @@ def part_line(part: WirePart) -> Content:
 
 
 def request_title(request: WireRequest, selected: bool) -> str:
-    """``▶ Request 2 · 3.1k chars (8.0k without compaction) · 1.2k in / 80 out tokens``."""
+    """``▶ Request 2 · 3.1k chars, 2.9k repeat the request before (8.0k without compaction) · 1.2k in / 80 out tokens``:
+    the repeated part is what a model server's prompt cache can serve."""
     saved = (
         f" ({compact_number(request.uncompacted_chars)} without compaction)"
         if request.uncompacted_chars > request.chars
@@ -61,7 +63,8 @@ def request_title(request: WireRequest, selected: bool) -> str:
     )
     tokens = tokens_text(request.tokens)
     mark = "▶" if selected else " "
-    return f"{mark} Request {request.number} · {compact_number(request.chars)} chars{saved} · {tokens} tokens"
+    repeated = f", {compact_number(request.repeated)} repeat the request before" if request.repeated else ""
+    return f"{mark} Request {request.number} · {compact_number(request.chars)} chars{repeated}{saved} · {tokens} tokens"
 
 
 def size_bars(sizes: list[tuple[int, int, int]], current: int) -> Content:
@@ -119,7 +122,7 @@ class WireScreen(ScreenHelp, Screen[None]):
         retained: int = 0,
     ) -> None:
         """``window``: the earlier questions each run was given (the host's history window; 0: all);
-        ``retained``: the earlier cited text its capsule kept in full (characters; 0: all)."""
+        ``retained``: the bound on earlier cited text in full it planned with (characters; 0: all)."""
         from haiku_tui.capabilities.wire import wire_requests
 
         super().__init__(id="wire-screen")
@@ -162,15 +165,15 @@ class WireScreen(ScreenHelp, Screen[None]):
         return Content("\n").join([title, *shown])
 
     def _history(self, request: WireRequest) -> Content:
-        """The fold's rows: the earlier history in order, each part labelled; the capsule's chunks under it,
-        each marked retained (kept in full) or receipt (named by id and source only)."""
+        """The fold's rows: the earlier history in order, each part labelled; under the capsule (the chunks cited
+        before the request's first question) each chunk it names, marked receipt (id and source only)."""
         from haiku_tui.capabilities.wire import capsule_entries, earlier_history
 
         rows: list[Content] = []
         for part in earlier_history(request):
             rows.append(part_line(part))
             if part.kind == "capsule":
-                for label, line in capsule_entries(self.state, self.question, self.retained):
+                for label, line in capsule_entries(self.state, request.start):
                     rows.append(
                         Content.assemble(
                             (f"      {label:<14}", KIND_STYLE[label]), (clean_line(line, PREVIEW_CHARS + 10), "")
