@@ -16,7 +16,7 @@ from haiku_tui.capabilities.report import answer_report
 from haiku_tui.capabilities.views import question_views
 from haiku_tui.sessions import Session, SessionStore
 from haiku_tui.sessions.run import HOST_SEARCH_CALL, Finished, QuestionRun, StepFinished, StepStarted
-from tests.capabilities.scripts import Script, text
+from tests.capabilities.scripts import Script, sent_text, text
 
 LABEL = re.compile(r"^\[(\d+)\] (.*)$", re.M)
 
@@ -29,17 +29,6 @@ def passages_of(messages: list[ModelMessage]) -> PassagesPart:
                 if isinstance(part, PassagesPart):
                     return part
     raise AssertionError("no passages in the request")
-
-
-def sent_text(request: ModelRequest) -> str:
-    """Everything one request carried, as the model received it (rendered capability parts included)."""
-    out = []
-    for part in request.parts:
-        content = getattr(part, "content", "")
-        if isinstance(content, list):
-            content = "".join(getattr(c, "content", str(c)) for c in content)
-        out.append(str(content))
-    return "\n".join(out)
 
 
 def sent_passages(messages: list[ModelMessage]) -> str:
