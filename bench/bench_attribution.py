@@ -120,7 +120,7 @@ def choose(rows: list[Case]) -> tuple[float, float, float]:
     for fourgram in [x / 20 for x in range(4, 15)]:  # at most 0.7: a copy a model changed a word of still counts
         for coverage in [x / 20 for x in range(12, 21)]:
             for beside in [x / 20 for x in range(0, 8)]:
-                t = tally(rows, lambda c: decide(c, fourgram, coverage, beside))
+                t = tally(rows, lambda c, rule=(fourgram, coverage, beside): decide(c, *rule))
                 if t["precision"] >= TARGET:
                     best = max(best, (t["recall"], t["precision"], (fourgram, coverage, beside)))
     return best[2]
@@ -149,9 +149,8 @@ def main() -> None:
         for rule, chosen in rules.items():
             t = tally(rows, chosen)
             shares = " | ".join(f"{t[k]:.2f}" for k in KINDS)
-            print(
-                f"| {name} | {rule} | {len(rows)} | {t['attributed']} | {t['precision']:.2f} | {t['recall']:.2f} | {shares} |"
-            )
+            figures = f"{t['attributed']} | {t['precision']:.2f} | {t['recall']:.2f}"
+            print(f"| {name} | {rule} | {len(rows)} | {figures} | {shares} |")
 
 
 if __name__ == "__main__":
