@@ -27,6 +27,8 @@ BESIDE_MIN = 0.2
 """And the share of its word 4-grams the passage must hold beside that coverage."""
 
 _WORD = re.compile(r"[a-z0-9]+")
+_ASIDE = re.compile(r"^([_*]).+\1$", re.S)
+"""A sentence wholly in emphasis, such as the extractive model's closing note: an aside, not a claim."""
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -95,8 +97,13 @@ def attribute_sentence(
 
 
 def unmarked_claims(answer: str) -> list[str]:
-    """The sentences of ``answer`` that carry no ``[n]`` marker and are long enough to be claims."""
-    return [s for s, numbers in sentences(answer) if not numbers and len(content_terms(s)) >= MIN_TERMS]
+    """The sentences of ``answer`` that carry no ``[n]`` marker and are long enough to be claims (asides in
+    emphasis left out)."""
+    return [
+        s
+        for s, numbers in sentences(answer)
+        if not numbers and len(content_terms(s)) >= MIN_TERMS and not _ASIDE.match(s.strip())
+    ]
 
 
 def attribute(answer: str, passages: dict[int, tuple[str, str]]) -> list[Attribution]:

@@ -228,3 +228,16 @@ async def test_exports_and_the_wire_inspector_say_what_was_attributed_and_what_i
     (request,) = wire_requests(session.state, session.messages, ledger.current_record(session.state["rag"])["question"])
     kinds = [p.kind for p in request.parts]
     assert "evidence current" in kinds and "capsule" in kinds
+
+
+async def test_the_offline_extractive_model_answers_search_first_from_the_passages(kb):
+    agent, session = build_agent(AgentConfig(search_first=True), kb=kb), Session()
+    await ask(agent, session, "How often do I feed a sourdough starter?")
+    await ask(agent, session, "and in the fridge?")
+
+    first, second = question_views(session.state, session.messages)
+    assert first.badge == "grounded" and "Feed the starter once a day" in first.answer
+    assert second.badge == "grounded" and "refrigerator only needs feeding once a week" in second.answer
+    for view in (first, second):
+        assert view.citations and not view.policy.unbacked and not view.attributed
+        assert view.unsupported == ()  # its closing note is an aside, not a claim
