@@ -54,6 +54,20 @@ async def test_a_search_first_answer_shows_its_row_citations_and_what_haiku_tui_
         assert f"attributed by haiku-tui: [{storage}]" in policy
         # reopened, the row is the same (drawn from the stored passages)
         assert view.steps[0].text == rows[0]
+        # the review screen says which citation haiku-tui attributed
+        from haiku_tui.tui.main.modals import ReviewScreen
+
+        app.main.turn_log.focus_selected()
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        statuses = []
+        for _ in view.citations:
+            statuses.append(str(app.screen.query_one("#review-status").render()))
+            await pilot.press("n")
+            await settle(pilot)
+        attributed = [s for s in statuses if "attributed by haiku-tui" in s]
+        assert len(attributed) == 1 and attributed[0].startswith(f"Citation [{storage}]")
 
 
 async def test_an_answer_from_no_passage_says_it_is_not_grounded_in_the_badge(small_kb):
