@@ -39,6 +39,7 @@ from haiku_tui.capabilities.evidence import (
     question_in_progress,
     source_label,
 )
+from haiku_tui.capabilities.parts import PassagesPart
 from haiku_tui.text import one_line
 
 COMPACTION_ID = "haiku-tui-compaction"
@@ -155,8 +156,9 @@ def plan_start(state: dict[str, Any], question: int, offset: int = 0, budget: in
 
 
 def is_evidence_part(part: Any, owned_tools: frozenset[str]) -> bool:
-    """True for a part of a question's messages that holds its evidence: a result of an evidence tool."""
-    return isinstance(part, ToolReturnPart) and part.tool_name in owned_tools
+    """True for a part of a question's messages that holds its evidence: a result of an evidence tool, or the
+    passages a question answered search-first was given (:class:`~haiku_tui.capabilities.parts.PassagesPart`)."""
+    return (isinstance(part, ToolReturnPart) and part.tool_name in owned_tools) or isinstance(part, PassagesPart)
 
 
 def evidence_parts(messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str]) -> list[tuple[int, int]]:

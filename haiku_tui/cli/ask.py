@@ -112,7 +112,7 @@ async def run_question(run: Any, out: TextIO | None = None, *, policy: bool = Fa
     back: a redirect would replace it with the answer that is saved, so only that one is printed
     (text written after a cite call streams). Returns the run's :class:`~haiku_tui.sessions.run.Finished` event.
     """
-    from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
+    from haiku_tui.sessions.run import HOST_SEARCH_CALL, Finished, StepFinished, StepStarted, TextDelta, TextStarted
 
     printer = AnswerPrinter(out)
     held: list[str] | None = [] if policy else None  # None: streaming
@@ -129,8 +129,9 @@ async def run_question(run: Any, out: TextIO | None = None, *, policy: bool = Fa
                 printer.write(text)
             case StepStarted() if held is not None:
                 held.clear()  # text written before a tool call is not the answer
-            case StepFinished(_, step) if held is not None:
-                held = None if step.kind == "cite" else []  # declared: stream; redirected: drop what was held
+            case StepFinished(call_id, step) if held is not None:
+                # declared, or searched first (no redirect follows): stream; redirected: drop what was held
+                held = None if step.kind == "cite" or call_id == HOST_SEARCH_CALL else []
             case Finished():
                 finished = event
     if held and finished.outcome == "completed":
@@ -152,6 +153,8 @@ def source_line(citation: dict[str, Any]) -> str:
     pages = page_range(citation["pages"])
     path = citation.get("path")
     text = f"[{citation['number']}] {label}" + (f" ({pages})" if pages else "") + (f" — {path}" if path else "")
+    if citation.get("by") == "haiku-tui":
+        text += " (attributed by haiku-tui)"
     return printable_line(text)
 
 
@@ -256,10 +259,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
             data["session"] = session.id
         print(json_dumps(data, indent=2))
         return 0
+    if data["grounding"]:  # never silently ungrounded: said under the answer, with it on stdout
+        print(f"\n{data['grounding']}")
     if data["citations"]:
         print("\nSources:")
         for citation in sorted(data["citations"], key=lambda c: c["number"]):
             print(source_line(citation))
+    if data["citations"] and data["unsupported"]:
+        print(f"({len(data['unsupported'])} sentence(s) of the answer match no passage)")
     if data["unbacked"]:
         markers = " ".join(f"[{n}]" for n in data["unbacked"])
         print(

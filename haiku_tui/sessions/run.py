@@ -73,6 +73,9 @@ class Finished:
 
 RunEvent = TextStarted | TextDelta | StepStarted | StepFinished | Finished
 
+HOST_SEARCH_CALL = "haiku-tui-search"
+"""The ``call_id`` of the row of haiku-tui's own search (search-first): no model called it."""
+
 
 class QuestionRun:
     """Ask ``prompt`` in ``session``: iterate it once for its events; :meth:`cancel` stops it (nothing saved)."""
@@ -130,7 +133,14 @@ class QuestionRun:
 
         from haiku_tui.agent import describe_error, run_limits, secrets_in_use
         from haiku_tui.agent.errors import tool_misuse
-        from haiku_tui.capabilities.views import REDIRECT_STEP, Step, call_step, is_redirect, result_step
+        from haiku_tui.capabilities.views import (
+            REDIRECT_STEP,
+            Step,
+            call_step,
+            host_search_step,
+            is_redirect,
+            result_step,
+        )
         from haiku_tui.sessions.scrub import register_secrets
 
         register_secrets(*secrets_in_use())  # what this run sends is never saved
@@ -139,6 +149,7 @@ class QuestionRun:
         finished: set[str] = set()
         result = None
         streamed = 0  # characters of answer text the response being streamed has sent
+        host_pending = True  # haiku-tui's own search (search-first) is shown once its request was made
         conversation = self.conversation
         try:
             async with self.agent.run_stream_events(
@@ -148,6 +159,11 @@ class QuestionRun:
                 if self._cancelled:
                     events.cancel()
                 async for event in events:
+                    if host_pending and isinstance(event, PartStartEvent):  # the first request was made by now
+                        host_pending = False
+                        if (step := host_search_step(self.deps.state, self.question, self.prompt)) is not None:
+                            yield StepStarted(HOST_SEARCH_CALL, step)
+                            yield StepFinished(HOST_SEARCH_CALL, step, self.deps.state)
                     if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
                         streamed += len(event.part.content)
                         yield TextStarted(event.part.content)
