@@ -286,10 +286,28 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model_path(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The model questions go to and the path they take (``tools``, ``search-first (…; remembered)``); (None, None)
+    when the model settings are broken (``ask`` says how)."""
+    from haiku_tui.agent.model_paths import ModelPaths, path_text
+    from haiku_tui.agent.models import ModelConfigError, choose_model, is_extractive
+
+    from . import search_first_arg
+
+    try:
+        choice = choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
+    except ModelConfigError:
+        return None, None
+    chosen = search_first_arg(args)
+    learned = None if chosen is not None or is_extractive(choice.name) else ModelPaths().learned(choice.label)
+    return choice.label, path_text(chosen, learned)
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     kb = attach_reranker(args, _open(args, create=False))
     info = kb.info()
     info["reranker"] = kb.reranker.describe() if kb.reranker is not None else None
+    info["model"], info["path"] = _model_path(args)
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
@@ -308,6 +326,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     ]
     if info["reranker"]:
         rows.append(("reranker", printable_line(info["reranker"])))
+    if info["model"]:
+        rows.append(("model", printable_line(f"{info['model']} · {info['path']}")))
     if info.get("orphan_chunks"):
         rows.append(
             ("orphan chunks", f"{info['orphan_chunks']} (from an interrupted ingest; the next add removes them)")

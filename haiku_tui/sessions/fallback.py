@@ -24,8 +24,8 @@ class Fallback:
     """Builds the search-first agent (called once, when a question is first sent again)."""
     label: str
     """The model and its server (``name @ url``): what is learned is kept under it."""
-    searchable: bool = True
-    """The knowledge base holds documents: an answer that never searched it is asked again."""
+    searchable: Callable[[], bool] = lambda: True
+    """Whether the knowledge base holds documents (asked when an answer never searched: it is then asked again)."""
     paths: ModelPaths | None = None
     """Where what was learned is kept (None: ``<data dir>/model-paths.json``)."""
     on_learned: Callable[[Reroute, bool], None] | None = field(default=None, repr=False)

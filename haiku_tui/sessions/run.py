@@ -190,8 +190,7 @@ class QuestionRun:
         finished: set[str] = set()
         result = None
         streamed = 0  # characters of answer text the response being streamed has shown
-        watching = fallback is not None and fallback.searchable
-        gate = TextGate(until_searched=watching)
+        gate = TextGate(until_searched=fallback is not None)
         conversation = self.conversation
         try:
             async with agent.run_stream_events(
@@ -265,7 +264,8 @@ class QuestionRun:
         if result is None:
             yield Finished("failed", "the run ended without a result")
             return
-        if watching and answered_without_searching(self.deps.state, self.question):
+        unsearched = fallback is not None and answered_without_searching(self.deps.state, self.question)
+        if unsearched and fallback.searchable():
             gate.drop()
             yield Reroute("no-search", NO_SEARCH_FIX)
             return
