@@ -115,7 +115,15 @@ async def run_question(run: Any, out: TextIO | None = None, *, policy: bool = Fa
     back: a redirect would replace it with the answer that is saved, so only that one is printed
     (text written after a cite call streams). Returns the run's :class:`~haiku_tui.sessions.run.Finished` event.
     """
-    from haiku_tui.sessions.run import Finished, Rerouted, StepFinished, StepStarted, TextDelta, TextStarted
+    from haiku_tui.sessions.run import (
+        HOST_SEARCH_CALL,
+        Finished,
+        Rerouted,
+        StepFinished,
+        StepStarted,
+        TextDelta,
+        TextStarted,
+    )
 
     printer = AnswerPrinter(out)
     held: list[str] | None = [] if policy else None  # None: streaming
@@ -132,8 +140,9 @@ async def run_question(run: Any, out: TextIO | None = None, *, policy: bool = Fa
                 printer.write(text)
             case StepStarted() if held is not None:
                 held.clear()  # text written before a tool call is not the answer
-            case StepFinished(_, step) if held is not None:
-                held = None if step.kind == "cite" else []  # declared: stream; redirected: drop what was held
+            case StepFinished(call_id, step) if held is not None:
+                # declared, or searched first (no redirect follows): stream; redirected: drop what was held
+                held = None if step.kind == "cite" or call_id == HOST_SEARCH_CALL else []
             case Rerouted(line):
                 print(f"haiku-tui: {printable_line(line)}", file=sys.stderr)
                 held = [] if policy else None  # the question is asked again: nothing of the first attempt counts

@@ -84,6 +84,9 @@ class Finished:
 
 RunEvent = TextStarted | TextDelta | StepStarted | StepFinished | Rerouted | Finished
 
+HOST_SEARCH_CALL = "haiku-tui-search"
+"""The ``call_id`` of the row of haiku-tui's own search (search-first): no model called it."""
+
 
 class QuestionRun:
     """Ask ``prompt`` in ``session``: iterate it once for its events; :meth:`cancel` stops it (nothing saved)."""
@@ -182,7 +185,14 @@ class QuestionRun:
         from haiku_tui.agent import describe_error, run_limits
         from haiku_tui.agent.errors import tool_misuse
         from haiku_tui.agent.fallback import NO_SEARCH_FIX, Reroute, answered_without_searching, searched, tool_refusal
-        from haiku_tui.capabilities.views import REDIRECT_STEP, Step, call_step, is_redirect, result_step
+        from haiku_tui.capabilities.views import (
+            REDIRECT_STEP,
+            Step,
+            call_step,
+            host_search_step,
+            is_redirect,
+            result_step,
+        )
 
         from .fallback import TextGate
 
@@ -191,6 +201,7 @@ class QuestionRun:
         result = None
         streamed = 0  # characters of answer text the response being streamed has shown
         gate = TextGate(until_searched=fallback is not None)
+        host_pending = True  # haiku-tui's own search (search-first) is shown once its request was made
         conversation = self.conversation
         try:
             async with agent.run_stream_events(
@@ -201,20 +212,26 @@ class QuestionRun:
                     events.cancel()
                 async for event in events:
                     shown: list[Any] = []
+                    if host_pending and isinstance(event, PartStartEvent):  # the first request was made by now
+                        host_pending = False
+                        if (step := host_search_step(self.deps.state, self.question, self.prompt)) is not None:
+                            shown = [StepStarted(HOST_SEARCH_CALL, step)]
+                            shown.append(StepFinished(HOST_SEARCH_CALL, step, self.deps.state))
                     if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
-                        shown = gate.start(TextStarted(event.part.content), event.part.content)
+                        shown += gate.start(TextStarted(event.part.content), event.part.content)
                     elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
-                        shown = gate.delta(TextDelta(event.delta.content_delta), event.delta.content_delta)
+                        shown += gate.delta(TextDelta(event.delta.content_delta), event.delta.content_delta)
                     elif isinstance(event, PartEndEvent) and isinstance(event.part, TextPart):
-                        shown = gate.end()
+                        shown += gate.end()
                     elif isinstance(event, FunctionToolCallEvent):
                         calls[event.part.tool_call_id] = event.part
-                        shown = [*gate.step(), StepStarted(event.part.tool_call_id, call_step(event.part, self.prompt))]
+                        shown += gate.step()
+                        shown.append(StepStarted(event.part.tool_call_id, call_step(event.part, self.prompt)))
                     elif isinstance(event, FunctionToolResultEvent):
                         call = calls.get(event.tool_call_id)
                         if call is not None:
                             finished.add(event.tool_call_id)
-                            shown = [StepFinished(
+                            shown += [StepFinished(
                                 event.tool_call_id,
                                 result_step(call, event.part, self.deps.state, self.prompt),
                                 self.deps.state,
@@ -222,7 +239,7 @@ class QuestionRun:
                             if gate.until_searched and searched(self.deps.state, self.question):
                                 shown += gate.searched()
                     elif isinstance(event, EnqueuedMessagesEvent) and _redirects(event, is_redirect):
-                        shown = [*gate.step(), StepFinished("", REDIRECT_STEP, self.deps.state)]
+                        shown += [*gate.step(), StepFinished("", REDIRECT_STEP, self.deps.state)]
                     elif isinstance(event, AgentRunResultEvent):
                         result = event.result
                         gate.end()
