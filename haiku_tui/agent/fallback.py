@@ -29,7 +29,7 @@ REASONS: dict[str, str] = {
 }
 """How each reason is said (in the line, ``haiku-tui info`` and the status bar)."""
 
-TEXT_CALL_FIX = "a server that parses its tool calls (llama.cpp: --jinja; vLLM: --tool-call-parser)"
+TEXT_CALL_FIX = "a server that parses the model's tool calls (llama.cpp: --jinja; vLLM: --tool-call-parser)"
 NO_SEARCH_FIX = "a model that calls tools (usually a larger one)"
 
 
@@ -47,20 +47,20 @@ class Reroute:
 
     def line(self, *, remembered: bool) -> str:
         """The one line a host shows: what happened, that it was asked again, what would enable tools."""
-        kept = "; remembered for this model and server" if remembered else ""
-        fix = f" (for tools: {self.fix})" if self.fix else ""
-        return f"{self.said}{fix}: asked again search-first{kept}"
+        kept = " (remembered for this model and server)" if remembered else ""
+        fix = f"; for tools, {self.fix}" if self.fix else ""
+        return f"{self.said}: asked again search-first{kept}{fix}"
 
 
 # ---- 1. a server that refuses tools ---------------------------------------------------------------------
 
 _REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"does not support tools", re.I), "an Ollama model with tool support (ollama.com/search?c=tools)"),
+    (re.compile(r"does not support tools", re.I), "pull an Ollama model with tool support, ollama.com/search?c=tools"),
     (re.compile(r"tools param requires --jinja", re.I), "start llama.cpp's server with --jinja"),
-    (re.compile(r"Unsupported param: tools", re.I), "a newer llama.cpp server, started with --jinja"),
+    (re.compile(r"Unsupported param: tools", re.I), "update llama.cpp and start its server with --jinja"),
     (
         re.compile(r"tool choice requires --enable-auto-tool-choice", re.I),
-        "start vLLM with --enable-auto-tool-choice --tool-call-parser PARSER (hermes for Qwen)",
+        "start vLLM with --enable-auto-tool-choice --tool-call-parser NAME (hermes for Qwen)",
     ),
     (re.compile(r"\btools?\b[^.]{0,40}\b(not supported|unsupported)|does not support (tool|function)", re.I), ""),
 )

@@ -14,6 +14,7 @@ from haiku_tui.store.tables import outdated_note
 from haiku_tui.text import printable_line
 
 from . import CommandError, attach_reranker, db_arg, embedder_arg
+from .app import add_path_options
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -61,8 +62,12 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "info",
         parents=[common],
         help="show where the knowledge base is and what it holds",
-        description="Location, counts, embedder and size on disk.",
+        description="Location, counts, embedder and size on disk; the model questions go to and how they reach it "
+        "(tools, or search-first: chosen, or learned for that model and server).",
     )
+    p.add_argument("--model", default=argparse.SUPPRESS, metavar="MODEL", help="the model to show (default: as `ask`)")
+    p.add_argument("--base-url", default=argparse.SUPPRESS, metavar="URL", help="its OpenAI-compatible server")
+    add_path_options(p, suppress=True)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_info)
 

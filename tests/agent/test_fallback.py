@@ -21,9 +21,9 @@ def refusal(status: int, message: str, *, top_level: bool = False) -> ModelHTTPE
 @pytest.mark.parametrize(
     ("mode", "fix"),
     [
-        ("refuse-ollama", "an Ollama model with tool support"),
+        ("refuse-ollama", "pull an Ollama model with tool support"),
         ("refuse-llamacpp", "start llama.cpp's server with --jinja"),
-        ("refuse-llamacpp-old", "a newer llama.cpp server, started with --jinja"),
+        ("refuse-llamacpp-old", "update llama.cpp and start its server with --jinja"),
         ("refuse-vllm", "start vLLM with --enable-auto-tool-choice --tool-call-parser"),
     ],
 )
@@ -42,8 +42,8 @@ def test_other_failures_are_not_refusals():
 def test_the_line_says_what_happened_what_would_enable_tools_and_whether_it_is_remembered():
     line = Reroute("refused", "start llama.cpp's server with --jinja").line(remembered=True)
     assert line == (
-        "the server refuses tools (for tools: start llama.cpp's server with --jinja): asked again search-first; "
-        "remembered for this model and server"
+        "the server refuses tools: asked again search-first (remembered for this model and server); for tools, "
+        "start llama.cpp's server with --jinja"
     )
     assert "remembered" not in Reroute("no-search").line(remembered=False)
 
