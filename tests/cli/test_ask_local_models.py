@@ -171,7 +171,7 @@ def test_the_question_asked_again_is_saved_once_with_nothing_of_the_first_attemp
     with SessionStore() as store:
         session = store.load(store.resolve("tea"))
     saved = repr(session.messages)
-    assert "<passages>" in saved and "load_capability" not in saved and "tool_response" not in saved
+    assert "PassagesPart" in saved and "load_capability" not in saved and "tool_response" not in saved
     assert [q["question"] for q in session.state["rag"]["questions"]] == [0]
 
 
