@@ -184,7 +184,14 @@ class QuestionRun:
 
         from haiku_tui.agent import describe_error, run_limits
         from haiku_tui.agent.errors import tool_misuse
-        from haiku_tui.agent.fallback import NO_SEARCH_FIX, Reroute, answered_without_searching, searched, tool_refusal
+        from haiku_tui.agent.fallback import (
+            NO_SEARCH_FIX,
+            Reroute,
+            answered_without_searching,
+            asks_the_documents,
+            searched,
+            tool_refusal,
+        )
         from haiku_tui.capabilities.views import (
             REDIRECT_STEP,
             Step,
@@ -200,7 +207,8 @@ class QuestionRun:
         finished: set[str] = set()
         result = None
         streamed = 0  # characters of answer text the response being streamed has shown
-        gate = TextGate(until_searched=fallback is not None)
+        asking = fallback is not None and asks_the_documents(self.prompt)  # else small talk: no search expected
+        gate = TextGate(until_searched=asking)
         host_pending = True  # haiku-tui's own search (search-first) is shown once its request was made
         conversation = self.conversation
         try:
@@ -281,8 +289,8 @@ class QuestionRun:
         if result is None:
             yield Finished("failed", "the run ended without a result")
             return
-        unsearched = fallback is not None and answered_without_searching(self.deps.state, self.question)
-        if unsearched and fallback.searchable():
+        unsearched = asking and answered_without_searching(self.deps.state, self.question)
+        if unsearched and fallback is not None and fallback.searchable():
             gate.drop()
             yield Reroute("no-search", NO_SEARCH_FIX)
             return
