@@ -19,12 +19,16 @@ from haiku_tui.capabilities.support import best_passage, content_terms, sentence
 
 MIN_TERMS = 3
 """Content words a sentence needs to count as a claim to attribute."""
-FOURGRAM_MIN = 0.5
+FOURGRAM_MIN = 0.7
 """Share of a sentence's word 4-grams a passage must hold to be where it was copied from."""
-COVERAGE_MIN = 0.8
+COVERAGE_MIN = 0.7
 """Share of a sentence's content words the best window of a passage must hold to be where it was reworded from."""
+BESIDE_MIN = 0.2
+"""And the share of its word 4-grams the passage must hold beside that coverage."""
 
 _WORD = re.compile(r"[a-z0-9]+")
+_ASIDE = re.compile(r"^([_*]).+\1$", re.S)
+"""A sentence wholly in emphasis, such as the extractive model's closing note: an aside, not a claim."""
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -60,10 +64,14 @@ def score(sentence: str, text: str) -> tuple[float, float]:
 
 
 def attributed(
-    shares: tuple[float, float], fourgram_min: float = FOURGRAM_MIN, coverage_min: float = COVERAGE_MIN
+    shares: tuple[float, float],
+    fourgram_min: float = FOURGRAM_MIN,
+    coverage_min: float = COVERAGE_MIN,
+    beside_min: float = BESIDE_MIN,
 ) -> bool:
-    """Whether ``(4-gram share, coverage)`` is enough to say a sentence was drawn from the passage."""
-    return shares[0] >= fourgram_min or shares[1] >= coverage_min
+    """Whether ``(4-gram share, coverage)`` is enough to say a sentence was drawn from the passage: copied (the
+    4-gram share), or reworded (the coverage, with some 4-grams beside it: sharing words is not saying the same)."""
+    return shares[0] >= fourgram_min or (shares[1] >= coverage_min and shares[0] >= beside_min)
 
 
 def attribute_sentence(
@@ -72,12 +80,13 @@ def attribute_sentence(
     *,
     fourgram_min: float = FOURGRAM_MIN,
     coverage_min: float = COVERAGE_MIN,
+    beside_min: float = BESIDE_MIN,
 ) -> Attribution:
     """The passage (label → (chunk id, text)) ``sentence`` was drawn from, or an unsupported attribution."""
     best: tuple[float, int, str] | None = None
     for label, (chunk_id, text) in passages.items():
         shares = score(sentence, text)
-        if not numbers_hold(sentence, text) or not attributed(shares, fourgram_min, coverage_min):
+        if not numbers_hold(sentence, text) or not attributed(shares, fourgram_min, coverage_min, beside_min):
             continue
         value = max(shares)
         if best is None or value > best[0]:
@@ -88,8 +97,13 @@ def attribute_sentence(
 
 
 def unmarked_claims(answer: str) -> list[str]:
-    """The sentences of ``answer`` that carry no ``[n]`` marker and are long enough to be claims."""
-    return [s for s, numbers in sentences(answer) if not numbers and len(content_terms(s)) >= MIN_TERMS]
+    """The sentences of ``answer`` that carry no ``[n]`` marker and are long enough to be claims (asides in
+    emphasis left out)."""
+    return [
+        s
+        for s, numbers in sentences(answer)
+        if not numbers and len(content_terms(s)) >= MIN_TERMS and not _ASIDE.match(s.strip())
+    ]
 
 
 def attribute(answer: str, passages: dict[int, tuple[str, str]]) -> list[Attribution]:

@@ -139,15 +139,7 @@ class QuestionView:
     @property
     def grounding_note(self) -> str:
         """Why the answer is not grounded, as shown under it, in the app's badge and in exports ("" when it is)."""
-        if self.badge == "grounded":
-            return ""
-        if self.policy.unbacked:
-            return f"not grounded: no passage carries {' '.join(f'[{n}]' for n in self.policy.unbacked)}"
-        if self.searched_by == "haiku-tui":
-            return "not grounded: the answer draws on none of the passages haiku-tui found"
-        if self.searched_by == "model":
-            return "not grounded: the model searched your documents but cited nothing"
-        return "not grounded: the model answered without searching your documents"
+        return grounding_note(self.badge, self.policy.unbacked, self.searched_by)
 
     @property
     def attribution_note(self) -> str:
@@ -161,6 +153,20 @@ class QuestionView:
             if claim.weak and claim.chunk_id is not None:
                 out.setdefault(claim.number, []).append(claim)
         return out
+
+
+def grounding_note(badge: str, unbacked: tuple[int, ...] | list[int], searched_by: str) -> str:
+    """Why an answer with grounding ``badge`` is not grounded, in one line ("" when it is grounded): its markers
+    with nothing behind them, or who searched (``searched_by``: ``"haiku-tui"``, ``"model"`` or ``""``)."""
+    if badge == "grounded":
+        return ""
+    if unbacked:
+        return f"not grounded: no passage carries {' '.join(f'[{n}]' for n in unbacked)}"
+    if searched_by == "haiku-tui":
+        return "not grounded: the answer draws on none of the passages haiku-tui found"
+    if searched_by == "model":
+        return "not grounded: the model searched your documents but cited nothing"
+    return "not grounded: the model answered without searching your documents"
 
 
 def citations_by_number(state: dict[str, Any]) -> dict[int, dict[str, Any]]:

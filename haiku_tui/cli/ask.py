@@ -167,6 +167,8 @@ def source_line(citation: dict[str, Any]) -> str:
     pages = page_range(citation["pages"])
     path = citation.get("path")
     text = f"[{citation['number']}] {label}" + (f" ({pages})" if pages else "") + (f" — {path}" if path else "")
+    if citation.get("by") == "haiku-tui":
+        text += " (attributed by haiku-tui)"
     return printable_line(text)
 
 
@@ -300,10 +302,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
             data["session"] = session.id
         print(json_dumps(data, indent=2))
         return 0
+    if data["grounding"]:  # never silently ungrounded: said under the answer, with it on stdout
+        print(f"\n{data['grounding']}")
     if data["citations"]:
         print("\nSources:")
         for citation in sorted(data["citations"], key=lambda c: c["number"]):
             print(source_line(citation))
+    if data["citations"] and data["unsupported"]:
+        print(f"({len(data['unsupported'])} sentence(s) of the answer match no passage)")
     if data["unbacked"]:
         markers = " ".join(f"[{n}]" for n in data["unbacked"])
         print(

@@ -16,7 +16,7 @@ from haiku_tui.capabilities.report import answer_report
 from haiku_tui.capabilities.views import question_views
 from haiku_tui.sessions import Session, SessionStore
 from haiku_tui.sessions.run import HOST_SEARCH_CALL, Finished, QuestionRun, StepFinished, StepStarted
-from tests.capabilities.scripts import Script, text
+from tests.capabilities.scripts import Script, sent_text, text
 
 LABEL = re.compile(r"^\[(\d+)\] (.*)$", re.M)
 
@@ -29,17 +29,6 @@ def passages_of(messages: list[ModelMessage]) -> PassagesPart:
                 if isinstance(part, PassagesPart):
                     return part
     raise AssertionError("no passages in the request")
-
-
-def sent_text(request: ModelRequest) -> str:
-    """Everything one request carried, as the model received it (rendered capability parts included)."""
-    out = []
-    for part in request.parts:
-        content = getattr(part, "content", "")
-        if isinstance(content, list):
-            content = "".join(getattr(c, "content", str(c)) for c in content)
-        out.append(str(content))
-    return "\n".join(out)
 
 
 def sent_passages(messages: list[ModelMessage]) -> str:
@@ -213,3 +202,42 @@ async def test_the_saved_session_reloads_the_part_and_compaction_treats_it_as_ev
     assert cited and all(" ".join(texts[c].text.split()) in " ".join(earlier.split()) for c in cited)
     others = [c for c in record["passages"].values() if c not in cited]
     assert others and not any(texts[c].text.strip() in earlier for c in others)
+
+
+async def test_exports_and_the_wire_inspector_say_what_was_attributed_and_what_is_not_grounded(kb):
+    from haiku_tui.capabilities.wire import wire_requests
+    from haiku_tui.sessions.export import to_json, to_markdown
+
+    script = Script(
+        text("A starter kept in the refrigerator only needs feeding once a week."),
+        text("Tea tastes best with a slice of lemon and a spoon of honey."),
+    )
+    agent, session = agent_for(script, kb), Session()
+    await ask(agent, session, "How often do I feed a starter kept in the fridge?")
+    await ask(agent, session, "How do I make my tea taste better?")
+
+    markdown = to_markdown(session)
+    first, second = markdown.split("## Question 2")
+    number = ledger.citation_for(session.state, ledger.cited_ids(session.state, 0)[0])["index"]
+    assert f"- [{number}] Sourdough bread › The starter" in first and "— *attributed by haiku-tui*" in first
+    assert "not grounded" not in first
+    assert "*not grounded: the answer draws on none of the passages haiku-tui found*" in second
+    assert "**Unsupported:**" in second and "- Tea tastes best with a slice of lemon" in second
+    assert '"attributed": [' in to_json(session)
+    # the wire inspector: the passages are this question's evidence, the earlier ones compacted evidence
+    (request,) = wire_requests(session.state, session.messages, ledger.current_record(session.state["rag"])["question"])
+    kinds = [p.kind for p in request.parts]
+    assert "evidence current" in kinds and "capsule" in kinds
+
+
+async def test_the_offline_extractive_model_answers_search_first_from_the_passages(kb):
+    agent, session = build_agent(AgentConfig(search_first=True), kb=kb), Session()
+    await ask(agent, session, "How often do I feed a sourdough starter?")
+    await ask(agent, session, "and in the fridge?")
+
+    first, second = question_views(session.state, session.messages)
+    assert first.badge == "grounded" and "Feed the starter once a day" in first.answer
+    assert second.badge == "grounded" and "refrigerator only needs feeding once a week" in second.answer
+    for view in (first, second):
+        assert view.citations and not view.policy.unbacked and not view.attributed
+        assert view.unsupported == ()  # its closing note is an aside, not a claim
