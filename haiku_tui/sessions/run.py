@@ -186,6 +186,7 @@ class QuestionRun:
         from haiku_tui.agent.errors import tool_misuse
         from haiku_tui.agent.fallback import (
             NO_SEARCH_FIX,
+            TEXT_CALL_FIX,
             Reroute,
             answered_without_searching,
             asks_the_documents,
@@ -281,7 +282,7 @@ class QuestionRun:
             self._events = None
         if gate.call is not None:
             if fallback is not None:
-                yield Reroute("text-call", _text_call_fix())
+                yield Reroute("text-call", TEXT_CALL_FIX)
             else:
                 searching = self.search_first or self.rerouted is not None
                 yield Finished("failed", _text_call_error(gate.call, searching=searching))
@@ -294,9 +295,9 @@ class QuestionRun:
             gate.drop()
             yield Reroute("no-search", NO_SEARCH_FIX)
             return
-        if fallback is not None:
+        if fallback is not None and searched(self.deps.state, self.question):
             fallback.searched()
-        for out in gate.searched():  # an answer grounded in earlier evidence (it did not need to search)
+        for out in gate.searched():  # held text of an answer that needed no search (small talk, earlier evidence)
             yield out
         error = await self._commit(result)
         yield Finished("failed", error) if error else Finished("completed", result=result)
@@ -316,12 +317,6 @@ class QuestionRun:
         except Exception as exc:  # stale, corrupt, not JSON or a full disk
             return f"could not save the session: {one_line(str(exc), 200)}"
         return None
-
-
-def _text_call_fix() -> str:
-    from haiku_tui.agent.fallback import TEXT_CALL_FIX
-
-    return TEXT_CALL_FIX
 
 
 def _text_call_error(shape: str, *, searching: bool) -> str:
