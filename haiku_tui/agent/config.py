@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     from haiku_tui.store.rerank import Reranker
 
 
+DEFER_TOOLS = True
+"""The app's default (app, ``ask``, serve): the rag tools are deferred behind ``load_capability`` (False: offered
+from the first request). The one place to flip it from ``bench/bench_local_model.py``'s figures; the capability's
+own default stays deferred, as the spec says."""
+
+
 @dataclass(frozen=True)
 class AgentConfig:
     """What the agent is built from. ``api_key`` is used, never persisted (it is kept out of repr).
@@ -30,7 +36,7 @@ class AgentConfig:
     api_key: str | None = field(default=None, repr=False, compare=False)
     timeout: float | None = None
     db: str | None = None
-    defer_loading: bool = True
+    defer_loading: bool = DEFER_TOOLS
     compaction: bool = True
     policy: bool = True
     analysis: bool = False
@@ -40,9 +46,11 @@ class AgentConfig:
     reranker_model: str | None = None
     on_reranker_fault: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
     """Told the one line a failed rerank costs (the search keeps its own order)."""
-    search_first: bool = False
-    """Offer the model no tools: haiku-tui searches for each question first and puts the numbered passages
-    in its request; the answer's ``[n]`` markers (or, without them, its attributed sentences) are its citations."""
+    search_first: bool | None = None
+    """True: offer the model no tools: haiku-tui searches for each question first and puts the numbered passages
+    in its request; the answer's ``[n]`` markers (or, without them, its attributed sentences) are its citations.
+    False: tools, always. None (automatic): tools, and the host asks again search-first when the model cannot be
+    grounded with them (``agent/fallback.py``; the choice: ``agent/model_paths.search_first_choice``)."""
 
 
 def build_agent(

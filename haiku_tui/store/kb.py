@@ -212,6 +212,10 @@ class KnowledgeBase:
 
     # ------------------------------------------------------------------ reading
 
+    def holds_documents(self) -> bool:
+        """True when the knowledge base holds a document (a row count, no scan)."""
+        return self.storage.doc_count() > 0
+
     def _docmap(self) -> dict[str, tuple[str, str, str, int]]:
         """``{document id: (title, path, content_hash, index_version)}``, cached per table version."""
         docs = self.storage.table(DOCUMENTS)
