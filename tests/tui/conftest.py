@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.worker import WorkerCancelled
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from tests.kb_fixture import build_small_kb
 
@@ -72,7 +72,9 @@ async def settle(pilot) -> None:
     for _ in range(3):
         await pilot.pause()
         for worker in list(app.workers):
-            with contextlib.suppress(WorkerCancelled):  # an exclusive worker replaced by a newer one
+            # an exclusive worker replaced by a newer one; a worker whose failure its owner reports (the test
+            # reads the report: waiting on it again would re-raise a failure that already happened)
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
                 await worker.wait()
     await pilot.pause()
     for _ in range(50):  # a chunk view scrolls to its target after the refresh that lays it out
