@@ -9,7 +9,8 @@ It decides each step from the request's messages, as a model using haiku-tui's t
 ``load_capability`` while the rag tools are deferred, then ``rag_search`` with the user's
 question, then ``rag_cite`` with the chunk ids the search returned, then an answer quoting those
 chunks with the ``[n]`` markers the cite call gave. A citation redirect (the policy's tagged
-request) is answered by citing and repeating the answer.
+request) is answered by citing and repeating the answer. A request that offers no tools is asked
+search-first: it is answered from the numbered ``[n]`` passages its messages carry, in every mode.
 
 The behaviour is ``server.mode`` (one of :data:`MODES`), or the model name when it is
 ``fake-<mode>`` (e.g. ``--model fake-cut``). Every request is recorded in ``server.requests``.
@@ -52,7 +53,31 @@ MODES = {
     "undeclared": "answers without citing; cites and repeats the answer when redirected",
     "long": "a 200 KB answer",
     "hostile": "an answer with terminal escapes and Textual markup",
+    "refuse-ollama": "HTTP 400 to any request offering tools, as Ollama for a model without tool support",
+    "refuse-llamacpp": "HTTP 500 'tools param requires --jinja flag', as llama.cpp's server without --jinja",
+    "refuse-llamacpp-old": "HTTP 500 'Unsupported param: tools', as older llama.cpp servers",
+    "refuse-vllm": "HTTP 400 for tool choice 'auto', as vLLM without --enable-auto-tool-choice",
+    "text-call": "writes its tool call as text: <tool_call>{…}</tool_call>",
+    "text-json": "writes its tool call as a bare JSON object {\"name\": …, \"arguments\": …}",
+    "text-mistral": "writes its tool call as text: [TOOL_CALLS][{…}]",
+    "no-tools": "never calls a tool: answers from nowhere",
+    "imitate": "loads the capability, then writes an imitation tool result (<tool_response>…) as its answer",
+    "announce": "loads the capability, then answers 'The following tool(s) are now available: …'",
+    "unmarked": "asked search-first, copies a passage and writes no [n]",
 }
+"""Every mode answers a request without tools search-first: from the numbered passages in its messages, with
+their ``[n]`` markers (``unbacked`` adds one no passage carries, ``unmarked`` writes none)."""
+REFUSALS = {
+    "refuse-ollama": (400, "registry.ollama.ai/library/{model} does not support tools"),
+    "refuse-llamacpp": (500, "tools param requires --jinja flag"),
+    "refuse-llamacpp-old": (500, "Unsupported param: tools"),
+    "refuse-vllm": (400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'),
+}
+NOWHERE_ANSWER = "Add 1 cup of flour and 1/2 cup of water, twice a day."
+IMITATION = (
+    '<tool_response>{"message": "Capability \'haiku-tui-rag\' loaded. Tools: rag_search, rag_cite"}</tool_response>'
+)
+ANNOUNCEMENT = "The following tool(s) are now available: `rag_cite`, `rag_search`."
 HOSTILE_ANSWER = "Steep it \x1b[31mred\x1b[0m [bold]three[/bold] minutes [link=http://x]here[/link]\x07 "
 
 
@@ -122,12 +147,40 @@ def _first_sentence(text: str) -> str:
     return sentence.rstrip(".")
 
 
-def answer_text(turn: list[dict[str, Any]], mode: str) -> str:
-    """The answer: each cited chunk's first sentence, quoted, with its ``[n]``."""
+def passages(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """(n, text) of each numbered passage a search-first request carries: a line starting ``[n]`` (its label)
+    and the text after it, up to the next such line."""
+    text = "\n".join(_text(m.get("content")) for m in messages if m["role"] in ("system", "user"))
+    found = []
+    for piece in re.split(r"(?m)^(?=\[\d+\][ \t])", text):
+        head = re.match(r"\[(\d+)\][ \t]+([^\n]*)\n?", piece)
+        if head:
+            body = piece[head.end():].strip() or head.group(2)
+            found.append((int(head.group(1)), body))
+    return found
+
+
+def search_first_text(body: dict[str, Any], mode: str) -> str:
+    """The answer to a request without tools: the first two passages' first sentences, quoted, with their
+    ``[n]`` (none in ``unmarked``)."""
+    numbered = passages(body.get("messages", []))[:2]
+    if mode == "unmarked":
+        numbered = [(0, text) for _, text in numbered[:1]]
+    return answer_text([], mode, numbered)
+
+
+def answer_text(turn: list[dict[str, Any]], mode: str, numbered: list[tuple[int, str]] | None = None) -> str:
+    """The answer: each cited chunk's first sentence, quoted, with its ``[n]`` (``numbered``: (n, text) quoted
+    instead, as asked search-first)."""
     results = [_text(m.get("content")) for m in turn if m["role"] == "tool"]
     chunks = dict(c for r in results for c in _chunks(r))
     registered = [r for r in results if r.startswith("Registered ")]
     numbers = re.findall(r"\[(\d+)\] = ([0-9a-f]{16})", registered[-1]) if registered else []
+    if numbered is not None:
+        numbers = [(str(n), str(n)) for n, _ in numbered if n]
+        chunks = {str(n): text for n, text in numbered}
+        if not numbers:
+            return " ".join(f"{text.split('.')[0].strip()}." for _, text in numbered) or NOWHERE_ANSWER
     if mode == "long":
         phrase = "The sources go on at length. "
         return (phrase * (LONG_ANSWER_CHARS // len(phrase) + 1))[:LONG_ANSWER_CHARS] + " [1]"
@@ -149,6 +202,16 @@ def next_step(body: dict[str, Any], mode: str) -> Step:
     tools = {t["function"]["name"] for t in body.get("tools") or []}
     question, turn, redirected = _question_turn(body.get("messages", []))
     called = _calls(turn)
+    if not tools:
+        return Step(text=search_first_text(body, mode))
+    if mode == "no-tools":
+        return Step(text=NOWHERE_ANSWER)
+    if mode in ("text-call", "text-json", "text-mistral"):
+        call = json.dumps({"name": "rag_search", "arguments": {"query": question}})
+        return Step(text={"text-call": f"<tool_call>\n{call}\n</tool_call>", "text-json": call}.get(
+            mode, f"[TOOL_CALLS][{call}]"))
+    if mode in ("imitate", "announce") and "rag_search" in tools:
+        return Step(text=IMITATION if mode == "imitate" else ANNOUNCEMENT)
     if mode == "unknown-tool":
         return Step(name="frobnicate", arguments=json.dumps({"x": 1}))
     if "rag_search" not in tools and "load_capability" in tools:
@@ -220,6 +283,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(429, "slow down", {"Retry-After": str(self.server.retry_after)})
         if mode == "unauthorized":
             return self._error(401, f"Invalid API key ({self.headers.get('Authorization', 'none sent')})")
+        if mode in REFUSALS and body.get("tools"):
+            status, message = REFUSALS[mode]
+            message = message.format(model=body.get("model"))
+            if mode == "refuse-vllm":  # vLLM's own error shape: the message at the top level
+                return self._error(status, message, body={"object": "error", "message": message,
+                                                          "type": "BadRequestError", "param": None, "code": status})
+            return self._error(status, message)
         if mode == "hang":
             self.server.stopping.wait(600)
             self.close_connection = True
@@ -232,8 +302,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ---- responses
 
-    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        payload = json.dumps({"error": {"message": message, "type": "server_error", "code": status}}).encode()
+    def _error(
+        self, status: int, message: str, headers: dict[str, str] | None = None, body: dict[str, Any] | None = None
+    ) -> None:
+        payload = json.dumps(body or {"error": {"message": message, "type": "server_error", "code": status}}).encode()
         self.send_response(status)
         for name, value in {
             "Content-Type": "application/json",

@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     from haiku_tui.store.rerank import Reranker
 
 
+DEFER_TOOLS = True
+"""The app's default (app, ``ask``, serve): the rag tools are deferred behind ``load_capability`` (False: offered
+from the first request). The one place to flip it from ``bench/bench_local_model.py``'s figures; the capability's
+own default stays deferred, as the spec says."""
+
+
 @dataclass(frozen=True)
 class AgentConfig:
     """What the agent is built from. ``api_key`` is used, never persisted (it is kept out of repr).
@@ -30,7 +36,7 @@ class AgentConfig:
     api_key: str | None = field(default=None, repr=False, compare=False)
     timeout: float | None = None
     db: str | None = None
-    defer_loading: bool = True
+    defer_loading: bool = DEFER_TOOLS
     compaction: bool = True
     policy: bool = True
     analysis: bool = False
@@ -40,12 +46,20 @@ class AgentConfig:
     reranker_model: str | None = None
     on_reranker_fault: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
     """Told the one line a failed rerank costs (the search keeps its own order)."""
+    search_first: bool | None = None
+    """True: offer the model no tools: haiku-tui searches for each question first and puts the numbered passages
+    in its request; the answer's ``[n]`` markers (or, without them, its attributed sentences) are its citations.
+    False: tools, always. None (automatic): tools, and the host asks again search-first when the model cannot be
+    grounded with them (``agent/fallback.py``; the choice: ``agent/model_paths.search_first_choice``)."""
 
 
 def build_agent(
     config: AgentConfig | None = None, *, kb: KnowledgeBase | None = None, model: Model | None = None
 ) -> Agent[Deps, str]:
     """The haiku-tui agent: the resolved model, the RAG capability, compaction and the citation policy.
+
+    With ``config.search_first`` the model is offered no tools: haiku-tui searches for each question and puts
+    the passages in its request (:mod:`haiku_tui.capabilities.rag`).
 
     With ``config.analysis`` the analysis capability (sandboxed Python over the corpus) is
     registered too; both evidence capabilities are then deferred, each loaded on demand.
@@ -69,16 +83,19 @@ def build_agent(
     choice = choose_model(config.model, config.base_url, config.api_key, config.timeout)
     resolved = model if model is not None else resolve_model(choice.name, choice.base_url, choice.api_key)
     use_settings(choice)
-    defer = config.defer_loading or config.analysis
-    capabilities: list[Any] = [rag.create_capability(config.db, defer_loading=defer, kb=kb)]
-    if config.analysis:
-        from haiku_tui.capabilities import analysis
+    if config.search_first:
+        capabilities: list[Any] = _search_first_capabilities(config, kb)
+    else:
+        defer = config.defer_loading or config.analysis
+        capabilities = [rag.create_capability(config.db, defer_loading=defer, kb=kb)]
+        if config.analysis:
+            from haiku_tui.capabilities import analysis
 
-        capabilities.append(analysis.create_capability(config.db, kb=kb))
-    if config.compaction:
-        capabilities.append(compaction_capability.create_capability())
-    if config.policy:
-        capabilities.append(policy_capability.create_capability())
+            capabilities.append(analysis.create_capability(config.db, kb=kb))
+        if config.compaction:
+            capabilities.append(compaction_capability.create_capability())
+        if config.policy:
+            capabilities.append(policy_capability.create_capability())
     return Agent(
         resolved,
         deps_type=Deps,
@@ -90,6 +107,21 @@ def build_agent(
         # a stream's first output across attempts); a long answer that keeps streaming is not cut.
         model_settings={"timeout": choice.timeout, "first_event_timeout": choice.timeout},
     )
+
+
+def _search_first_capabilities(config: AgentConfig, kb: KnowledgeBase | None) -> list[Any]:
+    """Search-first: no tools (so no analysis); haiku-tui searches before the model is asked.
+
+    The citation policy comes first: its ``after_*`` hooks then run after the RAG capability's, which register
+    the answer's citations (Pydantic AI runs those hooks innermost first)."""
+    from haiku_tui.agent.quoting import search_query
+    from haiku_tui.capabilities import compaction, policy, rag
+
+    capabilities: list[Any] = [policy.create_capability()] if config.policy else []
+    capabilities.append(rag.create_capability(config.db, kb=kb, search_first=True, query_for=search_query))
+    if config.compaction:
+        capabilities.append(compaction.create_capability())
+    return capabilities
 
 
 RUN_REQUEST_LIMIT = 50

@@ -61,6 +61,16 @@ def _timeout_advice(where: str) -> str:
     )
 
 
+def _not_found_advice(exc: BaseException) -> str:
+    """What to check when the model is not found; a hosted provider's name sent to a server says so."""
+    from haiku_tui.agent.models import OPENAI_COMPATIBLE_PREFIXES, PROVIDER_KEY_ENV
+
+    prefix = str(getattr(exc, "model_name", "") or "").partition(":")[0].strip().lower()
+    if _in_use["base_url"] and prefix in PROVIDER_KEY_ENV and prefix not in OPENAI_COMPATIBLE_PREFIXES:
+        return f"the server at --base-url does not serve it; to use {prefix}'s own API, drop --base-url"
+    return "check the model name, or the --base-url (it usually ends in /v1)"
+
+
 def _key_advice() -> str:
     source, base_url = _in_use["key_source"], _in_use["base_url"]
     if source:
@@ -162,10 +172,7 @@ def _describe(exc: BaseException) -> str:  # a flat table of cases
             wait = f" (retry after {after:g} s)" if after else ""
             return f"rate limited by the model provider{where} (HTTP 429){wait}; wait a moment and try again"
         if isinstance(exc, ex.ModelNotFoundError) or status == 404:
-            return (
-                f"model not found{where} (HTTP 404){detail_text}; check the model name, or the --base-url "
-                "(it usually ends in /v1)"
-            )
+            return f"model not found{where} (HTTP 404){detail_text}; {_not_found_advice(exc)}"
         if isinstance(exc, ex.ModelContextWindowExceededError):
             return f"the conversation is too long for the model's context window{where}; start a new session"
         if isinstance(exc, (ex.ModelRequestTimeout, ex.ModelTimeoutError)):

@@ -3,7 +3,8 @@
 A Pydantic AI ``FunctionModel`` that plays the part of a careful model with the RAG tools: it
 loads the capability when it is deferred, searches for the question (a short follow-up that points back,
 "and how long should I steep it?", together with the question before it), cites the chunks it
-quotes and answers with the best-matching sentences, each followed by its ``[n]`` marker.
+quotes and answers with the best-matching sentences, each followed by its ``[n]`` marker. Offered no
+tools with passages in the question's request (search-first), it quotes those, marked with their numbers.
 Greetings get a short reply without tools; a citation-policy redirect is answered by citing
 and repeating the previous answer verbatim.
 
@@ -190,6 +191,8 @@ class Turn:
     responses: int
     previous: str = ""
     """The question asked before this one in the conversation the model was given ("" when none)."""
+    passages: str | None = None
+    """The numbered passages the question's request carries when it is answered search-first (no tools)."""
 
     def calls(self, tool: str) -> list[Event]:
         return [e for e in self.events if e.kind == "call" and e.tool == tool]
@@ -243,7 +246,33 @@ def read_turn(messages: list[ModelMessage]) -> Turn:
                     events.append(Event("return", getattr(part, "tool_name", None), content=content))
                 elif REDIRECT_TAG in text:
                     events.append(Event("redirect", content=text))
-    return Turn(question=question, events=events, responses=responses, previous=previous)
+    passages = _passages(messages[start]) if start is not None else None
+    return Turn(question=question, events=events, responses=responses, previous=previous, passages=passages)
+
+
+_PASSAGES = re.compile(r"<passages>\n?(.*?)\n?</passages>", re.S)
+_PASSAGE_HEAD = re.compile(r"^\[(\d+)\] (.+)$", re.M)
+
+
+def _passages(message: ModelMessage) -> str | None:
+    """The ``<passages>`` frame of a question's request (search-first), as the model received it."""
+    for part in message.parts:
+        content = getattr(part, "content", None)
+        if isinstance(content, list):
+            pieces = [getattr(item, "content", item) for item in content]
+            if (found := _PASSAGES.search("".join(p for p in pieces if isinstance(p, str)))) is not None:
+                return found.group(1)
+    return None
+
+
+def parse_passages(text: str) -> list[Result]:
+    """Search-first passages, ``[n] Title › heading`` then the text, as results whose id is their number."""
+    heads = list(_PASSAGE_HEAD.finditer(text))
+    ends = [head.start() for head in heads[1:]] + [len(text)]
+    return [
+        Result(head.group(1), rank, head.group(2), text[head.end() : end].strip())
+        for rank, (head, end) in enumerate(zip(heads, ends), start=1)
+    ]
 
 
 # ---- deciding -----------------------------------------------------------------------------
@@ -310,6 +339,13 @@ def decide(messages: list[ModelMessage], tools: Iterable[str]) -> Action:
             return Call(CITE_TOOL, {"chunk_ids": []})
         if last.tool == LOAD_TOOL and SEARCH_TOOL not in available:
             return Say(nothing_found(question))
+
+    # Search-first: no tools, the passages came with the question; quote them with their numbers.
+    if turn.passages is not None and not available:
+        passages = parse_passages(turn.passages)
+        quotes = _select(question, tuple(passages), leaned_on(question, turn.previous))
+        numbers = {p.chunk_id: int(p.chunk_id) for p in passages}
+        return Say(compose(quotes, numbers) if quotes else nothing_found(question))
 
     # 1. Search (loading the capability first when it is deferred).
     if not turn.calls(SEARCH_TOOL):

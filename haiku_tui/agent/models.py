@@ -234,18 +234,26 @@ def build_model(name: str, base_url: str | None = None, api_key: str | None = No
     return _infer(name, prefix, model_name, api_key)
 
 
+def server_model_name(name: str) -> tuple[str | None, str]:
+    """(prefix, the name sent) of a model named for an OpenAI-compatible server: verbatim, but for a prefix of
+    :data:`OPENAI_COMPATIBLE_PREFIXES` (``openai:NAME`` → ``NAME``; ``ollama:NAME`` keeps its prefix, which picks
+    Pydantic AI's Ollama model). Every other name is the server's own, colons and slashes included
+    (``qwen2.5:0.5b``, ``mistral:7b``, ``hf.co/…:Q4_K_M``, ``Qwen/Qwen2.5-7B-Instruct``): a hosted provider's
+    prefix too, since the server is the authority on its names (Ollama serves ``mistral:7b``, a proxy may serve
+    any name); one it does not serve is its HTTP 404, whose line names the fix."""
+    prefix, rest = _split(name)
+    if prefix in OPENAI_COMPATIBLE_PREFIXES:
+        return prefix, rest
+    return None, name.strip()
+
+
 def _compatible_model(name: str, base_url: str, api_key: str | None) -> Model:
-    """``OpenAIChatModel`` on an OpenAI-compatible server at ``base_url``."""
-    prefix, model_name = _split(name)
+    """``OpenAIChatModel`` on an OpenAI-compatible server at ``base_url``, asked for the model by the server's name."""
     if is_extractive(name):
         raise ModelConfigError(
-            "--base-url needs the model name the server serves: pass --model NAME (e.g. --model qwen2.5-7b-instruct)"
+            "--base-url needs the model name the server serves: pass --model NAME (e.g. --model qwen2.5:0.5b)"
         )
-    if prefix is not None and prefix not in OPENAI_COMPATIBLE_PREFIXES:
-        raise ModelConfigError(
-            f"--base-url is for OpenAI-compatible servers; {name} is not one (drop the {prefix}: prefix to use "
-            "the server, or drop --base-url)"
-        )
+    prefix, model_name = server_model_name(name)
     if not model_name:
         raise ModelConfigError(f"model {name!r} names no model: pass --model NAME as the server knows it")
     if not re.match(r"^https?://", base_url):

@@ -24,6 +24,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import EvidenceStateMissing
 from haiku_tui.capabilities.evidence import discover, history_offset, question_in_progress, source_label
+from haiku_tui.capabilities.parts import PassagesPart
 from haiku_tui.text import one_line
 
 COMPACTION_ID = "haiku-tui-compaction"
@@ -116,13 +117,14 @@ def build_capsule(state: dict[str, Any], boundary: int, budget: int = 0) -> Caps
 
 
 def evidence_returns(messages: list[ModelMessage], boundary: int, owned_tools: frozenset[str]) -> list[tuple[int, int]]:
-    """(message, part) positions of evidence tool results before ``boundary``."""
+    """(message, part) positions of evidence before ``boundary``: evidence tool results, and the passages a
+    question answered search-first was given (:class:`~haiku_tui.capabilities.parts.PassagesPart`)."""
     return [
         (i, j)
         for i, message in enumerate(messages[:boundary])
         if isinstance(message, ModelRequest)
         for j, part in enumerate(message.parts)
-        if isinstance(part, ToolReturnPart) and part.tool_name in owned_tools
+        if (isinstance(part, ToolReturnPart) and part.tool_name in owned_tools) or isinstance(part, PassagesPart)
     ]
 
 

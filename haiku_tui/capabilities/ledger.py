@@ -15,6 +15,8 @@ An evidence capability owns one namespace of the state map (``"rag"``, ``"analys
           "evidence_epoch": None | int,   # latest epoch that produced evidence
           "declaration": None | {"epoch": int, "chunk_ids": [...]},
           "requests": int,           # model requests while the capability was loaded
+          # search-first only: the search's "by": "haiku-tui"; "passages": {label: chunk_id};
+          # "attribution": [{"sentence", "chunk_id" | None, "score"}]; the declaration's "attributed": [...]
       }],
     }
 
@@ -273,6 +275,28 @@ def citation_status(state: dict[str, Any], question: int) -> CitationStatus:
 def cited_ids(state: dict[str, Any], question: int) -> list[str]:
     """Chunk ids currently declared for ``question``, across capabilities."""
     return current_ids(_question_records(state, question))
+
+
+def attributed_ids(state: dict[str, Any], question: int) -> list[str]:
+    """Chunk ids ``question`` declares that haiku-tui attributed its answer to (no ``[n]`` of the model's)."""
+    out: dict[str, None] = {}
+    for declaration in current_declarations(state, question):
+        out.update(dict.fromkeys(declaration.get("attributed") or ()))
+    return list(out)
+
+
+def searched_by(state: dict[str, Any], question: int) -> str:
+    """Who searched for ``question``: ``"haiku-tui"`` (search-first), ``"model"`` (a search tool) or ``""``."""
+    searches = [s for r in _question_records(state, question) for s in r.get("searches", ())]
+    if any(s.get("by") == "haiku-tui" for s in searches):
+        return "haiku-tui"
+    return "model" if searches or has_evidence(state, question) else ""
+
+
+def attribution(state: dict[str, Any], question: int) -> list[dict[str, Any]]:
+    """The unmarked sentences of ``question``'s search-first answer, each with the chunk it was attributed to
+    (``"chunk_id"`` None: none) and its score."""
+    return [a for r in _question_records(state, question) for a in r.get("attribution") or ()]
 
 
 def has_evidence(state: dict[str, Any], question: int) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pydantic_ai.messages import InstructionCapabilityPart
+from pydantic_ai.messages import DataCapabilityPart, InstructionCapabilityPart
 
 
 @dataclass(kw_only=True, repr=False)
@@ -21,4 +21,24 @@ class BudgetNoticePart(InstructionCapabilityPart, namespace="haiku_tui"):
     """
 
 
-__all__ = ["BudgetNoticePart"]
+PASSAGES_NOTE = (
+    "Answer the question below from the numbered passages in {frame} only. After each sentence, write the "
+    "number of the passage it comes from in square brackets, like [1]. If the passages do not answer the "
+    "question, say that your documents do not answer it, and nothing else."
+)
+
+
+@dataclass(kw_only=True, repr=False)
+class PassagesPart(DataCapabilityPart[str], namespace="haiku_tui", tag="passages", note=PASSAGES_NOTE):
+    """The passages haiku-tui's own search found for a question answered search-first (kind ``haiku_tui.passages``).
+
+    It is user content of the question's own request (data in a ``<passages>`` frame, the note in the
+    application's voice), kept in the history and the saved session; compaction treats it like an earlier
+    search's result. ``query`` and ``found`` (passages found) draw its row; neither reaches the model.
+    """
+
+    query: str = ""
+    found: int = 0
+
+
+__all__ = ["BudgetNoticePart", "PassagesPart"]

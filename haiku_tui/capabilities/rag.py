@@ -1,18 +1,33 @@
-"""The RAG capability: search the knowledge base and declare what grounds each answer."""
+"""The RAG capability: search the knowledge base and declare what grounds each answer.
+
+With ``search_first`` it offers the model no tools: before the question's first request haiku-tui runs
+the search itself (the question, with the question before it when a follow-up leans on it) and puts the
+results in that request as numbered passages (:class:`~haiku_tui.capabilities.parts.PassagesPart`), recorded
+in the same evidence record a ``rag_search`` call writes. After the answer, its ``[n]`` markers are
+registered as its citations; sentences without one are attributed to the passage they were drawn from
+(:mod:`.attribution`), marked as attributed by haiku-tui.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic_ai import RunContext
+from pydantic_ai.messages import ModelRequest, ModelResponse, OperatorSource, TextPart, UserPromptPart
 from pydantic_ai.toolsets import FunctionToolset
 
-from haiku_tui.capabilities.evidence import EvidenceCapability
+from haiku_tui.capabilities import ledger
+from haiku_tui.capabilities.evidence import NO_RESULTS, EvidenceCapability, hit_to_json
+from haiku_tui.capabilities.parts import PassagesPart
 from haiku_tui.locations import resolve_db
+from haiku_tui.store.records import chunk_label, page_range
+from haiku_tui.text import citation_markers
 
 if TYPE_CHECKING:
-    from haiku_tui.store import KnowledgeBase
+    from haiku_tui.store import KnowledgeBase, SearchHit
 
 RAG_ID = "haiku-tui-rag"
 DESCRIPTION = "Search the local knowledge base and cite the evidence that grounds an answer."
@@ -26,16 +41,157 @@ You answer from a local knowledge base.
 - If nothing you found supports an answer, call rag_cite with an empty list and say so plainly.
 - Never invent facts, chunk ids or citation numbers, and never write chunk ids in the answer."""
 
+SEARCH_FIRST_INSTRUCTIONS = """\
+You answer from a local knowledge base. Each question comes with numbered passages from it.
+- Answer from those passages only, and put the passage's number after each sentence, like [1].
+- If the passages do not answer the question, say so plainly.
+- Never invent facts or passage numbers."""
+
+HOST_SEARCH = "haiku-tui"
+"""What a search record's ``"by"`` holds when haiku-tui ran the search itself (search-first)."""
+
+
+def passages_text(hits: list[SearchHit], labels: dict[str, int]) -> str:
+    """The numbered passages as the model reads them: ``[n] Title › heading (p. 3)``, then the chunk's text."""
+    if not hits:
+        return NO_RESULTS
+    blocks = []
+    for hit in hits:
+        pages = page_range(hit.pages)
+        source = chunk_label(hit.title, hit.headings) + (f" ({pages})" if pages else "")
+        blocks.append(f"[{labels[hit.chunk_id]}] {source}\n{hit.text.strip()}")
+    return "\n\n".join(blocks)
+
 
 @dataclass
 class RAGCapability(EvidenceCapability):
     """Grounded document search and citations over a LanceDB knowledge base (state key ``"rag"``)."""
 
-    def get_instructions(self) -> str:
-        return INSTRUCTIONS
+    search_first: bool = False
+    query_for: Callable[[str, str], str] | None = field(default=None, repr=False)
+    """``(question, question before) -> query`` for the search-first search (None: the question alone)."""
 
-    def get_toolset(self) -> FunctionToolset[Any]:
+    _passages: dict[int, tuple[str, str]] = field(default_factory=dict, init=False, repr=False)
+    """This run's passages (search-first): label → (chunk id, text)."""
+
+    def get_instructions(self) -> str:
+        return SEARCH_FIRST_INSTRUCTIONS if self.search_first else INSTRUCTIONS
+
+    def get_toolset(self) -> FunctionToolset[Any] | None:
+        if self.search_first:
+            return None
         return FunctionToolset(self.evidence_tools(), id=self.id, max_retries=3, sequential=True)
+
+    @property
+    def cite_available(self) -> bool:
+        return False if self.search_first else super().cite_available
+
+    async def before_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
+        request_context = await super().before_model_request(ctx, request_context)
+        if self.search_first and self.current["requests"] == 1 and not self.current["searches"]:
+            self._search_first(ctx, request_context)
+        return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: Any, response: ModelResponse
+    ) -> ModelResponse:
+        if self.search_first and self.question is not None:
+            answer = "".join(p.content for p in response.parts if isinstance(p, TextPart))
+            self._declare_answer(answer)
+        return response
+
+    # ---- search-first ---------------------------------------------------------------------
+    def _search_first(self, ctx: RunContext[Any], request_context: Any) -> None:
+        """Search for the question and put the passages in its request (the history keeps them)."""
+        from haiku_tui.store.errors import EmptyKnowledgeBase
+
+        record = self.current
+        earlier = [r for r in self.record["questions"] if r["question"] < record["question"]]
+        previous = earlier[-1]["prompt"] if earlier else ""
+        query = " ".join((self.query_for(record["prompt"], previous) if self.query_for else record["prompt"]).split())
+        if not query:
+            return
+        try:
+            filter_ = self._namespace_state["document_filter"]
+            hits = self.knowledge_base().search(query, limit=self.search_limit, filter=filter_)
+        except EmptyKnowledgeBase:
+            hits = []
+        record["search_calls"] = record.get("search_calls", 0) + 1
+        following = ledger.next_citation_number(self._state)
+        labels: dict[str, int] = {}
+        for hit in hits:
+            entry = ledger.citation_for(self._state, hit.chunk_id)
+            labels[hit.chunk_id] = entry["index"] if entry else following
+            following += 0 if entry else 1
+        ledger.note_search(record, query, [hit_to_json(h) for h in hits], record["question"])
+        record["searches"][-1]["by"] = HOST_SEARCH
+        record["passages"] = {str(labels[h.chunk_id]): h.chunk_id for h in hits}
+        self._passages = {labels[h.chunk_id]: (h.chunk_id, h.text) for h in hits}
+        part = PassagesPart(
+            content=passages_text(hits, labels),
+            source=OperatorSource(),  # haiku-tui's own search; the passages are framed as data all the same
+            query=query,
+            found=len(hits),
+        )
+        for messages in (ctx.messages, request_context.messages):
+            _add_to_question(messages, part)
+
+    def _declare_answer(self, answer: str) -> None:
+        """Register the answer's markers as its citations, attribute its unmarked claims, declare the rest."""
+        from haiku_tui.capabilities.attribution import attribute
+
+        record = self.current
+        passages = {int(n): chunk_id for n, chunk_id in record.get("passages", {}).items()}
+        by_number = {
+            entry["index"]: chunk_id
+            for namespace in ledger.evidence_namespaces(self._state).values()
+            for chunk_id, entry in namespace["citation_index"].items()
+        }
+        marked: dict[str, int] = {}
+        for number in citation_markers(answer):
+            chunk_id = passages.get(number) or by_number.get(number)
+            if chunk_id is not None:
+                marked.setdefault(chunk_id, number)
+        attributions = attribute(answer, self._passages) if self._passages else []
+        record["attribution"] = [
+            {"sentence": a.sentence, "chunk_id": a.chunk_id, "score": a.score} for a in attributions
+        ]
+        found = {a.chunk_id: a.label for a in attributions if a.chunk_id is not None and a.label is not None}
+        for chunk_id, number in {**found, **marked}.items():
+            self._register(chunk_id, number)
+        declared = list(dict.fromkeys([*marked, *found]))
+        declaration = ledger.declare(record, declared, record["question"] + 1)
+        declaration["attributed"] = [c for c in declaration["chunk_ids"] if c in found and c not in marked]
+
+    def _register(self, chunk_id: str, number: int) -> None:
+        """The citation entry of ``chunk_id``: its number if it has one, else ``number`` (the passage's label)."""
+        if ledger.citation_for(self._state, chunk_id) is not None:
+            return
+        text = next((t for cid, t in self._passages.values() if cid == chunk_id), None)
+        chunk = self.knowledge_base().get_chunks([chunk_id]).get(chunk_id)
+        if chunk is None:
+            return
+        self._namespace_state["citation_index"][chunk_id] = {
+            "index": number,
+            "chunk_id": chunk_id,
+            "capability": self.namespace,
+            "document_id": chunk.document_id,
+            "title": chunk.title,
+            "path": chunk.path,
+            "headings": list(chunk.headings),
+            "pages": list(chunk.pages),
+            "text": text if text is not None else chunk.text,
+        }
+
+
+def _add_to_question(messages: list[Any], part: PassagesPart) -> None:
+    """Put ``part`` in the question's request (the last one holding a user prompt), before the prompt."""
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            at = next(j for j, p in enumerate(message.parts) if isinstance(p, UserPromptPart))
+            messages[i] = replace(message, parts=[*message.parts[:at], part, *message.parts[at:]])
+            return
 
 
 def create_capability(
@@ -46,17 +202,21 @@ def create_capability(
     request_limit: int = 20,
     max_searches: int = 5,
     search_limit: int = 5,
+    search_first: bool = False,
+    query_for: Callable[[str, str], str] | None = None,
 ) -> RAGCapability:
     """Build the RAG capability.
 
     The database is ``db_path``, else ``HAIKU_RAG_DB``, else ``<data dir>/haiku.rag.lancedb``;
     an open ``kb`` is used as is. Deferred by default: the model sees only the description and
-    ``load_capability`` until it loads the capability.
+    ``load_capability`` until it loads the capability. ``search_first``: no tools, the search runs
+    before the model is asked (never deferred); ``query_for`` makes its query from the question and
+    the one before it.
     """
     return RAGCapability(
         id=RAG_ID,
         description=DESCRIPTION,
-        defer_loading=defer_loading,
+        defer_loading=defer_loading and not search_first,
         namespace="rag",
         tool_prefix="rag",
         db_path=None if kb is not None and db_path is None else resolve_db(db_path),
@@ -64,4 +224,6 @@ def create_capability(
         max_searches=max_searches,
         search_limit=search_limit,
         kb=kb,
+        search_first=search_first,
+        query_for=query_for,
     )

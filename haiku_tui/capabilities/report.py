@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .views import citations_by_number, question_views
+from .views import citations_by_number, grounding_note, question_views
 
 
 def answer_report(
     state: dict[str, Any], messages: list[Any], *, compaction: bool, answer: str, offset: int = 0
 ) -> dict[str, Any]:
-    """``{"answer", "citations", "status", "policy", "unbacked", "support"}`` for the latest question
-    (``offset``: the index in the whole history of ``messages[0]``)."""
+    """``{"answer", "citations", "status", "policy", "unbacked", "grounding", "attributed", "unsupported",
+    "support"}`` for the latest question (``offset``: the index in the whole history of ``messages[0]``).
+
+    ``grounding`` is the line that says why the answer is not grounded (None when it is); each citation's
+    ``"by"`` says who tied the answer to it: ``"model"`` (its ``[n]``) or ``"haiku-tui"`` (attributed, search-first);
+    ``unsupported``: the unmarked sentences of a search-first answer that match none of its passages."""
     views = question_views(state, messages, compaction=compaction, last=1, offset=offset)
     view = views[-1] if views else None
     citations = []
@@ -29,6 +33,7 @@ def answer_report(
                     "headings": list(entry.get("headings") or []),
                     "pages": list(entry.get("pages") or []),
                     "path": entry.get("path"),
+                    "by": "haiku-tui" if number in view.attributed else "model",
                 }
             )
     return {
@@ -37,6 +42,9 @@ def answer_report(
         "status": view.policy.declaration if view is not None else "missing",
         "policy": view.policy.outcome if view is not None else "not enforced",
         "unbacked": list(view.policy.unbacked) if view is not None else [],
+        "grounding": (view.grounding_note if view is not None else grounding_note("missing", (), "")) or None,
+        "attributed": list(view.attributed) if view is not None else [],
+        "unsupported": list(view.unsupported) if view is not None else [],
         "support": [support_entry(claim) for claim in view.support] if view is not None else [],
     }
 
@@ -51,4 +59,5 @@ def support_entry(claim: Any) -> dict[str, Any]:
         "lexical": round(claim.lexical, 3),
         "semantic": None if claim.semantic is None else round(claim.semantic, 3),
         "weak": claim.weak,
+        "by": claim.by,
     }

@@ -48,17 +48,24 @@ class ClaimSupport:
     semantic: float | None
     score: float
     weak: bool
+    by: str = "model"
+    """Who tied the sentence to the chunk: ``"model"`` (its ``[n]``) or ``"haiku-tui"`` (attributed)."""
 
 
-def claims(answer: str) -> list[tuple[str, tuple[int, ...]]]:
-    """The sentences of ``answer`` that carry ``[n]`` markers, with their numbers (markers removed)."""
+def sentences(answer: str) -> list[tuple[str, tuple[int, ...]]]:
+    """Every sentence of ``answer`` with the numbers of the ``[n]`` markers it carries (markers removed)."""
     out: list[tuple[str, tuple[int, ...]]] = []
     for raw in _SENTENCE_END.split(_TRAILING_MARKERS.sub(r"\2\1", answer)):
         numbers = tuple(dict.fromkeys(int(n) for n in _MARKER.findall(raw)))
         sentence = re.sub(r"\s+([.!?,;:])", r"\1", " ".join(_MARKER.sub("", raw).split())).strip(" -*")
-        if numbers and sentence:
+        if sentence:
             out.append((sentence, numbers))
     return out
+
+
+def claims(answer: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The sentences of ``answer`` that carry ``[n]`` markers, with their numbers (markers removed)."""
+    return [(sentence, numbers) for sentence, numbers in sentences(answer) if numbers]
 
 
 def _stem(word: str) -> str:

@@ -25,6 +25,7 @@ from pydantic_ai.messages import (
 from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.compaction import build_capsule, compact_history
 from haiku_tui.capabilities.evidence import NO_RESULTS, RESULT_SEPARATOR
+from haiku_tui.capabilities.parts import PassagesPart
 from haiku_tui.capabilities.policy import REDIRECT_TAG, enforcement, recorded_unbacked
 from haiku_tui.capabilities.support import ClaimSupport, Embed, check_answer, citation_texts
 from haiku_tui.store.records import chunk_label
@@ -52,6 +53,8 @@ class EvidenceItem:
     status: ItemStatus
     citation: int | None
     """Conversation-wide citation number when the chunk has been cited by any question."""
+    attributed: bool = False
+    """The question's answer was tied to it by haiku-tui (attribution), not by the model's ``[n]``."""
 
     @property
     def label(self) -> str:
@@ -115,7 +118,13 @@ class QuestionView:
     latest: bool
     programs: tuple[Program, ...] = ()
     support: tuple[ClaimSupport, ...] = ()
-    """Every cited claim of the answer scored against the chunk it cites."""
+    """Every cited claim of the answer scored against the chunk it cites (attributed ones too, ``by="haiku-tui"``)."""
+    attributed: tuple[int, ...] = ()
+    """Citation numbers haiku-tui attributed the answer's unmarked sentences to (search-first)."""
+    unsupported: tuple[str, ...] = ()
+    """Unmarked sentences of a search-first answer that match none of its passages."""
+    searched_by: Literal["", "model", "haiku-tui"] = ""
+    """Who searched the documents for this question (``""``: nobody)."""
 
     @property
     def badge(self) -> Badge:
@@ -127,6 +136,16 @@ class QuestionView:
         """What the badge adds after the grounding: ``[3] unbacked`` when markers have nothing behind them."""
         return " ".join(f"[{n}]" for n in self.policy.unbacked) + " unbacked" if self.policy.unbacked else ""
 
+    @property
+    def grounding_note(self) -> str:
+        """Why the answer is not grounded, as shown under it, in the app's badge and in exports ("" when it is)."""
+        return grounding_note(self.badge, self.policy.unbacked, self.searched_by)
+
+    @property
+    def attribution_note(self) -> str:
+        """``attributed by haiku-tui: [2] [4]`` when haiku-tui tied unmarked sentences to passages ("" otherwise)."""
+        return "attributed by haiku-tui: " + " ".join(f"[{n}]" for n in self.attributed) if self.attributed else ""
+
     def weak(self) -> dict[int, list[ClaimSupport]]:
         """Citation number → its weakly supported claims (markers with no citation left out)."""
         out: dict[int, list[ClaimSupport]] = {}
@@ -134,6 +153,20 @@ class QuestionView:
             if claim.weak and claim.chunk_id is not None:
                 out.setdefault(claim.number, []).append(claim)
         return out
+
+
+def grounding_note(badge: str, unbacked: tuple[int, ...] | list[int], searched_by: str) -> str:
+    """Why an answer with grounding ``badge`` is not grounded, in one line ("" when it is grounded): its markers
+    with nothing behind them, or who searched (``searched_by``: ``"haiku-tui"``, ``"model"`` or ``""``)."""
+    if badge == "grounded":
+        return ""
+    if unbacked:
+        return f"not grounded: no passage carries {' '.join(f'[{n}]' for n in unbacked)}"
+    if searched_by == "haiku-tui":
+        return "not grounded: the answer draws on none of the passages haiku-tui found"
+    if searched_by == "model":
+        return "not grounded: the model searched your documents but cited nothing"
+    return "not grounded: the model answered without searching your documents"
 
 
 def citations_by_number(state: dict[str, Any]) -> dict[int, dict[str, Any]]:
@@ -160,6 +193,7 @@ def _items(
     state: dict[str, Any], question: int, latest: int, retained: frozenset[str], compaction: bool
 ) -> list[EvidenceItem]:
     cited_now = set(ledger.cited_ids(state, question))
+    attributed = set(ledger.attributed_ids(state, question))
     items: list[EvidenceItem] = []
     seen: set[tuple[str, str]] = set()
     for namespace_key, namespace in ledger.evidence_namespaces(state).items():
@@ -193,6 +227,7 @@ def _items(
                         snippet=hit["snippet"],
                         status=status,
                         citation=entry["index"] if entry else None,
+                        attributed=hit["chunk_id"] in attributed,
                     )
                 )
     return items
@@ -315,6 +350,21 @@ def _cited_numbers(state: dict[str, Any], chunk_ids: list[str]) -> list[int]:
     return numbers
 
 
+def host_step(query: str, found: int, prompt: str = "") -> Step:
+    """The row of haiku-tui's own search for a question answered search-first (live and reopened alike)."""
+    return Step("search", f"haiku-tui searched {_searched({'query': query}, prompt)} → {found} passage(s)")
+
+
+def host_search_step(state: dict[str, Any], question: int, prompt: str = "") -> Step | None:
+    """:func:`host_step` of ``question``'s search-first search in ``state`` (None: haiku-tui did not search)."""
+    for namespace in ledger.evidence_namespaces(state).values():
+        record = ledger.find_question(namespace, question)
+        for search in (record or {}).get("searches", ()):
+            if search.get("by") == "haiku-tui":
+                return host_step(search["query"], len(search["hits"]), prompt)
+    return None
+
+
 def is_redirect(part: Any) -> bool:
     """True for the citation policy's request to declare what grounded the answer."""
     return not isinstance(part, (ToolReturnPart, RetryPromptPart)) and REDIRECT_TAG in str(getattr(part, "content", ""))
@@ -338,7 +388,11 @@ def _steps(messages: list[ModelMessage], state: dict[str, Any], prompt: str) -> 
                         result_step(part, result, state, prompt) if result is not None else call_step(part, prompt)
                     )
         elif isinstance(message, ModelRequest):
-            steps.extend(REDIRECT_STEP for part in message.parts if is_redirect(part))
+            for part in message.parts:
+                if isinstance(part, PassagesPart):
+                    steps.append(host_step(part.query, part.found, prompt))
+                elif is_redirect(part):
+                    steps.append(REDIRECT_STEP)
     return steps
 
 
@@ -349,6 +403,28 @@ def _answer(messages: list[ModelMessage]) -> str:
             if text.strip():
                 return text
     return ""
+
+
+def _attribution(
+    state: dict[str, Any], question: int
+) -> tuple[tuple[int, ...], tuple[str, ...], tuple[ClaimSupport, ...]]:
+    """A search-first answer's attributed citation numbers, its unsupported sentences, and its attributed
+    sentences as claims (``by="haiku-tui"``), from the question's record."""
+    current = set(ledger.attributed_ids(state, question))
+    numbers: dict[int, None] = {}
+    unsupported: list[str] = []
+    claims: list[ClaimSupport] = []
+    for item in ledger.attribution(state, question):
+        entry = ledger.citation_for(state, item["chunk_id"]) if item.get("chunk_id") else None
+        if entry is None or item["chunk_id"] not in current:
+            unsupported.append(item["sentence"])
+            continue
+        numbers[entry["index"]] = None
+        score = float(item.get("score") or 0.0)
+        claims.append(
+            ClaimSupport(item["sentence"], entry["index"], item["chunk_id"], score, None, score, False, "haiku-tui")
+        )
+    return tuple(sorted(numbers)), tuple(unsupported), tuple(claims)
 
 
 def _citations(state: dict[str, Any], question: int) -> tuple[int, ...]:
@@ -420,6 +496,7 @@ def question_views(
         span = spans.get(q, [])
         answer = _answer(span)
         prompt = ledger.prompt_of(state, q)
+        attributed, unsupported, support = _attribution(state, q)
         views.append(
             QuestionView(
                 question=q,
@@ -432,7 +509,10 @@ def question_views(
                 policy=_policy(state, q, span, policy_active, cited_so_far),
                 latest=q == latest,
                 programs=_programs(state, q),
-                support=tuple(check_answer(answer, state, embed=embed, cited=texts)),
+                support=tuple(check_answer(answer, state, embed=embed, cited=texts)) + support,
+                attributed=attributed,
+                unsupported=unsupported,
+                searched_by=ledger.searched_by(state, q),  # type: ignore[arg-type]
             )
         )
         cited_so_far = cited_so_far or bool(views[-1].citations)

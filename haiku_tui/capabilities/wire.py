@@ -34,6 +34,7 @@ from haiku_tui.capabilities.compaction import (
     build_capsule,
     compact_history,
 )
+from haiku_tui.capabilities.parts import PassagesPart
 from haiku_tui.capabilities.policy import REDIRECT_TAG
 
 PartKind = Literal[
@@ -128,13 +129,17 @@ _KINDS: tuple[tuple[type, PartKind], ...] = (
 def _kind(part: Any, *, current: bool, evidence: frozenset[str]) -> PartKind:
     if (
         not current
-        and isinstance(part, (UserPromptPart, ToolReturnPart))
+        and isinstance(part, (UserPromptPart, ToolReturnPart, PassagesPart))
         and str(part.content).startswith(CAPSULE_HEADER)
     ):
         return "capsule"
     for cls, kind in _KINDS:
         if isinstance(part, cls):
             return kind
+    if isinstance(part, PassagesPart):  # the passages a question answered search-first was given
+        if current:
+            return "evidence current"
+        return "evidence receipted" if str(part.content) == RECEIPT else "evidence retained"
     if isinstance(part, CapabilityPart):  # a capability's own words (a budget notice) or data it attached
         return "instructions" if part.rendering.voice == "instruction" else "prompt"
     if isinstance(part, ToolReturnPart) and part.tool_name in evidence:

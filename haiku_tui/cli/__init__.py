@@ -131,6 +131,29 @@ def reranker_args(args: argparse.Namespace) -> tuple[str | None, str | None]:
         raise CommandError(str(exc)) from None
 
 
+def search_first_arg(args: argparse.Namespace) -> bool | None:
+    """``--search-first`` (True) / ``--tools`` (False), else ``$HAIKU_TUI_SEARCH_FIRST``, else the config file, else
+    None: automatic (see ``agent.model_paths``)."""
+    from haiku_tui.agent.model_paths import search_first_choice
+    from haiku_tui.agent.models import ModelConfigError
+
+    try:
+        return search_first_choice(getattr(args, "search_first", None))
+    except ModelConfigError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def forget_path(args: argparse.Namespace, choice: Any) -> None:
+    """``--tools``: forget that the chosen model (a ``ModelChoice``) was answered search-first on its server."""
+    if getattr(args, "search_first", None) is False:
+        from haiku_tui.agent.model_paths import ModelPaths
+
+        try:
+            ModelPaths().forget(choice.label)
+        except OSError:  # a read-only data dir: --tools still applies to this command
+            pass
+
+
 def warn_once() -> Callable[[str], None]:
     """A reranker's fault line for stderr: ``haiku-tui: …``, each distinct line once per command."""
     seen: set[str] = set()

@@ -14,7 +14,7 @@ from typing import Any
 
 from haiku_tui.text import printable_line
 
-from . import CommandError, db_arg, embedder_arg
+from . import CommandError, db_arg, embedder_arg, forget_path
 
 GUIDE_DIR = Path(__file__).resolve().parent.parent / "guide"
 
@@ -35,6 +35,7 @@ def add_app_options(parser: argparse.ArgumentParser, *, suppress: bool = False) 
         metavar="URL",
         help="OpenAI-compatible server for --model (llama.cpp, vLLM, LM Studio, Ollama's /v1)",
     )
+    add_path_options(parser, suppress=suppress)
     parser.add_argument(
         "--analysis",
         action="store_true",
@@ -56,6 +57,31 @@ def add_app_options(parser: argparse.ArgumentParser, *, suppress: bool = False) 
     )
 
 
+def add_path_options(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    """``--search-first`` / ``--tools``: how questions reach the model (default: automatic)."""
+    default = argparse.SUPPRESS if suppress else None
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--search-first",
+        dest="search_first",
+        action="store_const",
+        const=True,
+        default=default,
+        help="search the knowledge base first and give the model the numbered passages, offering no tools "
+        "(default: $HAIKU_TUI_SEARCH_FIRST, 'search_first' in the config file, else tools, and search-first for a "
+        "model that cannot use them, remembered per model and server)",
+    )
+    group.add_argument(
+        "--tools",
+        dest="search_first",
+        action="store_const",
+        const=False,
+        default=default,
+        help="let the model search with tools, never search-first, and forget that this model was answered "
+        "search-first",
+    )
+
+
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser(
         "demo",
@@ -68,17 +94,20 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_demo)
 
 
-def _config(args: argparse.Namespace, db: str | None) -> Any:
+def _config(args: argparse.Namespace, db: str | None, choice: Any = None) -> Any:
+    """The agent's configuration from the options; ``choice`` (a ``ModelChoice``): the model and server chosen
+    (the config file's included), else the options' and ``$HAIKU_TUI_MODEL``."""
     from haiku_tui.agent import AgentConfig
 
-    from . import reranker_args
+    from . import reranker_args, search_first_arg
 
     reranker, reranker_model = reranker_args(args)
     return AgentConfig(
+        search_first=search_first_arg(args),
         reranker=reranker,
         reranker_model=reranker_model,
-        model=getattr(args, "model", None) or os.environ.get("HAIKU_TUI_MODEL") or None,
-        base_url=getattr(args, "base_url", None) or None,
+        model=choice.name if choice else getattr(args, "model", None) or os.environ.get("HAIKU_TUI_MODEL") or None,
+        base_url=choice.base_url if choice else getattr(args, "base_url", None) or None,
         timeout=getattr(args, "timeout", None),
         db=db,
         analysis=bool(getattr(args, "analysis", False)),
@@ -99,10 +128,11 @@ def run_app(args: argparse.Namespace, db: str | None, prepare_kb: Any = None) ->
     from haiku_tui.sessions import SessionError, SessionStore
 
     try:
-        choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
+        choice = choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
     except ModelConfigError as exc:
         raise CommandError(str(exc)) from None
-    config = _config(args, db)
+    config = _config(args, db, choice)
+    forget_path(args, choice)
     store = SessionStore()
     session_id = None
     if getattr(args, "session", None):

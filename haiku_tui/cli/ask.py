@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
 import sys
 from dataclasses import dataclass
@@ -11,7 +12,8 @@ from typing import Any, TextIO
 
 from haiku_tui.agent.models import API_KEY_ENV
 from haiku_tui.text import json_dumps, printable_line, terminal_safe
-from . import CommandError, db_arg, embedder_arg, reranker_args, warn_once
+from . import CommandError, db_arg, embedder_arg, forget_path, reranker_args, search_first_arg, warn_once
+from .app import add_path_options
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -39,6 +41,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help=f"an OpenAI-compatible server (llama.cpp, vLLM, LM Studio, Ollama), e.g. http://127.0.0.1:8080/v1; "
         f"its key, if any, from ${API_KEY_ENV}",
     )
+    add_path_options(p, suppress=True)  # keeps a --search-first / --tools given before the subcommand
     p.add_argument(
         "--session",
         "-s",
@@ -112,7 +115,15 @@ async def run_question(run: Any, out: TextIO | None = None, *, policy: bool = Fa
     back: a redirect would replace it with the answer that is saved, so only that one is printed
     (text written after a cite call streams). Returns the run's :class:`~haiku_tui.sessions.run.Finished` event.
     """
-    from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
+    from haiku_tui.sessions.run import (
+        HOST_SEARCH_CALL,
+        Finished,
+        Rerouted,
+        StepFinished,
+        StepStarted,
+        TextDelta,
+        TextStarted,
+    )
 
     printer = AnswerPrinter(out)
     held: list[str] | None = [] if policy else None  # None: streaming
@@ -129,8 +140,12 @@ async def run_question(run: Any, out: TextIO | None = None, *, policy: bool = Fa
                 printer.write(text)
             case StepStarted() if held is not None:
                 held.clear()  # text written before a tool call is not the answer
-            case StepFinished(_, step) if held is not None:
-                held = None if step.kind == "cite" else []  # declared: stream; redirected: drop what was held
+            case StepFinished(call_id, step) if held is not None:
+                # declared, or searched first (no redirect follows): stream; redirected: drop what was held
+                held = None if step.kind == "cite" or call_id == HOST_SEARCH_CALL else []
+            case Rerouted(line):
+                print(f"haiku-tui: {printable_line(line)}", file=sys.stderr)
+                held = [] if policy else None  # the question is asked again: nothing of the first attempt counts
             case Finished():
                 finished = event
     if held and finished.outcome == "completed":
@@ -152,6 +167,8 @@ def source_line(citation: dict[str, Any]) -> str:
     pages = page_range(citation["pages"])
     path = citation.get("path")
     text = f"[{citation['number']}] {label}" + (f" ({pages})" if pages else "") + (f" — {path}" if path else "")
+    if citation.get("by") == "haiku-tui":
+        text += " (attributed by haiku-tui)"
     return printable_line(text)
 
 
@@ -173,6 +190,21 @@ def open_session(store: Any, name: str, *, new: bool = False, window: int = 0) -
 
 
 # ---- the command ------------------------------------------------------------------------------
+
+
+def _learned(chosen: bool | None, choice: Any) -> tuple[Any, Any]:
+    """(``ModelPaths``, what it learned about the chosen model) when the path is chosen automatically for a real
+    model, else (None, None); a file that cannot be read is said on stderr and ignored."""
+    from haiku_tui.agent import is_extractive
+    from haiku_tui.agent.model_paths import ModelPaths
+
+    if chosen is not None or is_extractive(choice.name):
+        return None, None
+    paths = ModelPaths()
+    learned = paths.learned(choice.label)
+    if paths.problem:
+        print(f"haiku-tui: {printable_line(paths.problem)}", file=sys.stderr)
+    return paths, learned
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -207,8 +239,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
         db = db_arg(args) or (session.db if session is not None else None)
         model_name = getattr(args, "model", None) or (session.model if session is not None else None)
         choice = choose_model(model_name, getattr(args, "base_url", None))
+        chosen = search_first_arg(args)
+        forget_path(args, choice)
+        paths, learned = _learned(chosen, choice)
         reranker, reranker_model = reranker_args(args)
         config = AgentConfig(
+            search_first=chosen if chosen is not None else bool(learned and learned.search_first),
             reranker=reranker,
             reranker_model=reranker_model,
             on_reranker_fault=warn_once(),
@@ -225,6 +261,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
         agent = build_agent(config, kb=kb)
     except ModelConfigError as error:
         raise CommandError(str(error)) from None
+    fallback = None
+    if paths is not None and not config.search_first:
+        from haiku_tui.sessions.fallback import Fallback
+
+        fallback = Fallback(
+            agent=lambda: build_agent(dataclasses.replace(config, search_first=True), kb=kb),
+            label=choice.label, searchable=kb.holds_documents, paths=paths,
+        )
 
     from haiku_tui.capabilities.report import answer_report
     from haiku_tui.locations import resolve_db
@@ -236,7 +280,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         session = Session()  # kept in memory only
     created = store is not None and not store.exists(session.id)
     run = QuestionRun(
-        agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained
+        agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained,
+        fallback=fallback, search_first=bool(config.search_first),
     )
     out = None if args.json else sys.stdout
     finished = asyncio.run(run_question(run, out, policy=config.policy))
@@ -251,15 +296,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
         session.state, session.messages, compaction=config.compaction, answer=str(result.output),
         offset=session.first_message,
     )
+    data["path"] = "search-first" if config.search_first or run.rerouted else "tools"
     if args.json:
         if store is not None:
             data["session"] = session.id
         print(json_dumps(data, indent=2))
         return 0
+    if data["grounding"]:  # never silently ungrounded: said under the answer, with it on stdout
+        print(f"\n{data['grounding']}")
     if data["citations"]:
         print("\nSources:")
         for citation in sorted(data["citations"], key=lambda c: c["number"]):
             print(source_line(citation))
+    if data["citations"] and data["unsupported"]:
+        print(f"({len(data['unsupported'])} sentence(s) of the answer match no passage)")
     if data["unbacked"]:
         markers = " ".join(f"[{n}]" for n in data["unbacked"])
         print(

@@ -14,6 +14,7 @@ from haiku_tui.store.tables import outdated_note
 from haiku_tui.text import printable_line
 
 from . import CommandError, attach_reranker, db_arg, embedder_arg
+from .app import add_path_options
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -61,8 +62,12 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "info",
         parents=[common],
         help="show where the knowledge base is and what it holds",
-        description="Location, counts, embedder and size on disk.",
+        description="Location, counts, embedder and size on disk; the model questions go to and how they reach it "
+        "(tools, or search-first: chosen, or learned for that model and server).",
     )
+    p.add_argument("--model", default=argparse.SUPPRESS, metavar="MODEL", help="the model to show (default: as `ask`)")
+    p.add_argument("--base-url", default=argparse.SUPPRESS, metavar="URL", help="its OpenAI-compatible server")
+    add_path_options(p, suppress=True)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_info)
 
@@ -286,10 +291,28 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model_path(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The model questions go to and the path they take (``tools``, ``search-first (…; remembered)``); (None, None)
+    when the model settings are broken (``ask`` says how)."""
+    from haiku_tui.agent.model_paths import ModelPaths, path_text
+    from haiku_tui.agent.models import ModelConfigError, choose_model, is_extractive
+
+    from . import search_first_arg
+
+    try:
+        choice = choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
+    except ModelConfigError:
+        return None, None
+    chosen = search_first_arg(args)
+    learned = None if chosen is not None or is_extractive(choice.name) else ModelPaths().learned(choice.label)
+    return choice.label, path_text(chosen, learned)
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     kb = attach_reranker(args, _open(args, create=False))
     info = kb.info()
     info["reranker"] = kb.reranker.describe() if kb.reranker is not None else None
+    info["model"], info["path"] = _model_path(args)
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
@@ -308,6 +331,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     ]
     if info["reranker"]:
         rows.append(("reranker", printable_line(info["reranker"])))
+    if info["model"]:
+        rows.append(("model", printable_line(f"{info['model']} · {info['path']}")))
     if info.get("orphan_chunks"):
         rows.append(
             ("orphan chunks", f"{info['orphan_chunks']} (from an interrupted ingest; the next add removes them)")

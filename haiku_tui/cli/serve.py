@@ -8,7 +8,7 @@ import importlib.util
 import sys
 from typing import Any
 
-from . import CommandError, db_arg, embedder_arg, warn_once
+from . import CommandError, db_arg, embedder_arg, forget_path, warn_once
 from .app import _config, add_app_options
 
 DEFAULT_HOST = "127.0.0.1"
@@ -59,10 +59,16 @@ def _checked_config(args: argparse.Namespace, *, sessions: bool = False) -> Any:
     if getattr(args, "session", None) and not sessions:
         raise CommandError("--session opens a saved session in the app: use it with `haiku-tui serve` (no --ag-ui)")
     try:
-        choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
+        choice = choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
     except ModelConfigError as exc:
         raise CommandError(str(exc)) from None
-    config = _config(args, db_arg(args))
+    config = _config(args, db_arg(args), choice)
+    forget_path(args, choice)
+    if config.search_first is None:  # these servers do not ask again: a model learned search-first is asked so
+        from haiku_tui.agent.model_paths import ModelPaths
+
+        learned = ModelPaths().learned(choice.label)
+        config = dataclasses.replace(config, search_first=learned is not None and learned.search_first)
     return dataclasses.replace(config, on_reranker_fault=warn_once()) if config.reranker else config
 
 
@@ -75,6 +81,8 @@ def _app_args(args: argparse.Namespace) -> list[str]:
             out += [f"--{option.replace('_', '-')}", str(value)]
     if getattr(args, "analysis", False):
         out.append("--analysis")
+    if getattr(args, "search_first", None) is not None:
+        out.append("--search-first" if args.search_first else "--tools")
     return out
 
 

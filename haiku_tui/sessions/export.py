@@ -40,6 +40,8 @@ class Source:
     headings: list[str]
     pages: list[int]
     path: str
+    attributed: bool = False
+    """haiku-tui tied the answer to it (search-first attribution), not the model's ``[n]``."""
 
     @property
     def label(self) -> str:
@@ -53,6 +55,10 @@ class AnswerRecord:
     question: Any  # the ledger's question identity (used for review marks), or None if not recorded
     outcome: str
     sources: list[Source] = field(default_factory=list)
+    searched_by: str = ""
+    """Who searched the documents for it: ``"haiku-tui"`` (search-first), ``"model"`` or ``""`` (nobody)."""
+    unsupported: list[str] = field(default_factory=list)
+    """Unmarked sentences of a search-first answer that match none of its passages."""
 
 
 def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[AnswerRecord]:
@@ -89,6 +95,13 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
         used.add(question)
         try:
             outcome = "violation" if _hashable(question) in violations else ledger.citation_status(state, question)
+            searched_by = ledger.searched_by(state, question)
+            attributed = set(ledger.attributed_ids(state, question))
+            unsupported = [
+                str(a.get("sentence", ""))
+                for a in ledger.attribution(state, question)
+                if a.get("chunk_id") not in attributed
+            ]
             sources = []
             for chunk_id in ledger.cited_ids(state, question):
                 entry = ledger.citation_for(state, chunk_id) or {}
@@ -101,14 +114,15 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
                         headings=[str(h) for h in entry.get("headings") or []],
                         pages=[p for p in entry.get("pages") or [] if isinstance(p, int)],
                         path=str(entry.get("path") or ""),
+                        attributed=chunk_id in attributed,
                     )
                 )
         except Exception:
-            outcome, sources = "missing", []
+            outcome, sources, searched_by, unsupported = "missing", [], "", []
         if outcome not in OUTCOMES:
             outcome = "missing"
         sources.sort(key=lambda s: (s.index is None, s.index or 0))
-        out.append(AnswerRecord(question, outcome, sources))
+        out.append(AnswerRecord(question, outcome, sources, searched_by, unsupported))
     return out
 
 
@@ -140,6 +154,7 @@ def _markdown(session: Session) -> str:
     marks, _ = session.review_marks()
     from haiku_tui.capabilities.policy import recorded_unbacked
     from haiku_tui.capabilities.support import check_answer, citation_texts, support_lines
+    from haiku_tui.capabilities.views import grounding_note
 
     cited, unbacked = citation_texts(session.state), recorded_unbacked(session.state)
     lines = [f"# {session.title}", ""]
@@ -158,6 +173,12 @@ def _markdown(session: Session) -> str:
         lines += [f"**Grounding:** {_OUTCOME_TEXT[record.outcome]}", ""]
         # markers the answer's own question left unbacked stay unbacked, whatever a later question registers
         own = unbacked.get(record.question, []) if isinstance(record.question, int) else []
+        badge = "violation" if record.outcome == "violation" else record.outcome
+        if record.question is not None and (note := grounding_note(badge, own, record.searched_by)):
+            lines += [f"*{note}*", ""]
+        if record.unsupported:
+            lines += ["**Unsupported:** these sentences match none of the passages haiku-tui found", ""]
+            lines += [f"- {' '.join(s.split())[:300]}" for s in record.unsupported] + [""]
         if own:
             lines += [
                 f"**Unbacked:** {' '.join(f'[{n}]' for n in own)} (no citation of this answer has the number)",
@@ -174,6 +195,8 @@ def _markdown(session: Session) -> str:
                     parts.append("— " + page_range(source.pages))
                 if source.path:
                     parts.append(f"— `{source.path}`")
+                if source.attributed:
+                    parts.append("— *attributed by haiku-tui*")
                 mark = marks.get(record.question, {}).get(source.chunk_id) if isinstance(record.question, int) else None
                 if mark:
                     parts.append(f"— *review: {mark.text}*")

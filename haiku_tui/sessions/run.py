@@ -9,6 +9,7 @@ save. A cancelled or failed run commits nothing (its :class:`Finished` says why)
         match event:
             case TextStarted(text) | TextDelta(text): ...
             case StepStarted(call_id, step) | StepFinished(call_id, step): ...
+            case Rerouted(line): ...  # asked again search-first (with a ``fallback``)
             case Finished(outcome, error): ...
 """
 
@@ -22,8 +23,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from haiku_tui.text import one_line
 
 if TYPE_CHECKING:
+    from haiku_tui.agent.fallback import Reroute
     from haiku_tui.capabilities.views import Step
 
+    from .fallback import Fallback
     from .model import Session
     from .store import SessionStore
 
@@ -63,6 +66,14 @@ class StepFinished:
 
 
 @dataclass(frozen=True)
+class Rerouted:
+    """The tools path could not ground the answer: the question is asked again search-first (``line`` says why,
+    what would enable tools, and whether that is remembered). Later text supersedes any shown before."""
+
+    line: str
+
+
+@dataclass(frozen=True)
 class Finished:
     """The run ended; only ``"completed"`` was committed (and saved when the run has a store)."""
 
@@ -71,7 +82,10 @@ class Finished:
     result: Any = None
 
 
-RunEvent = TextStarted | TextDelta | StepStarted | StepFinished | Finished
+RunEvent = TextStarted | TextDelta | StepStarted | StepFinished | Rerouted | Finished
+
+HOST_SEARCH_CALL = "haiku-tui-search"
+"""The ``call_id`` of the row of haiku-tui's own search (search-first): no model called it."""
 
 
 class QuestionRun:
@@ -88,12 +102,16 @@ class QuestionRun:
         db: str | None = None,
         window: int | None = None,
         retained: int | None = None,
+        fallback: Fallback | None = None,
+        search_first: bool = False,
     ) -> None:
         """``store``: where the committed session is saved (None: kept in memory). ``model`` / ``db`` are
         recorded on the session when it completes (a session keeps the first knowledge base it used).
         ``window``: earlier questions the model is given (0: all; None: ``HISTORY_WINDOW``), see
         :meth:`Session.window`; ``retained``: characters of earlier cited text sent in full (0: all; None:
-        ``RETAINED_CHARS``)."""
+        ``RETAINED_CHARS``). ``fallback``: how to ask again search-first when the tools path cannot ground the
+        answer (a refusal, a tool call written as text, an answer that never searched; :class:`Rerouted` says so);
+        ``search_first``: the agent already answers search-first (said in errors)."""
         from haiku_tui.agent.config import HISTORY_WINDOW, RETAINED_CHARS
 
         self.agent = agent
@@ -103,7 +121,12 @@ class QuestionRun:
         self.model = model
         self.db = db
         self.conversation, self.offset = session.window(HISTORY_WINDOW if window is None else window)
-        self.deps = session.deps(self.offset, RETAINED_CHARS if retained is None else retained)
+        self.retained = RETAINED_CHARS if retained is None else retained
+        self.deps = session.deps(self.offset, self.retained)
+        self.fallback = fallback
+        self.search_first = search_first
+        self.rerouted: Reroute | None = None
+        """Why the question was asked again search-first (None: it was not)."""
         self.question = session.message_count
         """The question's identity: messages in the history when it was asked."""
         self._events: Any = None
@@ -116,65 +139,126 @@ class QuestionRun:
             self._events.cancel()
 
     async def __aiter__(self) -> AsyncIterator[RunEvent]:
+        from haiku_tui.agent import describe_error, secrets_in_use
+        from haiku_tui.agent.fallback import Reroute
+        from haiku_tui.sessions.scrub import register_secrets
+
+        register_secrets(*secrets_in_use())  # what this run sends is never saved
+        reroute = None
+        async for event in self._attempt(self.agent, self.fallback):
+            if isinstance(event, Reroute):
+                reroute = event
+            else:
+                yield event
+        if reroute is None:
+            return
+        assert self.fallback is not None
+        self.rerouted = reroute
+        yield Rerouted(self.fallback.learn(reroute))
+        if self._cancelled:
+            yield Finished("cancelled")
+            return
+        try:
+            agent = self.fallback.agent()
+        except Exception as exc:  # the model cannot be built search-first: one line, nothing committed
+            yield Finished("failed", describe_error(exc))
+            return
+        self.deps = self.session.deps(self.offset, self.retained)  # nothing of the first attempt is kept
+        async for event in self._attempt(agent, None):
+            yield event
+
+    async def _attempt(self, agent: Any, fallback: Fallback | None) -> AsyncIterator[Any]:
+        """One attempt at the question: its events, ending with :class:`Finished`, or a ``Reroute`` (last,
+        nothing committed) when ``fallback`` is given and the tools path cannot ground the answer."""
         from pydantic_ai import AgentRunResultEvent, RunCancelled
         from pydantic_ai.messages import (
             EnqueuedMessagesEvent,
             FunctionToolCallEvent,
             FunctionToolResultEvent,
             PartDeltaEvent,
+            PartEndEvent,
             PartStartEvent,
             TextPart,
             TextPartDelta,
         )
 
-        from haiku_tui.agent import describe_error, run_limits, secrets_in_use
+        from haiku_tui.agent import describe_error, run_limits
         from haiku_tui.agent.errors import tool_misuse
-        from haiku_tui.capabilities.views import REDIRECT_STEP, Step, call_step, is_redirect, result_step
-        from haiku_tui.sessions.scrub import register_secrets
+        from haiku_tui.agent.fallback import NO_SEARCH_FIX, Reroute, answered_without_searching, searched, tool_refusal
+        from haiku_tui.capabilities.views import (
+            REDIRECT_STEP,
+            Step,
+            call_step,
+            host_search_step,
+            is_redirect,
+            result_step,
+        )
 
-        register_secrets(*secrets_in_use())  # what this run sends is never saved
+        from .fallback import TextGate
 
         calls: dict[str, Any] = {}
         finished: set[str] = set()
         result = None
-        streamed = 0  # characters of answer text the response being streamed has sent
+        streamed = 0  # characters of answer text the response being streamed has shown
+        gate = TextGate(until_searched=fallback is not None)
+        host_pending = True  # haiku-tui's own search (search-first) is shown once its request was made
         conversation = self.conversation
         try:
-            async with self.agent.run_stream_events(
+            async with agent.run_stream_events(
                 self.prompt, deps=self.deps, conversation=conversation, usage_limits=run_limits(conversation)
             ) as events:
                 self._events = events
                 if self._cancelled:
                     events.cancel()
                 async for event in events:
+                    shown: list[Any] = []
+                    if host_pending and isinstance(event, PartStartEvent):  # the first request was made by now
+                        host_pending = False
+                        if (step := host_search_step(self.deps.state, self.question, self.prompt)) is not None:
+                            shown = [StepStarted(HOST_SEARCH_CALL, step)]
+                            shown.append(StepFinished(HOST_SEARCH_CALL, step, self.deps.state))
                     if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
-                        streamed += len(event.part.content)
-                        yield TextStarted(event.part.content)
+                        shown += gate.start(TextStarted(event.part.content), event.part.content)
                     elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
-                        streamed += len(event.delta.content_delta)
-                        yield TextDelta(event.delta.content_delta)
+                        shown += gate.delta(TextDelta(event.delta.content_delta), event.delta.content_delta)
+                    elif isinstance(event, PartEndEvent) and isinstance(event.part, TextPart):
+                        shown += gate.end()
                     elif isinstance(event, FunctionToolCallEvent):
-                        streamed = 0
                         calls[event.part.tool_call_id] = event.part
-                        yield StepStarted(event.part.tool_call_id, call_step(event.part, self.prompt))
+                        shown += gate.step()
+                        shown.append(StepStarted(event.part.tool_call_id, call_step(event.part, self.prompt)))
                     elif isinstance(event, FunctionToolResultEvent):
                         call = calls.get(event.tool_call_id)
                         if call is not None:
                             finished.add(event.tool_call_id)
-                            yield StepFinished(
+                            shown += [StepFinished(
                                 event.tool_call_id,
                                 result_step(call, event.part, self.deps.state, self.prompt),
                                 self.deps.state,
-                            )
+                            )]
+                            if gate.until_searched and searched(self.deps.state, self.question):
+                                shown += gate.searched()
                     elif isinstance(event, EnqueuedMessagesEvent) and _redirects(event, is_redirect):
-                        streamed = 0
-                        yield StepFinished("", REDIRECT_STEP, self.deps.state)
+                        shown += [*gate.step(), StepFinished("", REDIRECT_STEP, self.deps.state)]
                     elif isinstance(event, AgentRunResultEvent):
                         result = event.result
+                        gate.end()
+                    if gate.call is not None:
+                        break  # a tool call written as text: never shown, and the run goes no further
+                    for out in shown:
+                        if isinstance(out, (StepStarted, Finished)) or getattr(out, "call_id", None) == "":
+                            streamed = 0
+                        elif isinstance(out, (TextStarted, TextDelta)):
+                            streamed += len(out.text)
+                        yield out
         except RunCancelled:
             yield Finished("cancelled")
             return
         except Exception as exc:  # one line for the user; nothing is committed
+            refusal = tool_refusal(exc) if fallback is not None and not self._cancelled else None
+            if refusal is not None:
+                yield refusal
+                return
             if (misuse := tool_misuse(exc)) is not None:  # the call that used up the retries failed too
                 for call_id, call in calls.items():
                     if call_id not in finished and call.tool_name == misuse[0]:
@@ -187,9 +271,25 @@ class QuestionRun:
             return
         finally:
             self._events = None
+        if gate.call is not None:
+            if fallback is not None:
+                yield Reroute("text-call", _text_call_fix())
+            else:
+                searching = self.search_first or self.rerouted is not None
+                yield Finished("failed", _text_call_error(gate.call, searching=searching))
+            return
         if result is None:
             yield Finished("failed", "the run ended without a result")
             return
+        unsearched = fallback is not None and answered_without_searching(self.deps.state, self.question)
+        if unsearched and fallback.searchable():
+            gate.drop()
+            yield Reroute("no-search", NO_SEARCH_FIX)
+            return
+        if fallback is not None:
+            fallback.searched()
+        for out in gate.searched():  # an answer grounded in earlier evidence (it did not need to search)
+            yield out
         error = await self._commit(result)
         yield Finished("failed", error) if error else Finished("completed", result=result)
 
@@ -208,6 +308,22 @@ class QuestionRun:
         except Exception as exc:  # stale, corrupt, not JSON or a full disk
             return f"could not save the session: {one_line(str(exc), 200)}"
         return None
+
+
+def _text_call_fix() -> str:
+    from haiku_tui.agent.fallback import TEXT_CALL_FIX
+
+    return TEXT_CALL_FIX
+
+
+def _text_call_error(shape: str, *, searching: bool) -> str:
+    """The line for a tool call written as text when the question cannot be asked again."""
+    if searching:  # the search-first attempt itself
+        return "the model wrote a tool call as text, not an answer; nothing was saved; try again, or another model"
+    return (
+        f"the model wrote its tool call as text ({shape}) instead of calling the tool; nothing was saved; "
+        "ask search-first (--search-first), or use a server that parses its tool calls"
+    )
 
 
 def _redirects(event: Any, is_redirect: Any) -> bool:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from haiku_tui.capabilities.views import QuestionView
     from haiku_tui.store import KnowledgeBase
 
+    from haiku_tui.agent.model_paths import Learned, ModelPaths
+
+    from .fallback import Fallback
     from .model import Session
     from .run import QuestionRun
     from .store import SessionPeek, SessionStore
@@ -105,6 +108,9 @@ class Workbench:
         self.model_error: str | None = None
         self._save_lock = threading.Lock()
         self.history_window, self.retained_chars, self.settings_error = _settings()
+        self.learned: Learned | None = None
+        """What was learned about the model in use (read when the agent is built): it may answer search-first."""
+        self._paths: ModelPaths | None = None
 
     # -- start-up -----------------------------------------------------------------------------------------
 
@@ -264,19 +270,97 @@ class Workbench:
             self.build_agent()
 
     def build_agent(self) -> str | None:
-        """Build the agent over the knowledge base; the error line when the model cannot be used."""
+        """Build the agent over the knowledge base, on the path in use (:meth:`search_first`); the error line when
+        the model cannot be used."""
         import pydantic_ai
 
         from haiku_tui.agent import build_agent, describe_error
 
         pydantic_ai.BANNER_ENABLED = False  # the first-run banner would print over the screen
+        self.learned = self._learned()
         try:
-            self.agent = build_agent(self.config, kb=self.kb, model=self.model_override)
+            config = dataclasses.replace(self.config, search_first=self.search_first())
+            self.agent = build_agent(config, kb=self.kb, model=self.model_override)
             self.model_error = None
         except Exception as exc:
             self.agent = None
             self.model_error = describe_error(exc)
         return self.model_error
+
+    # -- the path: tools or search-first ------------------------------------------------------------------
+
+    def model_key(self) -> str:
+        """The model and its server, as what is learned about them is kept."""
+        from haiku_tui.agent import model_label
+
+        return model_label(self.config.model or "extractive", self.config.base_url)
+
+    def _learnable(self) -> bool:
+        """The path is chosen automatically for a real model (the extractive model and test doubles search)."""
+        from haiku_tui.agent import is_extractive
+
+        return self.config.search_first is None and self.model_override is None and not is_extractive(self.config.model)
+
+    def _learned(self) -> Learned | None:
+        if not self._learnable():
+            return None
+        if self._paths is None:
+            from haiku_tui.agent.model_paths import ModelPaths
+
+            self._paths = ModelPaths()
+        learned = self._paths.learned(self.model_key())
+        if self._paths.problem and self._paths.problem not in (self.settings_error or ""):
+            self.settings_error = "; ".join(filter(None, [self.settings_error, self._paths.problem]))
+        return learned
+
+    def search_first(self) -> bool:
+        """True when questions are asked search-first: chosen, or learned for this model and server."""
+        if self.config.search_first is not None:
+            return self.config.search_first
+        return self.learned is not None and self.learned.search_first
+
+    def path_text(self) -> str:
+        """The path in use, as the status bar says it (``tools``, ``search-first (…; remembered)``)."""
+        from haiku_tui.agent.model_paths import path_text
+
+        return path_text(self.config.search_first, self.learned)
+
+    def set_search_first(self, on: bool) -> str | None:
+        """The app's switch: search-first from now on, or back to tools (what was learned about this model is
+        forgotten, so its next question tries tools again). The error line when the agent cannot be built."""
+        if not on and self._paths is not None and self._learnable():
+            try:
+                self._paths.forget(self.model_key())
+            except OSError as exc:
+                return f"could not forget this model's path: {one_line(str(exc), 200)}"
+        self.config = dataclasses.replace(self.config, search_first=True if on else None)
+        return self.build_agent()
+
+    def fallback(self) -> Fallback | None:
+        """How a question is asked again search-first when the tools path cannot ground it (None: it is not)."""
+        if not self._learnable() or self.search_first():
+            return None
+        from .fallback import Fallback
+
+        return Fallback(
+            agent=self._search_first_agent, label=self.model_key(), searchable=self._holds_documents,
+            paths=self._paths, on_learned=self._path_learned,
+        )
+
+    def _search_first_agent(self) -> Any:
+        from haiku_tui.agent import build_agent
+
+        agent = build_agent(dataclasses.replace(self.config, search_first=True), kb=self.kb, model=self.model_override)
+        if self.search_first():  # remembered: the next questions are asked search-first at once
+            self.agent = agent
+        return agent
+
+    def _path_learned(self, reroute: Any, remembered: bool) -> None:
+        if self._paths is not None:
+            self.learned = self._paths.learned(self.model_key())
+
+    def _holds_documents(self) -> bool:
+        return self.kb is not None and self.kb.holds_documents()
 
     def close(self) -> None:
         if self._owns_kb and self.kb is not None:
@@ -345,6 +429,8 @@ class Workbench:
             db=self.db_label(),
             window=self.history_window,
             retained=self.retained_chars,
+            fallback=self.fallback(),
+            search_first=self.search_first(),
         )
 
     # -- everyday: model switch, history -------------------------------------------------------------------

@@ -245,6 +245,10 @@ class KnowledgeBase:
 
     # ------------------------------------------------------------------ reading
 
+    def holds_documents(self) -> bool:
+        """True when the knowledge base holds a document (a row count, no scan)."""
+        return self._doc_count() > 0
+
     def _doc_count(self) -> int:
         docs = self._table(DOCUMENTS)
         return 0 if docs is None else docs.count_rows()

@@ -17,13 +17,17 @@ def test_json(kb_path, capsys):
     code, out, err = ask(capsys, "--db", str(kb_path), "--json", "Do solar panels work in winter?")
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"answer", "citations", "status", "policy", "unbacked", "support"}
+    assert set(data) == {
+        "answer", "citations", "status", "policy", "unbacked", "grounding", "attributed", "unsupported", "support"
+    }  # fmt: skip
     assert data["status"] == "grounded" and data["policy"] == "grounded" and data["unbacked"] == []
+    assert data["grounding"] is None and data["attributed"] == [] == data["unsupported"]
     # the best sentence and the one after it (it passes the floors too), both from the cited chunk
     assert [(s["number"], s["weak"]) for s in data["support"]] == [(1, False), (1, False)]
     assert "Solar panels still work in winter because they need light, not heat. [1]" in data["answer"]
     (citation,) = data["citations"]
-    assert set(citation) == {"number", "chunk_id", "title", "headings", "pages", "path"}
+    assert set(citation) == {"number", "chunk_id", "title", "headings", "pages", "path", "by"}
+    assert citation["by"] == "model"
     assert citation["number"] == 1 and citation["title"] == "Solar panels"
     assert citation["path"].endswith("solar-panels.md") and len(citation["chunk_id"]) == 16
 

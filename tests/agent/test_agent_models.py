@@ -157,9 +157,37 @@ def test_base_url_from_env(monkeypatch):
     assert isinstance(resolve_model("local-model"), OpenAIChatModel)
 
 
+@pytest.mark.parametrize(
+    ("name", "sent"),
+    [
+        ("qwen2.5:0.5b", "qwen2.5:0.5b"),
+        ("llama3.2", "llama3.2"),
+        ("mistral:7b", "mistral:7b"),  # Ollama's name, though "mistral" is also a hosted provider's prefix
+        ("hf.co/bartowski/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M", "hf.co/bartowski/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M"),
+        ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"),
+        ("anthropic:claude-sonnet-4-5", "anthropic:claude-sonnet-4-5"),  # the server's to serve or to refuse
+        ("openai:qwen2.5:0.5b", "qwen2.5:0.5b"),
+        ("OpenAI:llama3.2", "llama3.2"),
+        ("lmstudio:qwen2.5-7b-instruct", "qwen2.5-7b-instruct"),
+    ],
+)
+def test_base_url_sends_the_name_as_the_server_knows_it(name, sent):
+    from pydantic_ai.models.openai import OpenAIChatModel
+
+    model = resolve_model(name, base_url="http://127.0.0.1:11434/v1")
+    assert isinstance(model, OpenAIChatModel) and model.model_name == sent
+
+
+def test_an_ollama_prefix_keeps_the_ollama_model_and_sends_the_name_after_it():
+    from pydantic_ai.models.ollama import OllamaModel
+
+    model = resolve_model("ollama:qwen2.5:0.5b", base_url="http://127.0.0.1:11434/v1")
+    assert isinstance(model, OllamaModel) and model.model_name == "qwen2.5:0.5b"
+
+
 def test_base_url_errors():
     assert "--base-url needs the model name" in config_error(None, base_url="http://127.0.0.1:8080/v1")
-    assert "is not one" in config_error("anthropic:claude-sonnet-4-5", base_url="http://127.0.0.1:8080/v1")
+    assert "names no model" in config_error("openai:", base_url="http://127.0.0.1:8080/v1")
     assert "not an http(s) URL" in config_error("m", base_url="127.0.0.1:8080")
 
 

@@ -130,3 +130,14 @@ def wire_text(messages: list[ModelMessage]) -> str:
             if args is not None:
                 out.append(str(args))
     return "\n".join(out)
+
+
+def sent_text(request: ModelRequest) -> str:
+    """Everything one request carried as the model received it (capability parts rendered, e.g. ``<passages>``)."""
+    out = []
+    for part in request.parts:
+        content = getattr(part, "content", "")
+        if isinstance(content, list):
+            content = "".join(getattr(c, "content", str(c)) for c in content)
+        out.append(str(content))
+    return "\n".join(out)

@@ -151,6 +151,15 @@ COMMANDS: tuple[Command, ...] = (
         "Switch the model (checked before use, remembered with the session, shown in the status bar)",
     ),
     Command(
+        "toggle_search_first",
+        "Search-first on / off",
+        "F9 · haiku-tui searches first and gives the model the passages (no tools); off: tools",
+        "f9",
+        "Search-first",
+        "Search first and give the model the numbered passages (no tools), or back to tools; the status bar shows "
+        "which (a model that cannot use tools is switched to search-first by itself, and remembered)",
+    ),
+    Command(
         "sessions",
         "Sessions…",
         "Ctrl+O · open, search, rename, delete, export",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from haiku_tui.sessions.run import Finished, StepFinished, StepStarted, TextDelta, TextStarted
+from haiku_tui.sessions.run import Finished, Rerouted, StepFinished, StepStarted, TextDelta, TextStarted
 from haiku_tui.tui.main.pacing import FrameHold
 from haiku_tui.tui.text import CitationStream
 
@@ -119,6 +119,11 @@ class Asking:
                         row.set_text(step.text, kind=step.kind, failed=step.failed)
                         if call_id:
                             self._live.step(state)
+                    case Rerouted(line):  # asked again search-first: its text supersedes any shown before
+                        await turn.write(citations.flush())
+                        await turn.add_step("notice", f"{line[:1].upper()}{line[1:]}.")
+                        self.notify_line(line[:1].upper() + line[1:], "Asked again search-first")
+                        self.update_status()  # the path learned for this model
                     case Finished():
                         finished = event
                 if not follow and log.max_scroll_y > 0 and not log.scroll_y:

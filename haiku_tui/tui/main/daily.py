@@ -185,6 +185,27 @@ class DailyActions:
             if save_error:
                 call(self.notify_line, save_error, "", "error")
 
+    def action_toggle_search_first(self: MainScreen) -> None:
+        """Search-first from now on, or back to tools (and forget that this model was answered search-first)."""
+        if self._busy("switching how questions reach the model"):
+            return
+        self.switch_path(not self.workbench.search_first())
+
+    @work(thread=True, exclusive=True, group="model", name="switch the path")
+    def switch_path(self: MainScreen, on: bool) -> None:
+        """Off the UI thread: rebuild the agent on the other path."""
+        call = self.app.call_from_thread
+        error = self.workbench.set_search_first(on)
+        if error:
+            call(self.notify_line, error, "Path not switched", "error")
+            return
+        call(self.update_status)
+        said = (
+            "Questions are now asked search-first: haiku-tui searches, the model gets the numbered passages."
+            if on else "Questions now reach the model with tools (search-first again only if it cannot use them)."
+        )
+        call(self.app.notify, said, title="Search-first" if on else "Tools")
+
     # -- copy ---------------------------------------------------------------------------------------------------------
 
     def action_copy(self: MainScreen) -> None:

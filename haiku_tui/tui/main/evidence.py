@@ -58,6 +58,8 @@ def item_prompt(item: EvidenceItem, mark: str | None = None, *, weak: bool = Fal
     head.append((label, "italic $text-muted" if dim else "bold"))
     head.append("  ")
     head.append((f" {tag} ", tag_style))
+    if item.attributed:
+        head.append((" attributed by haiku-tui", "italic $accent"))
     if mark:
         from haiku_tui.tui.main.turn import MARK_SYMBOLS
 
@@ -307,6 +309,12 @@ def policy_line(view: QuestionView) -> Content:
     weak = view.weak()
     if weak:
         parts.append(("  ⚠ weak support: " + " ".join(f"[{n}]" for n in sorted(weak)), "bold $warning"))
+    if view.attributed:
+        parts.append((f"  {view.attribution_note}", "italic $accent"))
+    if view.unsupported:
+        parts.append((f"  ⚠ {len(view.unsupported)} sentence(s) match no passage", "bold $warning"))
+    if view.grounding_note:
+        parts.append((f"  {view.grounding_note}", "italic $warning"))
     return Content.assemble(*parts)
 
 

@@ -239,6 +239,8 @@ class ReviewScreen(ModalScreen[None]):
         rows: list[Any] = []
         for claim in (c for c in self.support if c.number == number):
             verdict = ("⚠ weak support", "bold $warning") if claim.weak else ("✓ supported", "$success")
+            if claim.by == "haiku-tui":
+                verdict = ("✓ attributed by haiku-tui (the answer wrote no marker)", "$accent")
             rows += [
                 "\nsupport ",
                 (f"{claim.score:.2f} ", "bold"),

@@ -1,5 +1,5 @@
-"""The status bar's line: model · last request and what compaction saved · session tokens · watch · answering
-· database · filter (when set).
+"""The status bar's line: model · how questions reach it (tools / search-first) · last request and what compaction
+saved · session tokens · watch · answering · database · filter (when set).
 
 :func:`fit_status` fits it to the bar's width. Each part has forms, longest first (the session's tokens
 end dropped); while the line is too wide, the next part of :data:`GIVE_WAY` takes its next form: the
@@ -28,7 +28,10 @@ PATH_HEAD = 6
 FILTER_MIN = 16
 """Columns the filter keeps at least (more when the path leaves them)."""
 SEP = " │ "
-GIVE_WAY = ("tokens", "request", "watch", "reranker", "tokens", "model", "request", "running", "watch", "reranker")
+GIVE_WAY = (
+    "tokens", "request", "watch", "reranker", "tokens", "path", "model", "request", "running", "watch", "reranker",
+    "path",
+)
 """The order in which parts take their next, shorter form while the line is too wide."""
 
 
@@ -51,6 +54,8 @@ class StatusFacts:
     filter: str = ""
     reranker: str = ""
     """The rerank server's address (``host:port``), when one reorders the search."""
+    path: str = ""
+    """How questions reach the model (``tools``, ``search-first (…; remembered)``); empty for the extractive model."""
 
 
 def elide_middle(text: str, limit: int) -> str:
@@ -91,6 +96,9 @@ def _forms(facts: StatusFacts) -> dict[str, list[Form]]:
             [(model_text(facts.model_short or facts.model, 20, scheme=False), "bold")],
         ]
     }
+    if facts.path:
+        short = facts.path.partition(" (")[0]
+        forms["path"] = [[(facts.path, "$accent" if short == "search-first" else "")], [(short, "")], []]
     if facts.request is not None:
         compacted, full = facts.request
         size = compact_number(compacted)
@@ -194,4 +202,5 @@ def status_facts(workbench: Workbench, *, running: bool, watch: str | None = Non
         kb_unavailable=bool(workbench.kb_error),
         filter=clean_line(workbench.session.document_filter or "", 400) if workbench.session else "",
         reranker=clean_line(urlsplit(config.reranker).netloc or config.reranker, 200) if config.reranker else "",
+        path="" if is_extractive(config.model) and not workbench.search_first() else workbench.path_text(),
     )

@@ -201,15 +201,18 @@ class QuestionTurn(Vertical):
         self._steps_since_text = True
         return row
 
-    def set_badge(self, badge: str, detail: str = "", *, note: str = "") -> None:
+    def set_badge(self, badge: str, detail: str = "", *, note: str = "", grounding: str = "") -> None:
         """Show a grounding badge (grounded / ungrounded / missing / violation) or a run state;
-        ``note`` (e.g. ``[3] unbacked``) is added to it in the error colour."""
+        ``note`` (e.g. ``[3] unbacked``) is added to it in the error colour, ``grounding`` (why the answer is
+        not grounded, or what haiku-tui attributed it to) after it."""
         self.state = badge
         label, tooltip = BADGES.get(badge, (badge, ""))
         self._badge = Content.styled(f" {label} ", BADGE_STYLES.get(badge, "reverse"))
         if note:
             self._badge = Content.assemble(self._badge, (f" {note} ", "bold $text on $error 80%"))
             tooltip += "; markers with no citation behind them"
+        if grounding:
+            self._badge = Content.assemble(self._badge, (f" {clean_line(grounding, 120)}", "italic $warning"))
         footer = self.query_one(".turn-footer", Static)
         footer.tooltip = tooltip
         if detail:
@@ -297,7 +300,7 @@ class QuestionTurn(Vertical):
         source = link_citations(view.answer, valid) if view.answer.strip() else "*(no answer text)*"
         self._answer_text = view.answer
         await self.answer.update(source)
-        self.set_badge(view.badge, note=view.badge_note)
+        self.set_badge(view.badge, note=view.badge_note, grounding=view.grounding_note or view.attribution_note)
         self.show_reviews(reviews or {})
 
     def show_reviews(self, reviews: dict[str, str]) -> None:

@@ -1,0 +1,243 @@
+"""Search-first grounding: haiku-tui searches before the model is asked, the model is offered no tools, the
+passages ride in the question's own request, and the answer's markers (or attributed sentences) are its
+citations in the same evidence record. Scripted models over the real small knowledge base."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+
+from haiku_tui.agent import AgentConfig, build_agent
+from haiku_tui.capabilities import ledger
+from haiku_tui.capabilities.compaction import CAPSULE_HEADER
+from haiku_tui.capabilities.parts import PassagesPart
+from haiku_tui.capabilities.report import answer_report
+from haiku_tui.capabilities.views import question_views
+from haiku_tui.sessions import Session, SessionStore
+from haiku_tui.sessions.run import HOST_SEARCH_CALL, Finished, QuestionRun, StepFinished, StepStarted
+from tests.capabilities.scripts import Script, sent_text, text
+
+LABEL = re.compile(r"^\[(\d+)\] (.*)$", re.M)
+
+
+def passages_of(messages: list[ModelMessage]) -> PassagesPart:
+    """The passages part of the newest request of a stored history that has one."""
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, PassagesPart):
+                    return part
+    raise AssertionError("no passages in the request")
+
+
+def sent_passages(messages: list[ModelMessage]) -> str:
+    """The ``<passages>`` frame of the newest request the model was sent."""
+    text = sent_text(messages[-1])
+    assert "<passages>" in text, "no passages in the request"
+    return text[text.index("<passages>") : text.index("</passages>")]
+
+
+def label_of(messages: list[ModelMessage], title: str) -> int:
+    """The number of the first passage from the document titled ``title``, in the request the model was sent."""
+    for number, source in LABEL.findall(sent_passages(messages)):
+        if source.startswith(title):
+            return int(number)
+    raise AssertionError(f"no passage of {title!r}")
+
+
+def answer_citing(title: str, words: str):
+    """A model step that answers with ``words`` marked with the number of ``title``'s passage."""
+    return lambda messages, info: text(f"{words} [{label_of(messages, title)}].")
+
+
+def agent_for(script: Script, kb, **config):
+    return build_agent(AgentConfig(search_first=True, **config), kb=kb, model=script.model)
+
+
+async def ask(agent, session: Session, prompt: str):
+    run = QuestionRun(agent, session, prompt)
+    events = [event async for event in run]
+    assert isinstance(events[-1], Finished) and events[-1].outcome == "completed", events[-1]
+    return events
+
+
+async def test_the_passages_are_user_content_of_the_first_and_only_request_and_no_tool_is_offered(kb):
+    script = Script(answer_citing("Sourdough bread", "Feed the starter once a day"))
+    session = Session()
+    events = await ask(agent_for(script, kb), session, "How often do I feed a sourdough starter?")
+
+    assert len(script.sent) == 1 and script.tools(0) == []
+    # user content of the question's own request, before the question; no tool message
+    sent = sent_text(script.sent[0][-1])
+    assert sent.index("<passages>") < sent.index("How often do I feed a sourdough starter?")
+    assert "[1] Sourdough bread › The starter\nA sourdough starter is a culture" in sent
+    assert "put the number of the passage" not in sent and "square brackets, like [1]" in sent
+    assert not [m for m in script.sent[0] if not isinstance(m, ModelRequest)]
+    assert "equal weights" not in (script.infos[0].instructions or "")  # passages never in the instructions
+    # the history keeps the part in the question's request
+    request = session.messages[0]
+    kinds = [type(p).__name__ for p in request.parts if isinstance(p, PassagesPart | UserPromptPart)]
+    assert kinds == ["PassagesPart", "UserPromptPart"]
+    part = passages_of(session.messages)
+    assert part.query == "How often do I feed a sourdough starter?" and part.found >= 2
+    assert part.content in sent
+    # the host's search is a row, marked as haiku-tui's
+    started = [e for e in events if isinstance(e, StepStarted)]
+    finished = [e for e in events if isinstance(e, StepFinished)]
+    assert [e.call_id for e in started] == [HOST_SEARCH_CALL] == [e.call_id for e in finished]
+    assert finished[0].step.text.startswith("haiku-tui searched “How often do I feed")
+    assert finished[0].step.text.endswith(f"→ {part.found} passage(s)")
+
+
+async def test_markers_are_registered_as_the_answers_citations_in_the_evidence_record(kb):
+    script = Script(answer_citing("Sourdough bread", "Feed it once a day with equal weights of flour and water"))
+    session = Session()
+    await ask(agent_for(script, kb), session, "How often do I feed a sourdough starter?")
+
+    record = ledger.current_record(session.state["rag"])
+    assert record["searches"][0]["by"] == "haiku-tui"
+    chunk = record["passages"]["1"]
+    assert record["declaration"]["chunk_ids"] == [chunk] and record["declaration"]["attributed"] == []
+    assert session.state["rag"]["citation_index"][chunk]["index"] == 1
+    view = question_views(session.state, session.messages)[-1]
+    assert view.badge == "grounded" and view.citations == (1,) and view.grounding_note == ""
+    assert view.steps[0].text.startswith("haiku-tui searched")
+    assert [i.status for i in view.items if i.chunk_id == chunk] == ["cited"]
+    assert not view.weak() and view.policy.outcome == "grounded"
+    report = answer_report(session.state, session.messages, compaction=True, answer=view.answer)
+    assert report["status"] == "grounded" and [c["number"] for c in report["citations"]] == [1]
+
+
+async def test_a_marker_no_passage_carries_is_unbacked_and_not_grounded(kb):
+    script = Script(text("Feed it daily [9]."))
+    session = Session()
+    await ask(agent_for(script, kb), session, "How often do I feed a sourdough starter?")
+
+    view = question_views(session.state, session.messages)[-1]
+    assert view.policy.unbacked == (9,) and view.citations == ()
+    assert view.badge == "ungrounded"
+    assert view.grounding_note == "not grounded: no passage carries [9]"
+
+
+async def test_an_unmarked_copied_sentence_is_attributed_and_an_unrelated_one_stays_unsupported(kb):
+    answer = (
+        "A starter kept in the refrigerator only needs feeding once a week. "
+        "Many bakers also enjoy listening to jazz while they knead their dough."
+    )
+    script = Script(text(answer))
+    session = Session()
+    await ask(agent_for(script, kb), session, "How often do I feed a starter kept in the fridge?")
+
+    record = ledger.current_record(session.state["rag"])
+    index = session.state["rag"]["citation_index"]
+    fridge = next(c for c in record["passages"].values() if "refrigerator" in index.get(c, {}).get("text", ""))
+    assert record["declaration"]["attributed"] == [fridge]
+    view = question_views(session.state, session.messages)[-1]
+    number = session.state["rag"]["citation_index"][fridge]["index"]
+    assert view.badge == "grounded" and view.attributed == (number,) and view.citations == (number,)
+    assert view.attribution_note == f"attributed by haiku-tui: [{number}]"
+    assert view.unsupported == ("Many bakers also enjoy listening to jazz while they knead their dough.",)
+    attributed = [c for c in view.support if c.by == "haiku-tui"]
+    assert [(c.number, c.weak) for c in attributed] == [(number, False)]
+    assert [i.attributed for i in view.items if i.chunk_id == fridge] == [True]
+
+
+async def test_an_answer_that_uses_no_passage_says_it_is_not_grounded(kb):
+    script = Script(text("Add one cup of flour and half a cup of water to the mixture every morning."))
+    session = Session()
+    await ask(agent_for(script, kb), session, "How much flour do I feed my starter?")
+
+    view = question_views(session.state, session.messages)[-1]
+    assert view.badge == "ungrounded" and view.citations == ()
+    assert view.grounding_note == "not grounded: the answer draws on none of the passages haiku-tui found"
+    assert view.unsupported == ("Add one cup of flour and half a cup of water to the mixture every morning.",)
+    assert ledger.violations(session.state) == []  # declared for the model: the policy has nothing to ask
+
+
+async def test_a_follow_up_is_searched_with_the_question_before_and_numbers_stay_the_apps(kb):
+    script = Script(
+        answer_citing("Tea brewing › Green tea", "Brew green tea at about 80 degrees"),
+        answer_citing("Tea brewing › Green tea", "Steep it two to three minutes"),
+    )
+    agent, session = agent_for(script, kb), Session()
+    await ask(agent, session, "What water temperature should green tea be brewed at?")
+    await ask(agent, session, "and how long should it steep?")
+
+    second = passages_of(session.messages)
+    assert second.query == "and how long should it steep? What water temperature should green tea be brewed at?"
+    cited = ledger.cited_ids(session.state, 0)
+    # a chunk the first answer cited keeps its number as a passage label of the second question
+    assert "[1] " in second.content and cited[0] in session.state["rag"]["citation_index"]
+    view = question_views(session.state, session.messages)[-1]
+    assert view.steps[0].text == (
+        "haiku-tui searched “and how long should it steep?” with the question before → " f"{second.found} passage(s)"
+    )
+    assert set(view.citations) <= {int(n) for n in ledger.current_record(session.state["rag"])["passages"]}
+    # the instructions did not change between the questions (the prompt cache holds)
+    assert script.infos[0].instructions == script.infos[1].instructions
+
+
+async def test_the_saved_session_reloads_the_part_and_compaction_treats_it_as_evidence(kb, tmp_path):
+    script = Script(
+        answer_citing("Bicycle maintenance", "Oil the chain every 300 kilometres"),
+        answer_citing("Tea brewing", "Store tea in an airtight tin"),
+    )
+    agent = agent_for(script, kb)
+    with SessionStore(tmp_path / "sessions.db") as store:
+        session = store.new()
+        await ask(agent, session, "How often should I oil my bicycle chain?")
+        store.save(session)
+        loaded = store.load(session.id)
+    first = passages_of(loaded.messages)
+    assert isinstance(first, PassagesPart) and first == passages_of(session.messages)
+
+    await ask(agent, loaded, "How should I store tea leaves?")
+    earlier = sent_text(script.sent[1][0])  # the first question's request, as the second one sent it
+    assert first.content not in earlier and CAPSULE_HEADER in earlier
+    # compacted like an earlier search result: the cited chunk in full (the capsule), the others not at all
+    record = ledger.find_question(loaded.state["rag"], 0)
+    cited = ledger.cited_ids(loaded.state, 0)
+    texts = kb.get_chunks(list(record["passages"].values()))
+    assert cited and all(" ".join(texts[c].text.split()) in " ".join(earlier.split()) for c in cited)
+    others = [c for c in record["passages"].values() if c not in cited]
+    assert others and not any(texts[c].text.strip() in earlier for c in others)
+
+
+async def test_exports_and_the_wire_inspector_say_what_was_attributed_and_what_is_not_grounded(kb):
+    from haiku_tui.capabilities.wire import wire_requests
+    from haiku_tui.sessions.export import to_json, to_markdown
+
+    script = Script(
+        text("A starter kept in the refrigerator only needs feeding once a week."),
+        text("Tea tastes best with a slice of lemon and a spoon of honey."),
+    )
+    agent, session = agent_for(script, kb), Session()
+    await ask(agent, session, "How often do I feed a starter kept in the fridge?")
+    await ask(agent, session, "How do I make my tea taste better?")
+
+    markdown = to_markdown(session)
+    first, second = markdown.split("## Question 2")
+    number = ledger.citation_for(session.state, ledger.cited_ids(session.state, 0)[0])["index"]
+    assert f"- [{number}] Sourdough bread › The starter" in first and "— *attributed by haiku-tui*" in first
+    assert "not grounded" not in first
+    assert "*not grounded: the answer draws on none of the passages haiku-tui found*" in second
+    assert "**Unsupported:**" in second and "- Tea tastes best with a slice of lemon" in second
+    assert '"attributed": [' in to_json(session)
+    # the wire inspector: the passages are this question's evidence, the earlier ones compacted evidence
+    (request,) = wire_requests(session.state, session.messages, ledger.current_record(session.state["rag"])["question"])
+    kinds = [p.kind for p in request.parts]
+    assert "evidence current" in kinds and "capsule" in kinds
+
+
+async def test_the_offline_extractive_model_answers_search_first_from_the_passages(kb):
+    agent, session = build_agent(AgentConfig(search_first=True), kb=kb), Session()
+    await ask(agent, session, "How often do I feed a sourdough starter?")
+    await ask(agent, session, "and in the fridge?")
+
+    first, second = question_views(session.state, session.messages)
+    assert first.badge == "grounded" and "Feed the starter once a day" in first.answer
+    assert second.badge == "grounded" and "refrigerator only needs feeding once a week" in second.answer
+    for view in (first, second):
+        assert view.citations and not view.policy.unbacked and not view.attributed
+        assert view.unsupported == ()  # its closing note is an aside, not a claim

@@ -1,0 +1,183 @@
+"""``haiku-tui ask`` with the models people run locally, against the loopback server's modes: names sent
+verbatim, a server that refuses tools, tool calls written as text, a model that never searches, search-first."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from haiku_tui.cli import main
+from haiku_tui.sessions import SessionStore
+from tests.model_server import ANNOUNCEMENT, IMITATION, NOWHERE_ANSWER
+
+QUESTION = "How long should I steep green tea?"
+MODEL = "qwen2.5:0.5b"
+
+
+def ask(server, kb_path, *extra: str, model: str = MODEL) -> int:
+    return main(["ask", "--db", kb_path, "--base-url", server.base_url, "--model", model, *extra, QUESTION])
+
+
+def offered_tools(server) -> list[bool]:
+    """Whether each request the server received offered tools."""
+    return [bool(r.body.get("tools")) for r in server.requests]
+
+
+def grounded(out: str) -> bool:
+    return out.startswith('The documents say: "Green tea') and "[1]" in out and "\nSources:\n[1] Tea brewing" in out
+
+
+def notes(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("haiku-tui: ")]
+
+
+@pytest.mark.parametrize(
+    ("name", "sent"),
+    [
+        ("qwen2.5:0.5b", "qwen2.5:0.5b"),
+        ("llama3.2", "llama3.2"),
+        ("hf.co/bartowski/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M", "hf.co/bartowski/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M"),
+        ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"),
+        ("openai:llama3.2", "llama3.2"),
+    ],
+)
+def test_the_model_name_reaches_the_server_as_typed(model_server, kb_path, capsys, name, sent):
+    assert ask(model_server, kb_path, model=name) == 0
+    assert grounded(capsys.readouterr().out)
+    assert {r.body["model"] for r in model_server.requests} == {sent}
+
+
+@pytest.mark.parametrize(
+    ("mode", "fix"),
+    [
+        ("refuse-ollama", "pull an Ollama model with tool support"),
+        ("refuse-llamacpp", "start llama.cpp's server with --jinja"),
+        ("refuse-llamacpp-old", "update llama.cpp and start its server with --jinja"),
+        ("refuse-vllm", "start vLLM with --enable-auto-tool-choice --tool-call-parser"),
+    ],
+)
+def test_a_refusal_is_answered_search_first_said_in_one_line_and_remembered(model_server, kb_path, capsys, mode, fix):
+    model_server.mode = mode
+    assert ask(model_server, kb_path) == 0
+    captured = capsys.readouterr()
+    assert grounded(captured.out)
+    assert notes(captured.err) == [
+        "haiku-tui: the server refuses tools: asked again search-first (remembered for this model and server); "
+        f"for tools, {fix}" + notes(captured.err)[0].partition(fix)[2]
+    ]
+    first = offered_tools(model_server)
+    assert first[-1] is False and all(first[:-1])  # (the client retries an HTTP 500 twice)
+
+    assert ask(model_server, kb_path) == 0  # the next question does not pay for the refused request
+    captured = capsys.readouterr()
+    assert grounded(captured.out) and notes(captured.err) == []
+    assert offered_tools(model_server) == [*first, False]
+
+    assert main(["info", "--db", kb_path, "--base-url", model_server.base_url, "--model", MODEL]) == 0
+    info = capsys.readouterr().out
+    assert f"{MODEL} @ {model_server.base_url} · search-first (the server refuses tools; remembered)" in info
+
+
+def test_another_model_on_the_same_server_is_asked_with_tools(model_server, kb_path, capsys):
+    model_server.mode = "refuse-ollama"
+    assert ask(model_server, kb_path) == 0
+    model_server.mode = "ok"
+    assert ask(model_server, kb_path, model="qwen2.5:1.5b") == 0
+    assert grounded(capsys.readouterr().out)
+    assert offered_tools(model_server)[2] is True
+
+
+@pytest.mark.parametrize("mode", ["text-call", "text-json", "text-mistral", "imitate", "announce"])
+def test_a_tool_call_written_as_text_is_never_shown(model_server, kb_path, capsys, mode):
+    model_server.mode = mode
+    assert ask(model_server, kb_path) == 0
+    captured = capsys.readouterr()
+    for shown in ("<tool_call>", "[TOOL_CALLS]", '"arguments"', IMITATION[:15], ANNOUNCEMENT[:20]):
+        assert shown not in captured.out
+    assert grounded(captured.out)
+    assert notes(captured.err) == [
+        "haiku-tui: the model writes tool calls as text: asked again search-first (remembered for this model and "
+        "server); for tools, a server that parses the model's tool calls (llama.cpp: --jinja; vLLM: --tool-call-parser)"
+    ]
+    assert offered_tools(model_server)[-1] is False
+
+
+def test_a_text_tool_call_on_the_tools_path_fails_with_one_line(model_server, kb_path, capsys):
+    model_server.mode = "text-call"
+    assert ask(model_server, kb_path, "--tools") == 1
+    captured = capsys.readouterr()
+    assert "<tool_call>" not in captured.out and "rag_search" not in captured.out
+    assert notes(captured.err) == [
+        "haiku-tui: error: the model wrote its tool call as text (<tool_call>) instead of calling the tool; nothing "
+        "was saved; ask search-first (--search-first), or use a server that parses its tool calls"
+    ]
+
+
+def test_an_answer_that_never_searched_is_asked_again_and_remembered_the_second_time(model_server, kb_path, capsys):
+    model_server.mode = "no-tools"
+    said = "haiku-tui: the model answers without searching: asked again search-first"
+    fix = "; for tools, a model that calls tools (usually a larger one)"
+    assert ask(model_server, kb_path) == 0
+    captured = capsys.readouterr()
+    assert grounded(captured.out) and NOWHERE_ANSWER not in captured.out
+    assert notes(captured.err) == [said + fix]
+    assert ask(model_server, kb_path) == 0
+    assert notes(capsys.readouterr().err) == [said + " (remembered for this model and server)" + fix]
+    assert ask(model_server, kb_path) == 0
+    assert grounded(capsys.readouterr().out)
+    assert offered_tools(model_server) == [True, False, True, False, False]
+
+
+def test_search_first_sends_the_evidence_in_the_first_request(model_server, kb_path, capsys):
+    assert ask(model_server, kb_path, "--search-first") == 0
+    assert grounded(capsys.readouterr().out)
+    first = model_server.requests[0]
+    assert not first.body.get("tools")
+    carried = json.dumps(first.messages)
+    assert "<passages>" in carried and "[1] Tea brewing" in carried and "80 degrees Celsius" in carried
+
+
+@pytest.mark.parametrize("how", ["environment", "config file"])
+def test_search_first_from_the_environment_or_the_config_file(model_server, kb_path, capsys, monkeypatch, how):
+    if how == "environment":
+        monkeypatch.setenv("HAIKU_TUI_SEARCH_FIRST", "1")
+    else:
+        from haiku_tui.agent.models import config_path
+
+        config_path().parent.mkdir(parents=True, exist_ok=True)
+        config_path().write_text("search_first = true\n")
+    assert ask(model_server, kb_path) == 0
+    assert grounded(capsys.readouterr().out) and offered_tools(model_server) == [False]
+
+
+def test_tools_forgets_what_was_learned_and_a_refusal_is_then_an_error(model_server, kb_path, capsys):
+    model_server.mode = "refuse-llamacpp"
+    assert ask(model_server, kb_path) == 0
+    assert ask(model_server, kb_path, "--tools") == 1
+    error = notes(capsys.readouterr().err)[-1]
+    assert error == "haiku-tui: error: the model provider failed (qwen2.5:0.5b) (HTTP 500): tools param requires " \
+        "--jinja flag; try again later"
+    model_server.mode = "ok"  # the server was restarted with --jinja: tools again, by default
+    assert ask(model_server, kb_path) == 0
+    assert offered_tools(model_server)[-1] is True and grounded(capsys.readouterr().out)
+
+
+def test_the_question_asked_again_is_saved_once_with_nothing_of_the_first_attempt(model_server, kb_path, capsys):
+    model_server.mode = "imitate"
+    assert ask(model_server, kb_path, "-s", "tea", "--new", "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["path"] == "search-first" and data["status"] == "grounded"
+    with SessionStore() as store:
+        session = store.load(store.resolve("tea"))
+    saved = repr(session.messages)
+    assert "PassagesPart" in saved and "load_capability" not in saved and "tool_response" not in saved
+    assert [q["question"] for q in session.state["rag"]["questions"]] == [0]
+
+
+def test_a_corrupt_memory_is_one_line_and_ignored(model_server, kb_path, capsys, _isolated_data_dir):
+    (_isolated_data_dir / "model-paths.json").write_text("{broken")
+    assert ask(model_server, kb_path) == 0
+    captured = capsys.readouterr()
+    assert grounded(captured.out)
+    assert len(notes(captured.err)) == 1 and "model-paths.json" in notes(captured.err)[0]
