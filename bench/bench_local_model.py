@@ -7,6 +7,7 @@ Runs ``bench/sets/local_questions.py`` (held out: report, never tune) as subproc
 --json --base-url http://127.0.0.1:PORT/v1 --model NAME`` against ``bench/llama_server.py`` (started by
 ``bench/local_model.py``; run its ``setup`` first), one path at a time (``--paths``, see ``PATHS``), and the
 offline ``extractive`` model as the reference. Follow-ups are asked after their question in one session.
+``BENCH_CODE=<another checkout>`` runs that checkout's ``haiku_tui`` (a before/after in one session).
 
 Per path: answered (exit 0, some text); shown as grounded (the answer lists a source); confirmed (a claim
 of the answer is backed by a cited or attributed passage that the support check does not flag as weak);
@@ -20,6 +21,7 @@ per question. ``--limit N`` asks the first N questions of each corpus (a follow-
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import subprocess
@@ -36,6 +38,8 @@ from bench.local_model import MODELS, local_server
 from bench.sets.local_questions import QUESTIONS, LocalQuestion
 
 ROOT = Path(__file__).resolve().parents[1]
+CODE = Path(os.environ.get("BENCH_CODE") or ROOT)
+"""The checkout whose ``haiku_tui`` answers (``BENCH_CODE=<another checkout>`` times that one)."""
 TOOL_TEXT = ("<tool_call>", "<tool_response>", "[TOOL_CALLS]")
 
 
@@ -53,24 +57,64 @@ PATHS = {
     "extractive": Path_(real=False),
     "deferred": Path_(env=(("HAIKU_TUI_SEARCH_FIRST", "0"),)),
     "at-once": Path_(env=(("HAIKU_TUI_SEARCH_FIRST", "0"),), tools_at_once=True),
+    "search-first": Path_(env=(("HAIKU_TUI_SEARCH_FIRST", "1"),)),
+    "default": Path_(),
 }
+"""``deferred``: tools deferred behind ``load_capability`` (main's default; ``HAIKU_TUI_SEARCH_FIRST=0``: no
+fallback); ``at-once``: every tool offered from the first request; ``search-first``: reported twice, counting
+only the model's own ``[n]`` and then the attributed sentences too; ``default``: no setting (fallbacks on)."""
 
 
 @dataclass
 class Row:
     question: LocalQuestion
-    ok: bool = False
-    answer: str = ""
-    sources: list[str] = field(default_factory=list)
-    confirmed: bool = False
-    confirmed_right: bool = False
+    data: dict = field(default_factory=dict)
     seconds: float = 0.0
     requests: list[dict] = field(default_factory=list)
     error: str = ""
+    only_model: bool = False
+    """Count only the citations the model wrote (``[n]``), not those haiku-tui attributed."""
+
+    @property
+    def answer(self) -> str:
+        return self.data.get("answer") or ""
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.answer.strip())
+
+    @property
+    def stems(self) -> dict[str, str]:
+        """chunk id → document stem of each citation counted."""
+        return {
+            c["chunk_id"]: Path(c.get("path") or "").stem
+            for c in self.data.get("citations", [])
+            if not self.only_model or c.get("by", "model") == "model"
+        }
+
+    @property
+    def sources(self) -> list[str]:
+        return sorted(set(self.stems.values()))
 
     @property
     def grounded(self) -> bool:
-        return bool(self.sources)
+        """Shown as grounded: a source listed and no not-grounded line."""
+        return bool(self.sources) and not self.data.get("grounding")
+
+    @property
+    def confirmed_stems(self) -> set[str]:
+        """Documents of the counted passages the support check confirms (a claim backed, not weak)."""
+        stems = self.stems
+        support = self.data.get("support", [])
+        return {stems[s["chunk_id"]] for s in support if not s.get("weak") and s.get("chunk_id") in stems}
+
+    @property
+    def confirmed(self) -> bool:
+        return self.grounded and bool(self.confirmed_stems)
+
+    @property
+    def confirmed_right(self) -> bool:
+        return self.grounded and self.question.doc in self.confirmed_stems
 
     @property
     def right(self) -> bool:
@@ -83,6 +127,10 @@ class Row:
     @property
     def tool_text(self) -> bool:
         return any(t in self.answer for t in TOOL_TEXT)
+
+    @property
+    def search_first(self) -> bool:
+        return self.data.get("path") == "search-first"
 
 
 def corpus_files(corpus: str, out: Path) -> list[Path]:
@@ -141,7 +189,10 @@ def read_log(log: Path, start: int) -> tuple[list[dict], int]:
 def run_path(name: str, questions: list[LocalQuestion], dbs: dict[str, str], url: str, model: str, log: Path,
              data_dir: Path) -> list[Row]:
     path = PATHS[name]
-    env = {**os.environ, "HAIKU_TUI_DATA_DIR": str(data_dir / name), "HAIKU_TUI_TIMEOUT": "900", **dict(path.env)}
+    env = {
+        **os.environ, "HAIKU_TUI_DATA_DIR": str(data_dir / name), "HAIKU_TUI_TIMEOUT": "900",
+        "PYTHONPATH": str(ROOT), **dict(path.env),
+    }
     env.pop("HAIKU_TUI_MODEL", None)
     env.pop("HAIKU_TUI_BASE_URL", None)
     rows, offset = [], read_log(log, 0)[1]
@@ -151,13 +202,13 @@ def run_path(name: str, questions: list[LocalQuestion], dbs: dict[str, str], url
         session = f"{name}-{zlib.crc32(first.encode()):08x}" if first else None
         t0 = time.perf_counter()
         proc = subprocess.run(
-            ask_command(dbs[q.corpus], q, path, url, model, session), cwd=ROOT, env=env, capture_output=True,
+            ask_command(dbs[q.corpus], q, path, url, model, session), cwd=CODE, env=env, capture_output=True,
             text=True,
         )
         row = Row(q, seconds=time.perf_counter() - t0)
         row.requests, offset = read_log(log, offset)
         if proc.returncode == 0:
-            score(row, json.loads(proc.stdout))
+            row.data = json.loads(proc.stdout)
         else:
             row.error = (proc.stderr.strip().splitlines() or ["?"])[-1]
         rows.append(row)
@@ -166,14 +217,14 @@ def run_path(name: str, questions: list[LocalQuestion], dbs: dict[str, str], url
     return rows
 
 
-def score(row: Row, data: dict) -> None:
-    row.answer = data.get("answer") or ""
-    row.ok = bool(row.answer.strip())
-    stems = {c["chunk_id"]: Path(c.get("path") or "").stem for c in data.get("citations", [])}
-    row.sources = sorted(set(stems.values()))
-    strong = [s for s in data.get("support", []) if not s.get("weak") and s.get("chunk_id") in stems]
-    row.confirmed = bool(strong)
-    row.confirmed_right = any(stems[s["chunk_id"]] == row.question.doc for s in strong)
+def record(row: Row) -> dict:
+    """One answer for ``--out``: the question, what ``ask --json`` said, the figures and the server's requests."""
+    requests = [{k: x[k] for k in x if k != "text"} | {"text": x["text"][:400]} for x in row.requests]
+    return {
+        "question": row.question.question, "doc": row.question.doc, "ask": row.data, "grounded": row.grounded,
+        "confirmed": row.confirmed, "right": row.right, "quoted": row.quoted, "seconds": round(row.seconds, 1),
+        "requests": requests, "error": row.error,
+    }
 
 
 def summary(rows: list[Row]) -> dict[str, float]:
@@ -190,6 +241,7 @@ def summary(rows: list[Row]) -> dict[str, float]:
         "right_source": per(lambda r: r.right),
         "phrase": per(lambda r: r.quoted),
         "tool_text": per(lambda r: r.tool_text),
+        "search_first": per(lambda r: r.search_first),
         "errors": sum(bool(r.error) for r in rows),
         "s_per_q": per(lambda r: r.seconds),
         "requests_per_q": per(lambda r: len(r.requests)),
@@ -206,7 +258,8 @@ COLUMNS = [
     ("confirmed_right", "confirmed+right", "{:.2f}"), ("confirmed_of_grounded", "confirmed/grounded", "{:.2f}"),
     ("right_source", "right source", "{:.2f}"), ("phrase", "phrase", "{:.2f}"),
     ("followups_right", "follow-up right", "{:.2f}"),
-    ("tool_text", "tool text shown", "{:.2f}"), ("errors", "errors", "{}"), ("s_per_q", "s/q", "{:.1f}"),
+    ("tool_text", "tool text shown", "{:.2f}"), ("search_first", "answered search-first", "{:.2f}"),
+    ("errors", "errors", "{}"), ("s_per_q", "s/q", "{:.1f}"),
     ("requests_per_q", "requests/q", "{:.1f}"), ("prompt_tok_per_q", "prompt tok/q", "{:.0f}"),
     ("evaluated_tok_per_q", "evaluated tok/q", "{:.0f}"),
 ]
@@ -269,14 +322,13 @@ def main() -> None:
         with local_server(args.model_size, log=log) as url:
             for name in args.paths:
                 rows = run_path(name, questions, dbs, url, model, log, tmp)
+                if name == "search-first":
+                    results["search-first, model's [n] only"] = summary(
+                        [dataclasses.replace(r, only_model=True) for r in rows]
+                    )
+                    name = "search-first + attribution"
                 results[name] = summary(rows)
-                answers[name] = [
-                    {"question": r.question.question, "doc": r.question.doc, "answer": r.answer, "sources": r.sources,
-                     "confirmed": r.confirmed, "right": r.right, "quoted": r.quoted, "seconds": round(r.seconds, 1),
-                     "requests": [{k: x[k] for k in x if k != "text"} | {"text": x["text"][:400]} for x in r.requests],
-                     "error": r.error}
-                    for r in rows
-                ]
+                answers[name] = [record(r) for r in rows]
                 print(table({name: results[name]}).splitlines()[-1], file=sys.stderr)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"{MODELS[args.model_size].file}, {len(questions)} questions ({', '.join(args.corpora)}), {stamp}")
