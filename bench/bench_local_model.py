@@ -15,7 +15,7 @@ confirmed in the right source (that passage is in the answering document); right
 listed is the answering document); answering phrase quoted; text tool calls shown (``<tool_call>`` or
 ``<tool_response>`` in the printed answer); seconds per question (the whole ``ask`` process); and, from
 the server's log, requests, prompt tokens and prompt tokens evaluated (not served from the KV cache)
-per question. ``--limit N`` asks the first N questions of each corpus (a follow-up counts with its question).
+per question. ``--limit N`` asks the first N standalone questions of each corpus, and every follow-up pair.
 """
 
 from __future__ import annotations
@@ -154,13 +154,13 @@ def build_kbs(corpora: list[str], tmp: Path) -> dict[str, str]:
 
 
 def selected(corpora: list[str], limit: int | None) -> list[LocalQuestion]:
-    """The questions of ``corpora``, the first ``limit`` of each (a follow-up rides with its question)."""
+    """The questions of ``corpora``: the first ``limit`` standalone ones of each, and every follow-up pair."""
     out = []
     for corpus in corpora:
         own = [q for q in QUESTIONS if q.corpus == corpus]
-        firsts = [q for q in own if q.follows is None][:limit]
-        keep = {q.question for q in firsts}
-        out += [q for q in own if q.question in keep or q.follows in keep]
+        opening = {q.follows for q in own if q.follows}
+        keep = {q.question for q in [q for q in own if q.follows is None and q.question not in opening][:limit]}
+        out += [q for q in own if q.question in keep or q.question in opening or q.follows]
     return out
 
 
@@ -304,7 +304,7 @@ def main() -> None:
     parser.add_argument("--model-size", choices=sorted(MODELS), default="0.5b")
     parser.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
     parser.add_argument("--corpora", nargs="+", default=["notes", "stdlib", "pydoc"])
-    parser.add_argument("--limit", type=int, help="the first N questions of each corpus (with their follow-ups)")
+    parser.add_argument("--limit", type=int, help="the first N standalone questions of each corpus (and every pair)")
     parser.add_argument("--out", type=Path, help="write every answer and figure here as JSON")
     parser.add_argument("--check", action="store_true", help="only check that each phrase is in its document")
     args = parser.parse_args()
