@@ -219,12 +219,36 @@ def run_path(name: str, questions: list[LocalQuestion], dbs: dict[str, str], url
 
 def record(row: Row) -> dict:
     """One answer for ``--out``: the question, what ``ask --json`` said, the figures and the server's requests."""
-    requests = [{k: x[k] for k in x if k != "text"} | {"text": x["text"][:400]} for x in row.requests]
+    requests = [x | {"text": x["text"][:400]} for x in row.requests]
     return {
         "question": row.question.question, "doc": row.question.doc, "ask": row.data, "grounded": row.grounded,
         "confirmed": row.confirmed, "right": row.right, "quoted": row.quoted, "seconds": round(row.seconds, 1),
         "requests": requests, "error": row.error,
     }
+
+
+def summarize(files: list[Path], questions: list[LocalQuestion]) -> dict[str, dict]:
+    """The figures of earlier ``--out`` files on ``questions`` only (paths in the order given)."""
+    wanted = {q.question: q for q in questions}
+    results = {}
+    for file in files:
+        for name, records in json.loads(file.read_text())["answers"].items():
+            rows = [row_of(wanted[r["question"]], r) for r in records if r["question"] in wanted]
+            if name == "search-first + attribution":
+                results["search-first, model's [n] only"] = summary(
+                    [dataclasses.replace(r, only_model=True) for r in rows]
+                )
+            results[name] = summary(rows)
+    return results
+
+
+def row_of(question: LocalQuestion, record: dict) -> Row:
+    data = record.get("ask")
+    if data is None:  # written before the report had "by" and "grounding": sources and "confirmed" only
+        citations = [{"chunk_id": stem, "path": stem} for stem in record["sources"]]
+        support = [{"chunk_id": stem, "weak": False} for stem in record["sources"]] if record["confirmed"] else []
+        data = {"answer": record["answer"], "citations": citations, "support": support}
+    return Row(question, data, record["seconds"], record["requests"], record["error"])
 
 
 def summary(rows: list[Row]) -> dict[str, float]:
@@ -307,7 +331,14 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="the first N standalone questions of each corpus (and every pair)")
     parser.add_argument("--out", type=Path, help="write every answer and figure here as JSON")
     parser.add_argument("--check", action="store_true", help="only check that each phrase is in its document")
+    parser.add_argument(
+        "--summarize", type=Path, nargs="+", metavar="FILE", help="print the table of earlier --out files instead, "
+        "on the questions --corpora and --limit select"
+    )
     args = parser.parse_args()
+    if args.summarize:
+        print(table(summarize(args.summarize, selected(args.corpora, args.limit))))
+        return
     if args.check:
         bad = check()
         print("\n".join(bad) or f"all {len(QUESTIONS)} phrases found in their documents")

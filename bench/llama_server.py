@@ -247,6 +247,7 @@ class Engine:
             "tools": len(tools or []),
             "tool_calls": [c["function"]["name"] for c in calls or []],
             "text": text,
+            "prompt_tail": prompt[-1500:],
         }
         if self.log is not None:
             with self.log.open("a", encoding="utf-8") as f:
