@@ -187,7 +187,8 @@ def read_log(log: Path, start: int) -> tuple[list[dict], int]:
 
 
 def run_path(name: str, questions: list[LocalQuestion], dbs: dict[str, str], url: str, model: str, log: Path,
-             data_dir: Path) -> list[Row]:
+             data_dir: Path, progress=lambda rows: None) -> list[Row]:
+    """Ask ``questions`` one way; ``progress(rows)`` after each answer."""
     path = PATHS[name]
     env = {
         **os.environ, "HAIKU_TUI_DATA_DIR": str(data_dir / name), "HAIKU_TUI_TIMEOUT": "900",
@@ -212,9 +213,16 @@ def run_path(name: str, questions: list[LocalQuestion], dbs: dict[str, str], url
         else:
             row.error = (proc.stderr.strip().splitlines() or ["?"])[-1]
         rows.append(row)
+        progress(rows)
         mark = "right" if row.right else ("grounded" if row.grounded else ("error" if row.error else "ungrounded"))
         print(f"  {name} {i}/{len(questions)} {row.seconds:5.1f}s {mark:10s} {q.question[:60]}", file=sys.stderr)
     return rows
+
+
+def save(out: Path | None, results: dict, answers: dict) -> None:
+    """Write what was measured so far (a long run stopped early keeps it; ``--summarize`` reads it)."""
+    if out is not None:
+        out.write_text(json.dumps({"results": results, "answers": answers}, indent=1, ensure_ascii=False))
 
 
 def record(row: Row) -> dict:
@@ -352,7 +360,10 @@ def main() -> None:
         log = tmp / "requests.jsonl"
         with local_server(args.model_size, log=log) as url:
             for name in args.paths:
-                rows = run_path(name, questions, dbs, url, model, log, tmp)
+                rows = run_path(
+                    name, questions, dbs, url, model, log, tmp,
+                    progress=lambda rows, n=name: save(args.out, results, {**answers, n: list(map(record, rows))}),
+                )
                 if name == "search-first":
                     results["search-first, model's [n] only"] = summary(
                         [dataclasses.replace(r, only_model=True) for r in rows]
@@ -361,11 +372,10 @@ def main() -> None:
                 results[name] = summary(rows)
                 answers[name] = [record(r) for r in rows]
                 print(table({name: results[name]}).splitlines()[-1], file=sys.stderr)
+                save(args.out, results, answers)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"{MODELS[args.model_size].file}, {len(questions)} questions ({', '.join(args.corpora)}), {stamp}")
     print(table(results))
-    if args.out:
-        args.out.write_text(json.dumps({"results": results, "answers": answers}, indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":
