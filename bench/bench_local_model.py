@@ -242,7 +242,8 @@ def summarize(files: list[Path], questions: list[LocalQuestion]) -> dict[str, di
     for file in files:
         for name, records in json.loads(file.read_text())["answers"].items():
             rows = [row_of(wanted[r["question"]], r) for r in records if r["question"] in wanted]
-            if name == "search-first + attribution":
+            if name.startswith("search-first"):
+                name = "search-first + attribution"
                 results["search-first, model's [n] only"] = summary(
                     [dataclasses.replace(r, only_model=True) for r in rows]
                 )
