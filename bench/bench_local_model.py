@@ -9,13 +9,14 @@ Runs ``bench/sets/local_questions.py`` (held out: report, never tune) as subproc
 offline ``extractive`` model as the reference. Follow-ups are asked after their question in one session.
 ``BENCH_CODE=<another checkout>`` runs that checkout's ``haiku_tui`` (a before/after in one session).
 
-Per path: answered (exit 0, some text); shown as grounded (the answer lists a source); confirmed (a claim
-of the answer is backed by a cited or attributed passage that the support check does not flag as weak);
-confirmed in the right source (that passage is in the answering document); right source (any source
-listed is the answering document); answering phrase quoted; text tool calls shown (``<tool_call>`` or
-``<tool_response>`` in the printed answer); seconds per question (the whole ``ask`` process); and, from
-the server's log, requests, prompt tokens and prompt tokens evaluated (not served from the KV cache)
-per question. ``--limit N`` asks the first N standalone questions of each corpus, and every follow-up pair.
+Per path: answered (exit 0, some text); shown as grounded (a source listed and no "not grounded" line);
+confirmed (a claim of the answer is backed by a cited or attributed passage that the support check does not
+flag as weak); confirmed in the right source (that passage is in the answering document); right source (any
+source listed is the answering document); answering phrase quoted; text tool calls shown (``<tool_call>``,
+``<tool_response>`` or a bare ``{"name": …, "arguments": …}`` in the printed answer); answered search-first;
+seconds per question (the whole ``ask`` process); and, from the server's log, requests, prompt tokens and
+prompt tokens evaluated (not served from the KV cache) per question. ``--limit N`` asks the first N standalone
+questions of each corpus, and every follow-up pair.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -41,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE = Path(os.environ.get("BENCH_CODE") or ROOT)
 """The checkout whose ``haiku_tui`` answers (``BENCH_CODE=<another checkout>`` times that one)."""
 TOOL_TEXT = ("<tool_call>", "<tool_response>", "[TOOL_CALLS]")
+BARE_CALL = re.compile(r'\{\s*"name"\s*:\s*"[^"]+"\s*,\s*"(arguments|parameters)"')
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,8 @@ class Row:
 
     @property
     def tool_text(self) -> bool:
-        return any(t in self.answer for t in TOOL_TEXT)
+        """A tool call written as the answer: tagged, or a bare ``{"name": …, "arguments": …}``."""
+        return any(t in self.answer for t in TOOL_TEXT) or bool(BARE_CALL.search(self.answer))
 
     @property
     def search_first(self) -> bool:
