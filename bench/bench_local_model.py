@@ -13,7 +13,8 @@ Per path: answered (exit 0, some text); shown as grounded (a source listed and n
 confirmed (a claim of the answer is backed by a cited or attributed passage that the support check does not
 flag as weak); confirmed in the right source (that passage is in the answering document); right source (any
 source listed is the answering document); answering phrase quoted; text tool calls shown (``<tool_call>``,
-``<tool_response>`` or a bare ``{"name": …, "arguments": …}`` in the printed answer); answered search-first;
+``<tool_response>`` or a bare ``{"name": …, "arguments": …}`` in the printed answer); only a marker (``[2]``
+and at most four words); instructions echoed as the answer; answered search-first;
 seconds per question (the whole ``ask`` process); and, from the server's log, requests, prompt tokens and
 prompt tokens evaluated (not served from the KV cache) per question. ``--limit N`` asks the first N standalone
 questions of each corpus, and every follow-up pair.
@@ -43,6 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE = Path(os.environ.get("BENCH_CODE") or ROOT)
 """The checkout whose ``haiku_tui`` answers (``BENCH_CODE=<another checkout>`` times that one)."""
 TOOL_TEXT = ("<tool_call>", "<tool_response>", "[TOOL_CALLS]")
+ECHOES = ("You answer from a local knowledge base", "looks like an application frame")
+"""Lines of the instructions a model may write back as its answer (haiku-tui's, Pydantic AI's framing note)."""
 BARE_CALL = re.compile(r'\{\s*"name"\s*:\s*"[^"]+"\s*,\s*"(arguments|parameters)"')
 
 
@@ -131,6 +134,17 @@ class Row:
     def tool_text(self) -> bool:
         """A tool call written as the answer: tagged, or a bare ``{"name": …, "arguments": …}``."""
         return any(t in self.answer for t in TOOL_TEXT) or bool(BARE_CALL.search(self.answer))
+
+    @property
+    def marker_only(self) -> bool:
+        """The answer is ``[n]`` markers and a few words ("The answer is from passage [1].", a heading): no claim."""
+        words = re.findall(r"[A-Za-z]{3,}", re.sub(r"\[\d+\]", "", self.answer))
+        return bool(re.search(r"\[\d+\]", self.answer)) and len(words) <= 4
+
+    @property
+    def echo(self) -> bool:
+        """The answer writes back the instructions."""
+        return any(line in self.answer for line in ECHOES)
 
     @property
     def search_first(self) -> bool:
@@ -279,6 +293,8 @@ def summary(rows: list[Row]) -> dict[str, float]:
         "phrase": per(lambda r: r.quoted),
         "tool_text": per(lambda r: r.tool_text),
         "search_first": per(lambda r: r.search_first),
+        "marker_only": per(lambda r: r.marker_only),
+        "echo": per(lambda r: r.echo),
         "errors": sum(bool(r.error) for r in rows),
         "s_per_q": per(lambda r: r.seconds),
         "requests_per_q": per(lambda r: len(r.requests)),
@@ -295,7 +311,8 @@ COLUMNS = [
     ("confirmed_right", "confirmed+right", "{:.2f}"), ("confirmed_of_grounded", "confirmed/grounded", "{:.2f}"),
     ("right_source", "right source", "{:.2f}"), ("phrase", "phrase", "{:.2f}"),
     ("followups_right", "follow-up right", "{:.2f}"),
-    ("tool_text", "tool text shown", "{:.2f}"), ("search_first", "answered search-first", "{:.2f}"),
+    ("tool_text", "tool text shown", "{:.2f}"), ("marker_only", "only a marker", "{:.2f}"),
+    ("echo", "instructions echoed", "{:.2f}"), ("search_first", "answered search-first", "{:.2f}"),
     ("errors", "errors", "{}"), ("s_per_q", "s/q", "{:.1f}"),
     ("requests_per_q", "requests/q", "{:.1f}"), ("prompt_tok_per_q", "prompt tok/q", "{:.0f}"),
     ("evaluated_tok_per_q", "evaluated tok/q", "{:.0f}"),
