@@ -9,8 +9,8 @@ request, :attr:`haiku_tui.agent.config.AgentConfig.search_first`):
   "auto" tool choice without ``--enable-auto-tool-choice``);
 - the model writes its tool call as text (:func:`text_tool_call`: ``<tool_call>…</tool_call>``, a bare
   ``{"name": …, "arguments": …}``, ``[TOOL_CALLS]``, or an imitated tool result after loading the capability);
-- the model answers about a knowledge base that holds documents without searching it
-  (:func:`answered_without_searching`).
+- the model answers a question (not small talk, :func:`asks_the_documents`) about a knowledge base that holds
+  documents without searching it (:func:`answered_without_searching`).
 """
 
 from __future__ import annotations
@@ -165,6 +165,22 @@ def searched(state: dict[str, Any], question: int) -> bool:
         if record is not None and record.get("searches"):
             return True
     return False
+
+
+_SMALL_TALK = re.compile(
+    r"^\W*(hi|hello|hey|thanks|thank you|thx|ok|okay|great|cool|nice|perfect|bye|goodbye|cheers|good (morning|"
+    r"afternoon|evening|night))\b",
+    re.I,
+)
+
+
+def asks_the_documents(prompt: str) -> bool:
+    """False for small talk (a greeting, thanks, a short remark without a question mark): a model answers it
+    without searching, as the preamble asks, and is not asked again for that."""
+    text = prompt.strip()
+    if "?" in text:
+        return True
+    return not _SMALL_TALK.match(text) and len(text.split()) >= 3
 
 
 def answered_without_searching(state: dict[str, Any], question: int) -> bool:

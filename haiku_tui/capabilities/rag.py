@@ -167,7 +167,6 @@ class RAGCapability(EvidenceCapability):
         """The citation entry of ``chunk_id``: its number if it has one, else ``number`` (the passage's label)."""
         if ledger.citation_for(self._state, chunk_id) is not None:
             return
-        text = next((t for cid, t in self._passages.values() if cid == chunk_id), None)
         chunk = self.knowledge_base().get_chunks([chunk_id]).get(chunk_id)
         if chunk is None:
             return
@@ -180,7 +179,7 @@ class RAGCapability(EvidenceCapability):
             "path": chunk.path,
             "headings": list(chunk.headings),
             "pages": list(chunk.pages),
-            "text": text if text is not None else chunk.text,
+            "text": chunk.text,
         }
 
 

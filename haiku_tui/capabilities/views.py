@@ -410,16 +410,20 @@ def _attribution(
 ) -> tuple[tuple[int, ...], tuple[str, ...], tuple[ClaimSupport, ...]]:
     """A search-first answer's attributed citation numbers, its unsupported sentences, and its attributed
     sentences as claims (``by="haiku-tui"``), from the question's record."""
-    current = set(ledger.attributed_ids(state, question))
+    records = ledger.attribution(state, question)
+    if not records:
+        return (), (), ()
+    declared, only = set(ledger.cited_ids(state, question)), set(ledger.attributed_ids(state, question))
     numbers: dict[int, None] = {}
     unsupported: list[str] = []
     claims: list[ClaimSupport] = []
-    for item in ledger.attribution(state, question):
+    for item in records:
         entry = ledger.citation_for(state, item["chunk_id"]) if item.get("chunk_id") else None
-        if entry is None or item["chunk_id"] not in current:
+        if entry is None or item["chunk_id"] not in declared:
             unsupported.append(item["sentence"])
             continue
-        numbers[entry["index"]] = None
+        if item["chunk_id"] in only:
+            numbers[entry["index"]] = None
         score = float(item.get("score") or 0.0)
         claims.append(
             ClaimSupport(item["sentence"], entry["index"], item["chunk_id"], score, None, score, False, "haiku-tui")

@@ -97,10 +97,11 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
             outcome = "violation" if _hashable(question) in violations else ledger.citation_status(state, question)
             searched_by = ledger.searched_by(state, question)
             attributed = set(ledger.attributed_ids(state, question))
+            declared = set(ledger.cited_ids(state, question))
             unsupported = [
                 str(a.get("sentence", ""))
                 for a in ledger.attribution(state, question)
-                if a.get("chunk_id") not in attributed
+                if a.get("chunk_id") not in declared
             ]
             sources = []
             for chunk_id in ledger.cited_ids(state, question):

@@ -82,7 +82,8 @@ class TextGate:
         return out + self._push(event)
 
     def delta(self, event: Any, text: str) -> list[Any]:
-        self._part += text
+        if self._deciding:  # (a decided part's text is not kept: a long answer streams in O(n))
+            self._part += text
         return self._push(event)
 
     def end(self) -> list[Any]:

@@ -184,7 +184,15 @@ class QuestionRun:
 
         from haiku_tui.agent import describe_error, run_limits
         from haiku_tui.agent.errors import tool_misuse
-        from haiku_tui.agent.fallback import NO_SEARCH_FIX, Reroute, answered_without_searching, searched, tool_refusal
+        from haiku_tui.agent.fallback import (
+            NO_SEARCH_FIX,
+            TEXT_CALL_FIX,
+            Reroute,
+            answered_without_searching,
+            asks_the_documents,
+            searched,
+            tool_refusal,
+        )
         from haiku_tui.capabilities.views import (
             REDIRECT_STEP,
             Step,
@@ -200,7 +208,8 @@ class QuestionRun:
         finished: set[str] = set()
         result = None
         streamed = 0  # characters of answer text the response being streamed has shown
-        gate = TextGate(until_searched=fallback is not None)
+        asking = fallback is not None and asks_the_documents(self.prompt)  # else small talk: no search expected
+        gate = TextGate(until_searched=asking)
         host_pending = True  # haiku-tui's own search (search-first) is shown once its request was made
         conversation = self.conversation
         try:
@@ -273,7 +282,7 @@ class QuestionRun:
             self._events = None
         if gate.call is not None:
             if fallback is not None:
-                yield Reroute("text-call", _text_call_fix())
+                yield Reroute("text-call", TEXT_CALL_FIX)
             else:
                 searching = self.search_first or self.rerouted is not None
                 yield Finished("failed", _text_call_error(gate.call, searching=searching))
@@ -281,14 +290,14 @@ class QuestionRun:
         if result is None:
             yield Finished("failed", "the run ended without a result")
             return
-        unsearched = fallback is not None and answered_without_searching(self.deps.state, self.question)
-        if unsearched and fallback.searchable():
+        unsearched = asking and answered_without_searching(self.deps.state, self.question)
+        if unsearched and fallback is not None and fallback.searchable():
             gate.drop()
             yield Reroute("no-search", NO_SEARCH_FIX)
             return
-        if fallback is not None:
+        if fallback is not None and searched(self.deps.state, self.question):
             fallback.searched()
-        for out in gate.searched():  # an answer grounded in earlier evidence (it did not need to search)
+        for out in gate.searched():  # held text of an answer that needed no search (small talk, earlier evidence)
             yield out
         error = await self._commit(result)
         yield Finished("failed", error) if error else Finished("completed", result=result)
@@ -308,12 +317,6 @@ class QuestionRun:
         except Exception as exc:  # stale, corrupt, not JSON or a full disk
             return f"could not save the session: {one_line(str(exc), 200)}"
         return None
-
-
-def _text_call_fix() -> str:
-    from haiku_tui.agent.fallback import TEXT_CALL_FIX
-
-    return TEXT_CALL_FIX
 
 
 def _text_call_error(shape: str, *, searching: bool) -> str:

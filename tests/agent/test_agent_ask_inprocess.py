@@ -18,8 +18,10 @@ def test_json(kb_path, capsys):
     assert code == 0, err
     data = json.loads(out)
     assert set(data) == {
-        "answer", "citations", "status", "policy", "unbacked", "grounding", "attributed", "unsupported", "support"
+        "answer", "citations", "status", "policy", "unbacked", "grounding", "attributed", "unsupported", "support",
+        "path",
     }  # fmt: skip
+    assert data["path"] == "tools"  # the extractive model searches with its tools
     assert data["status"] == "grounded" and data["policy"] == "grounded" and data["unbacked"] == []
     assert data["grounding"] is None and data["attributed"] == [] == data["unsupported"]
     # the best sentence and the one after it (it passes the floors too), both from the cited chunk

@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic_ai.exceptions import ModelHTTPError
 
-from haiku_tui.agent.fallback import Reroute, text_tool_call, tool_refusal
+from haiku_tui.agent.fallback import Reroute, asks_the_documents, text_tool_call, tool_refusal
 from haiku_tui.agent.model_paths import ModelPaths, path_text, search_first_choice
 from haiku_tui.agent.models import ModelConfigError
 from tests.model_server import ANNOUNCEMENT, IMITATION, REFUSALS
@@ -134,3 +134,19 @@ def test_the_choice_comes_from_the_flag_the_environment_then_the_config(monkeypa
     with pytest.raises(ModelConfigError, match="'search_first' must be true or false"):
         search_first_choice()
     assert path_text(True, None) == "search-first" and path_text(False, None) == "tools"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asks"),
+    [
+        ("How much flour do I add?", True),
+        ("how much flour", True),
+        ("and rye?", True),
+        ("Thanks, that helps a lot", False),
+        ("hello", False),
+        ("ok great", False),
+        ("Hi! How long should I steep green tea?", True),
+    ],
+)
+def test_small_talk_is_not_expected_to_search(prompt, asks):
+    assert asks_the_documents(prompt) is asks

@@ -241,3 +241,18 @@ async def test_the_offline_extractive_model_answers_search_first_from_the_passag
     for view in (first, second):
         assert view.citations and not view.policy.unbacked and not view.attributed
         assert view.unsupported == ()  # its closing note is an aside, not a claim
+
+
+async def test_an_unmarked_sentence_drawn_from_a_passage_the_model_marked_elsewhere_is_supported(kb):
+    script = Script(
+        lambda messages, info: text(
+            f"Feed the starter once a day [{label_of(messages, 'Sourdough bread › The starter')}]. "
+            "A starter kept in the refrigerator only needs feeding once a week."
+        )
+    )
+    session = Session()
+    await ask(agent_for(script, kb), session, "How often do I feed a sourdough starter?")
+
+    view = question_views(session.state, session.messages)[-1]
+    assert view.citations == (1,) and view.attributed == () and view.unsupported == ()
+    assert [(c.number, c.by) for c in view.support] == [(1, "model"), (1, "haiku-tui")]

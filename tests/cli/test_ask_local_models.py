@@ -181,3 +181,11 @@ def test_a_corrupt_memory_is_one_line_and_ignored(model_server, kb_path, capsys,
     captured = capsys.readouterr()
     assert grounded(captured.out)
     assert len(notes(captured.err)) == 1 and "model-paths.json" in notes(captured.err)[0]
+
+
+def test_small_talk_answered_without_searching_is_not_asked_again(model_server, kb_path, capsys):
+    model_server.mode = "no-tools"
+    assert main(["ask", "--db", kb_path, "--base-url", model_server.base_url, "--model", MODEL, "thanks!"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith(NOWHERE_ANSWER) and notes(captured.err) == []
+    assert offered_tools(model_server) == [True]

@@ -117,3 +117,22 @@ def test_the_path_gives_way_to_its_short_form_then_goes():
     assert "│ search-first │" in narrow and len(narrow) <= 100
     for width in range(64, 201):
         assert len(fit_status(StatusFacts(**{**FACTS.__dict__, "path": path}), width).plain) <= width
+
+
+async def test_f8_sends_the_model_name_to_the_server_as_typed(model_server, small_kb):
+    from textual.widgets import Input
+
+    from tests.tui.conftest import make_app
+
+    name = "hf.co/bartowski/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M"
+    app = make_app(small_kb)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("f8")
+        await settle(pilot)
+        app.screen.query_one("#dialog-input", Input).value = f"{name} {model_server.base_url}"
+        await pilot.press("enter")
+        await settle(pilot)
+        await ask(pilot, QUESTION)
+        assert app.main.turn_log.turns[-1].state == "grounded"
+    assert {r.body["model"] for r in model_server.requests} == {name}

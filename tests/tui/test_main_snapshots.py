@@ -91,8 +91,9 @@ def test_policy_redirect(snap_compare, small_kb):
 
 
 def test_policy_violation(snap_compare, small_kb):
-    """A model that ignored the redirect: the answer carries a red "✗ violation" badge and the policy log
-    line ends with "✗ VIOLATION: answered without declaring its grounding"."""
+    """A model that ignored the redirect: the answer carries a red "✗ violation" badge followed by "not grounded:
+    the model searched your documents but cited nothing", and the policy log line ends with "✗ VIOLATION: answered
+    without declaring its grounding" and the same not-grounded line."""
 
     async def run(pilot):
         await ask(pilot, "do solar panels work in winter")

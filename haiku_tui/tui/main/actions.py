@@ -156,8 +156,7 @@ COMMANDS: tuple[Command, ...] = (
         "F9 · haiku-tui searches first and gives the model the passages (no tools); off: tools",
         "f9",
         "Search-first",
-        "Search first and give the model the numbered passages (no tools), or back to tools; the status bar shows "
-        "which (a model that cannot use tools is switched to search-first by itself, and remembered)",
+        "Search first and give the model the numbered passages (no tools), or back to tools (shown in the status bar)",
     ),
     Command(
         "sessions",
