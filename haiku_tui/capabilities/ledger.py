@@ -271,6 +271,12 @@ def searched_by(state: dict[str, Any], question: int) -> str:
     return "model" if searches or has_evidence(state, question) else ""
 
 
+def unconfirmed(state: dict[str, Any], question: int) -> list[int]:
+    """The markers of ``question``'s search-first answer that back none of its sentences (a bare ``[1]``, or a
+    sentence its passage does not hold): registered, not declared."""
+    return sorted({n for r in _question_records(state, question) for n in r.get("unconfirmed") or ()})
+
+
 def attribution(state: dict[str, Any], question: int) -> list[dict[str, Any]]:
     """The unmarked sentences of ``question``'s search-first answer, each with the chunk it was attributed to
     (``"chunk_id"`` None: none) and its score."""

@@ -159,9 +159,29 @@ class RAGCapability(EvidenceCapability):
         found = {a.chunk_id: a.label for a in attributions if a.chunk_id is not None and a.label is not None}
         for chunk_id, number in {**found, **marked}.items():
             self._register(chunk_id, number)
-        declared = list(dict.fromkeys([*marked, *found]))
+        backed = self._backed(answer, marked)
+        record["unconfirmed"] = sorted(n for c, n in marked.items() if c not in backed)
+        declared = list(dict.fromkeys([*(c for c in marked if c in backed), *found]))
         declaration = ledger.declare(record, declared, record["question"] + 1)
         declaration["attributed"] = [c for c in declaration["chunk_ids"] if c in found and c not in marked]
+
+    def _backed(self, answer: str, marked: dict[str, int]) -> set[str]:
+        """The marked chunks that back a sentence of ``answer`` carrying their marker (the support check's lexical
+        score): a bare ``[1]``, or a sentence its passage does not hold, grounds nothing (small models write both)."""
+        from haiku_tui.capabilities.support import WEAK_BELOW_LEXICAL, claims, support_score
+
+        texts = {chunk_id: text for chunk_id, text in self._passages.values()}
+        for chunk_id in marked:
+            if chunk_id not in texts and (entry := ledger.citation_for(self.state, chunk_id)) is not None:
+                texts[chunk_id] = entry.get("text") or ""
+        by_number = {number: chunk_id for chunk_id, number in marked.items()}
+        backed: set[str] = set()
+        for sentence, numbers in claims(answer):
+            for number in numbers:
+                chunk_id = by_number.get(number)
+                if chunk_id is not None and support_score(sentence, texts.get(chunk_id, ""))[2] >= WEAK_BELOW_LEXICAL:
+                    backed.add(chunk_id)
+        return backed
 
     def _register(self, chunk_id: str, number: int) -> None:
         """The citation entry of ``chunk_id``: its number if it has one, else ``number`` (the passage's label)."""

@@ -125,6 +125,8 @@ class QuestionView:
     """Unmarked sentences of a search-first answer that match none of its passages."""
     searched_by: Literal["", "model", "haiku-tui"] = ""
     """Who searched the documents for this question (``""``: nobody)."""
+    unconfirmed: tuple[int, ...] = ()
+    """Markers of a search-first answer that back none of its sentences (so they ground nothing)."""
 
     @property
     def badge(self) -> Badge:
@@ -139,7 +141,7 @@ class QuestionView:
     @property
     def grounding_note(self) -> str:
         """Why the answer is not grounded, as shown under it, in the app's badge and in exports ("" when it is)."""
-        return grounding_note(self.badge, self.policy.unbacked, self.searched_by)
+        return grounding_note(self.badge, self.policy.unbacked, self.searched_by, self.unconfirmed)
 
     @property
     def attribution_note(self) -> str:
@@ -155,13 +157,19 @@ class QuestionView:
         return out
 
 
-def grounding_note(badge: str, unbacked: tuple[int, ...] | list[int], searched_by: str) -> str:
+def grounding_note(
+    badge: str, unbacked: tuple[int, ...] | list[int], searched_by: str, unconfirmed: tuple[int, ...] | list[int] = ()
+) -> str:
     """Why an answer with grounding ``badge`` is not grounded, in one line ("" when it is grounded): its markers
-    with nothing behind them, or who searched (``searched_by``: ``"haiku-tui"``, ``"model"`` or ``""``)."""
+    with nothing behind them, markers that back none of its sentences (``unconfirmed``), or who searched
+    (``searched_by``: ``"haiku-tui"``, ``"model"`` or ``""``)."""
     if badge == "grounded":
         return ""
     if unbacked:
         return f"not grounded: no passage carries {' '.join(f'[{n}]' for n in unbacked)}"
+    if unconfirmed:
+        marks = " ".join(f"[{n}]" for n in unconfirmed)
+        return f"not grounded: no sentence of the answer is backed by the passage it marks ({marks})"
     if searched_by == "haiku-tui":
         return "not grounded: the answer draws on none of the passages haiku-tui found"
     if searched_by == "model":
@@ -521,6 +529,7 @@ def question_views(
                 attributed=attributed,
                 unsupported=unsupported,
                 searched_by=ledger.searched_by(state, q),  # type: ignore[arg-type]
+                unconfirmed=tuple(ledger.unconfirmed(state, q)),
             )
         )
         cited_so_far = cited_so_far or bool(views[-1].citations)

@@ -59,6 +59,8 @@ class AnswerRecord:
     """Who searched the documents for it: ``"haiku-tui"`` (search-first), ``"model"`` or ``""`` (nobody)."""
     unsupported: list[str] = field(default_factory=list)
     """Unmarked sentences of a search-first answer that match none of its passages."""
+    unconfirmed: list[int] = field(default_factory=list)
+    """Markers of a search-first answer that back none of its sentences."""
 
 
 def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[AnswerRecord]:
@@ -96,6 +98,7 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
         try:
             outcome = "violation" if _hashable(question) in violations else ledger.citation_status(state, question)
             searched_by = ledger.searched_by(state, question)
+            unconfirmed = ledger.unconfirmed(state, question)
             attributed = set(ledger.attributed_ids(state, question))
             declared = set(ledger.cited_ids(state, question))
             unsupported = [
@@ -119,11 +122,11 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
                     )
                 )
         except Exception:
-            outcome, sources, searched_by, unsupported = "missing", [], "", []
+            outcome, sources, searched_by, unsupported, unconfirmed = "missing", [], "", [], []
         if outcome not in OUTCOMES:
             outcome = "missing"
         sources.sort(key=lambda s: (s.index is None, s.index or 0))
-        out.append(AnswerRecord(question, outcome, sources, searched_by, unsupported))
+        out.append(AnswerRecord(question, outcome, sources, searched_by, unsupported, unconfirmed))
     return out
 
 
@@ -175,7 +178,7 @@ def _markdown(session: Session) -> str:
         # markers the answer's own question left unbacked stay unbacked, whatever a later question registers
         own = unbacked.get(record.question, []) if isinstance(record.question, int) else []
         badge = "violation" if record.outcome == "violation" else record.outcome
-        if record.question is not None and (note := grounding_note(badge, own, record.searched_by)):
+        if record.question is not None and (note := grounding_note(badge, own, record.searched_by, record.unconfirmed)):
             lines += [f"*{note}*", ""]
         if record.unsupported:
             lines += ["**Unsupported:** these sentences match none of the passages haiku-tui found", ""]

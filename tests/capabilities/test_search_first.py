@@ -256,3 +256,26 @@ async def test_an_unmarked_sentence_drawn_from_a_passage_the_model_marked_elsewh
     view = question_views(session.state, session.messages)[-1]
     assert view.citations == (1,) and view.attributed == () and view.unsupported == ()
     assert [(c.number, c.by) for c in view.support] == [(1, "model"), (1, "haiku-tui")]
+
+
+async def test_a_marker_that_backs_no_sentence_grounds_nothing(kb):
+    """Small models often reply with the marker alone ("[1]") or put a marker on a sentence its passage does not
+    hold: the marker is registered (it links), but the answer is not shown as grounded, and the note says why."""
+    from haiku_tui.sessions.export import to_markdown
+
+    for answer in (
+        lambda messages, info: text(f"[{label_of(messages, 'Sourdough bread')}]"),
+        answer_citing("Sourdough bread", "Give the starter a few minutes to think about it"),
+    ):
+        session = Session()
+        await ask(agent_for(Script(answer), kb), session, "How often do I feed a sourdough starter?")
+        record = ledger.current_record(session.state["rag"])
+        chunk = record["passages"]["1"]
+        assert session.state["rag"]["citation_index"][chunk]["index"] == 1  # registered: [1] still links
+        assert record["declaration"]["chunk_ids"] == [] and record["unconfirmed"] == [1]
+        view = question_views(session.state, session.messages)[-1]
+        assert view.badge == "ungrounded" and view.citations == ()
+        assert view.grounding_note == "not grounded: no sentence of the answer is backed by the passage it marks ([1])"
+        report = answer_report(session.state, session.messages, compaction=True, answer=view.answer)
+        assert report["grounding"] == view.grounding_note
+        assert view.grounding_note in to_markdown(session)
