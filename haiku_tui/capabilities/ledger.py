@@ -277,6 +277,11 @@ def unconfirmed(state: dict[str, Any], question: int) -> list[int]:
     return sorted({n for r in _question_records(state, question) for n in r.get("unconfirmed") or ()})
 
 
+def echoed(state: dict[str, Any], question: int) -> bool:
+    """True when ``question``'s search-first answer wrote its request (instructions, passages) back."""
+    return any(r.get("echoed") for r in _question_records(state, question))
+
+
 def attribution(state: dict[str, Any], question: int) -> list[dict[str, Any]]:
     """The unmarked sentences of ``question``'s search-first answer, each with the chunk it was attributed to
     (``"chunk_id"`` None: none) and its score."""

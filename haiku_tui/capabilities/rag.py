@@ -51,16 +51,33 @@ HOST_SEARCH = "haiku-tui"
 """What a search record's ``"by"`` holds when haiku-tui ran the search itself (search-first)."""
 
 
+def passage_source(hit: SearchHit, labels: dict[str, int]) -> str:
+    """A passage's first line as the model reads it: ``[n] Title › heading (p. 3)``."""
+    pages = page_range(hit.pages)
+    return f"[{labels[hit.chunk_id]}] " + chunk_label(hit.title, hit.headings) + (f" ({pages})" if pages else "")
+
+
 def passages_text(hits: list[SearchHit], labels: dict[str, int]) -> str:
     """The numbered passages as the model reads them: ``[n] Title › heading (p. 3)``, then the chunk's text."""
     if not hits:
         return NO_RESULTS
-    blocks = []
-    for hit in hits:
-        pages = page_range(hit.pages)
-        source = chunk_label(hit.title, hit.headings) + (f" ({pages})" if pages else "")
-        blocks.append(f"[{labels[hit.chunk_id]}] {source}\n{hit.text.strip()}")
-    return "\n\n".join(blocks)
+    return "\n\n".join(f"{passage_source(hit, labels)}\n{hit.text.strip()}" for hit in hits)
+
+
+_ECHO_WORDS = 8
+"""A run of this many words of the search-first instructions in an answer is the request written back."""
+
+
+def echoed(answer: str, sources: list[str]) -> bool:
+    """True when ``answer`` writes its request back rather than answering: a run of the instructions' words, or
+    two or more of the passages' source lines (small models do both, passages and all)."""
+    from haiku_tui.capabilities.parts import PASSAGES_NOTE
+
+    words = " ".join(answer.lower().split())
+    note = PASSAGES_NOTE.format(frame="<passages>").lower().split()
+    if any(" ".join(note[i : i + _ECHO_WORDS]) in words for i in range(len(note) - _ECHO_WORDS + 1)):
+        return True
+    return sum(1 for s in sources if " ".join(s.lower().split()) in words) >= 2
 
 
 @dataclass
@@ -126,6 +143,7 @@ class RAGCapability(EvidenceCapability):
         ledger.note_search(record, query, [hit_to_json(h) for h in hits], record["question"])
         record["searches"][-1]["by"] = HOST_SEARCH
         record["passages"] = {str(labels[h.chunk_id]): h.chunk_id for h in hits}
+        record["passage_sources"] = [passage_source(h, labels) for h in hits]
         self._passages = {labels[h.chunk_id]: (h.chunk_id, h.text) for h in hits}
         part = PassagesPart(
             content=passages_text(hits, labels),
@@ -159,6 +177,9 @@ class RAGCapability(EvidenceCapability):
         found = {a.chunk_id: a.label for a in attributions if a.chunk_id is not None and a.label is not None}
         for chunk_id, number in {**found, **marked}.items():
             self._register(chunk_id, number)
+        if echoed(answer, record.get("passage_sources", [])):  # its request written back: no answer at all
+            record["echoed"] = True
+            marked, found = {}, {}
         backed = self._backed(answer, marked)
         record["unconfirmed"] = sorted(n for c, n in marked.items() if c not in backed)
         declared = list(dict.fromkeys([*(c for c in marked if c in backed), *found]))

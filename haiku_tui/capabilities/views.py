@@ -127,6 +127,8 @@ class QuestionView:
     """Who searched the documents for this question (``""``: nobody)."""
     unconfirmed: tuple[int, ...] = ()
     """Markers of a search-first answer that back none of its sentences (so they ground nothing)."""
+    echoed: bool = False
+    """A search-first answer that wrote its request (instructions, passages) back instead of answering."""
 
     @property
     def badge(self) -> Badge:
@@ -141,7 +143,7 @@ class QuestionView:
     @property
     def grounding_note(self) -> str:
         """Why the answer is not grounded, as shown under it, in the app's badge and in exports ("" when it is)."""
-        return grounding_note(self.badge, self.policy.unbacked, self.searched_by, self.unconfirmed)
+        return grounding_note(self.badge, self.policy.unbacked, self.searched_by, self.unconfirmed, self.echoed)
 
     @property
     def attribution_note(self) -> str:
@@ -158,13 +160,19 @@ class QuestionView:
 
 
 def grounding_note(
-    badge: str, unbacked: tuple[int, ...] | list[int], searched_by: str, unconfirmed: tuple[int, ...] | list[int] = ()
+    badge: str,
+    unbacked: tuple[int, ...] | list[int],
+    searched_by: str,
+    unconfirmed: tuple[int, ...] | list[int] = (),
+    echoed: bool = False,
 ) -> str:
     """Why an answer with grounding ``badge`` is not grounded, in one line ("" when it is grounded): its markers
     with nothing behind them, markers that back none of its sentences (``unconfirmed``), or who searched
-    (``searched_by``: ``"haiku-tui"``, ``"model"`` or ``""``)."""
+    (``searched_by``: ``"haiku-tui"``, ``"model"`` or ``""``); ``echoed``: the answer wrote its request back."""
     if badge == "grounded":
         return ""
+    if echoed:
+        return "not grounded: the model wrote back its instructions and passages instead of answering"
     if unbacked:
         return f"not grounded: no passage carries {' '.join(f'[{n}]' for n in unbacked)}"
     if unconfirmed:
@@ -530,6 +538,7 @@ def question_views(
                 unsupported=unsupported,
                 searched_by=ledger.searched_by(state, q),  # type: ignore[arg-type]
                 unconfirmed=tuple(ledger.unconfirmed(state, q)),
+                echoed=ledger.echoed(state, q),
             )
         )
         cited_so_far = cited_so_far or bool(views[-1].citations)

@@ -61,6 +61,8 @@ class AnswerRecord:
     """Unmarked sentences of a search-first answer that match none of its passages."""
     unconfirmed: list[int] = field(default_factory=list)
     """Markers of a search-first answer that back none of its sentences."""
+    echoed: bool = False
+    """A search-first answer that wrote its request back instead of answering."""
 
 
 def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[AnswerRecord]:
@@ -99,6 +101,7 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
             outcome = "violation" if _hashable(question) in violations else ledger.citation_status(state, question)
             searched_by = ledger.searched_by(state, question)
             unconfirmed = ledger.unconfirmed(state, question)
+            echoed = ledger.echoed(state, question)
             attributed = set(ledger.attributed_ids(state, question))
             declared = set(ledger.cited_ids(state, question))
             unsupported = [
@@ -122,11 +125,11 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
                     )
                 )
         except Exception:
-            outcome, sources, searched_by, unsupported, unconfirmed = "missing", [], "", [], []
+            outcome, sources, searched_by, unsupported, unconfirmed, echoed = "missing", [], "", [], [], False
         if outcome not in OUTCOMES:
             outcome = "missing"
         sources.sort(key=lambda s: (s.index is None, s.index or 0))
-        out.append(AnswerRecord(question, outcome, sources, searched_by, unsupported, unconfirmed))
+        out.append(AnswerRecord(question, outcome, sources, searched_by, unsupported, unconfirmed, echoed))
     return out
 
 
@@ -178,7 +181,8 @@ def _markdown(session: Session) -> str:
         # markers the answer's own question left unbacked stay unbacked, whatever a later question registers
         own = unbacked.get(record.question, []) if isinstance(record.question, int) else []
         badge = "violation" if record.outcome == "violation" else record.outcome
-        if record.question is not None and (note := grounding_note(badge, own, record.searched_by, record.unconfirmed)):
+        note = grounding_note(badge, own, record.searched_by, record.unconfirmed, record.echoed)
+        if record.question is not None and note:
             lines += [f"*{note}*", ""]
         if record.unsupported:
             lines += ["**Unsupported:** these sentences match none of the passages haiku-tui found", ""]

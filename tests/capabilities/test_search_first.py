@@ -279,3 +279,23 @@ async def test_a_marker_that_backs_no_sentence_grounds_nothing(kb):
         report = answer_report(session.state, session.messages, compaction=True, answer=view.answer)
         assert report["grounding"] == view.grounding_note
         assert view.grounding_note in to_markdown(session)
+
+
+async def test_an_answer_that_writes_its_request_back_grounds_nothing(kb):
+    """The real 0.5B often answered with its instructions and every passage copied back: each copied passage is
+    backed word for word, yet nothing was answered. Such an answer is not shown as grounded, and says why."""
+    from haiku_tui.sessions.export import to_markdown
+
+    def echo(messages, info):
+        passages = sent_passages(messages).removeprefix("<passages>").strip()
+        return text(f"Answer the question below from the numbered passages only. {passages}")
+
+    session = Session()
+    await ask(agent_for(Script(echo), kb), session, "How often do I feed a sourdough starter?")
+    record = ledger.current_record(session.state["rag"])
+    assert record["echoed"] is True and record["declaration"]["chunk_ids"] == []
+    view = question_views(session.state, session.messages)[-1]
+    assert view.badge == "ungrounded" and view.citations == () and view.echoed
+    why = "not grounded: the model wrote back its instructions and passages instead of answering"
+    assert view.grounding_note == why
+    assert view.grounding_note in to_markdown(session)
