@@ -105,7 +105,14 @@ def build_agent(
         name="haiku-tui",
         # A server that accepts and never answers ends the run after ``timeout`` (each attempt, and
         # a stream's first output across attempts); a long answer that keeps streaming is not cut.
-        model_settings={"timeout": choice.timeout, "first_event_timeout": choice.timeout, **cache_settings(resolved)},
+        model_settings={
+            "timeout": choice.timeout,
+            "first_event_timeout": choice.timeout,
+            **cache_settings(resolved),
+            # search-first: the passages' own note says what they are; Pydantic AI's announcement of its frames
+            # (a system message at the first frame) was what small models answered a follow-up with
+            **({"framing_announcement": "never"} if config.search_first else {}),
+        },
     )
 
 

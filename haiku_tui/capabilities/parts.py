@@ -22,9 +22,10 @@ class BudgetNoticePart(InstructionCapabilityPart, namespace="haiku_tui"):
 
 
 PASSAGES_NOTE = (
-    "Answer the question below from the numbered passages in {frame} only. After each sentence, write the "
-    "number of the passage it comes from in square brackets, like [1]. If the passages do not answer the "
-    "question, say that your documents do not answer it, and nothing else."
+    "Answer the question below in one to three full sentences, using only the numbered passages in {frame}. "
+    "End each sentence with the number of the passage it comes from in square brackets, for example: "
+    "The shop opens at nine [2]. If the passages do not answer the question, say that your documents do not "
+    "answer it, and nothing else."
 )
 
 

@@ -43,7 +43,7 @@ You answer from a local knowledge base.
 
 SEARCH_FIRST_INSTRUCTIONS = """\
 You answer from a local knowledge base. Each question comes with numbered passages from it.
-- Answer from those passages only, and put the passage's number after each sentence, like [1].
+- Answer in full sentences from those passages only, each ending with its passage's number, like [1].
 - If the passages do not answer the question, say so plainly.
 - Never invent facts or passage numbers."""
 
