@@ -73,6 +73,13 @@ REFUSALS = {
     "refuse-llamacpp-old": (500, "Unsupported param: tools"),
     "refuse-vllm": (400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'),
 }
+REFUSAL_FIXES = [
+    ("refuse-ollama", "pull an Ollama model with tool support"),
+    ("refuse-llamacpp", "start llama.cpp's server with --jinja"),
+    ("refuse-llamacpp-old", "update llama.cpp and start its server with --jinja"),
+    ("refuse-vllm", "start vLLM with --enable-auto-tool-choice --tool-call-parser"),
+]
+"""Each refusal mode and the fix haiku-tui's line names for it."""
 NOWHERE_ANSWER = "Add 1 cup of flour and 1/2 cup of water, twice a day."
 IMITATION = (
     '<tool_response>{"message": "Capability \'haiku-tui-rag\' loaded. Tools: rag_search, rag_cite"}</tool_response>'

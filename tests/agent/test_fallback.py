@@ -10,7 +10,7 @@ from pydantic_ai.exceptions import ModelHTTPError
 from haiku_tui.agent.fallback import Reroute, asks_the_documents, text_tool_call, tool_refusal
 from haiku_tui.agent.model_paths import ModelPaths, path_text, search_first_choice
 from haiku_tui.agent.models import ModelConfigError
-from tests.model_server import ANNOUNCEMENT, IMITATION, REFUSALS
+from tests.model_server import ANNOUNCEMENT, IMITATION, REFUSAL_FIXES, REFUSALS
 
 
 def refusal(status: int, message: str, *, top_level: bool = False) -> ModelHTTPError:
@@ -20,12 +20,7 @@ def refusal(status: int, message: str, *, top_level: bool = False) -> ModelHTTPE
 
 @pytest.mark.parametrize(
     ("mode", "fix"),
-    [
-        ("refuse-ollama", "pull an Ollama model with tool support"),
-        ("refuse-llamacpp", "start llama.cpp's server with --jinja"),
-        ("refuse-llamacpp-old", "update llama.cpp and start its server with --jinja"),
-        ("refuse-vllm", "start vLLM with --enable-auto-tool-choice --tool-call-parser"),
-    ],
+    REFUSAL_FIXES,
 )
 def test_each_servers_refusal_is_told_with_its_fix(mode, fix):
     status, message = REFUSALS[mode]

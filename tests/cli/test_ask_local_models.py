@@ -9,7 +9,7 @@ import pytest
 
 from haiku_tui.cli import main
 from haiku_tui.sessions import SessionStore
-from tests.model_server import ANNOUNCEMENT, IMITATION, NOWHERE_ANSWER
+from tests.model_server import ANNOUNCEMENT, IMITATION, NOWHERE_ANSWER, REFUSAL_FIXES
 
 QUESTION = "How long should I steep green tea?"
 MODEL = "qwen2.5:0.5b"
@@ -50,12 +50,7 @@ def test_the_model_name_reaches_the_server_as_typed(model_server, kb_path, capsy
 
 @pytest.mark.parametrize(
     ("mode", "fix"),
-    [
-        ("refuse-ollama", "pull an Ollama model with tool support"),
-        ("refuse-llamacpp", "start llama.cpp's server with --jinja"),
-        ("refuse-llamacpp-old", "update llama.cpp and start its server with --jinja"),
-        ("refuse-vllm", "start vLLM with --enable-auto-tool-choice --tool-call-parser"),
-    ],
+    REFUSAL_FIXES,
 )
 def test_a_refusal_is_answered_search_first_said_in_one_line_and_remembered(model_server, kb_path, capsys, mode, fix):
     model_server.mode = mode
