@@ -1,6 +1,6 @@
 """Issue #36 with a real model: a long ``ask --session`` on the local llama.cpp server, and what its KV cache saves.
 
-    python -m bench.bench_local_cache [--model-size 0.5b|1.5b] [--questions 30] [--tools-at-once]
+    python -m bench.bench_local_cache [--model-size 0.5b|1.5b] [--questions 30] [--tools-at-once | --search-first]
 
 The questions of ``bench_cache`` / ``bench_ask_turns`` over the pydoc corpus, each a ``haiku-tui ask --session``
 process against ``bench/llama_server.py`` (one KV cache, kept between requests: llama.cpp reuses the longest
@@ -47,6 +47,7 @@ def main() -> None:
     parser.add_argument("--model-size", choices=sorted(MODELS), default="0.5b")
     parser.add_argument("--questions", type=int, default=30)
     parser.add_argument("--tools-at-once", action="store_true")
+    parser.add_argument("--search-first", action="store_true", help="ask every question search-first")
     args = parser.parse_args()
     model = MODELS[args.model_size].file.removesuffix(".gguf")
     launcher = ["bench.bench_local_model", "_ask"] if args.tools_at_once else ["haiku_tui.cli"]
@@ -61,7 +62,7 @@ def main() -> None:
             kb.add(write_corpus(tmp / "corpus"))
         env = {
             **os.environ, "HAIKU_TUI_DATA_DIR": str(tmp / "data"), "HAIKU_TUI_TIMEOUT": "900",
-            "HAIKU_TUI_SEARCH_FIRST": "0", "PYTHONPATH": str(ROOT),
+            "HAIKU_TUI_SEARCH_FIRST": "1" if args.search_first else "0", "PYTHONPATH": str(ROOT),
         }
         log = tmp / "requests.jsonl"
         with local_server(args.model_size, log=log) as url:
@@ -76,7 +77,8 @@ def main() -> None:
                 rows.append((i, first, total, status, requests))
                 print(f"  {i}/{args.questions} {total:5.1f}s first {first} status {status}", file=sys.stderr)
     print(f"{MODELS[args.model_size].file}, ask --session over pydoc, {len(rows)} questions, "
-          f"{'tools at once' if args.tools_at_once else 'tools deferred'}, code {CODE}")
+          f"{'search-first' if args.search_first else 'tools at once' if args.tools_at_once else 'tools deferred'}, "
+          f"code {CODE}")
     print("| question | first words s | question s | requests | prompt tokens | reused | evaluated | "
           "evaluated by its first request |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
