@@ -1,6 +1,6 @@
 """A bench-only OpenAI-compatible chat server around one ``llama_cpp.Llama``, for Qwen-style GGUF models.
 
-    python -m bench.llama_server MODEL.gguf [--port 8088] [--threads 2] [--ctx 8192] [--log FILE]
+    python -m bench.llama_server MODEL.gguf [--port 8088] [--threads 2] [--ctx 8192] [--log FILE] [--tools MODE]
     python -m bench.llama_server stock [llama_cpp.server's options]   # its stock server, for comparison
 
 Why not llama-cpp-python's own server (0.3.36, checked 2026-12-07 with Qwen2.5-Coder-0.5B-Instruct):
@@ -24,6 +24,12 @@ tokens were reused, ``timings.prompt_n`` how many were evaluated (as llama.cpp's
 Each request also appends one JSON line to ``--log``. Sampling follows Qwen2.5's generation config unless
 the request says otherwise (temperature 0.7, top-p 0.8, top-k 20, repetition penalty 1.05), seed 0.
 Both servers load the weights without llama.cpp's extra buffer types (see :func:`without_extra_buffers`).
+
+``--tools`` plays the other servers a user meets: ``parse`` (the above), ``as-text`` (tools in the prompt, no
+parser: the model's calls arrive as text content, as from the stock server or vLLM without a parser), or a
+refusal of any request that offers tools, in that server's own words and status: ``refuse-llamacpp`` (no
+``--jinja``), ``refuse-ollama`` (a model without tool support), ``refuse-vllm`` (no
+``--enable-auto-tool-choice``).
 """
 
 from __future__ import annotations
@@ -44,6 +50,33 @@ from typing import Any
 TOOL_OPEN, TOOL_CLOSE = "<tool_call>", "</tool_call>"
 TOOL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
 BARE_FENCE = re.compile(r"^\s*```(?:json)?|```\s*$")
+REFUSALS = {
+    "refuse-llamacpp": (
+        500,
+        {"error": {"code": 500, "message": "tools param requires --jinja flag", "type": "server_error"}},
+    ),
+    "refuse-ollama": (
+        400,
+        {
+            "error": {
+                "message": "registry.ollama.ai/library/{model} does not support tools",
+                "type": "api_error",
+                "param": None,
+                "code": None,
+            }
+        },
+    ),
+    "refuse-vllm": (
+        400,
+        {
+            "object": "error",
+            "type": "BadRequestError",
+            "param": None,
+            "code": 400,
+            "message": '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+        },
+    ),
+}
 
 
 def render_template(template: str, messages: list[dict], tools: list[dict] | None) -> str:
@@ -149,7 +182,7 @@ def without_extra_buffers() -> None:
 class Engine:
     """One Llama and its lock: requests are served one at a time, sharing the KV cache."""
 
-    def __init__(self, model: Path, threads: int, ctx: int, log: Path | None) -> None:
+    def __init__(self, model: Path, threads: int, ctx: int, log: Path | None, parse: bool = True) -> None:
         without_extra_buffers()
         from llama_cpp import Llama, llama_vocab_is_eog
 
@@ -161,6 +194,7 @@ class Engine:
         self.name = model.stem
         self.lock = threading.Lock()
         self.log = log
+        self.parse = parse
 
     def cached_prefix(self, tokens: list[int]) -> int:
         """The prompt tokens llama.cpp will reuse from its KV cache (``Llama.generate``'s own rule)."""
@@ -210,6 +244,10 @@ class Engine:
                     break
                 generated += 1
                 text += piece
+                if not self.parse:  # every piece is content, calls too
+                    yield "content", piece
+                    shown = len(text)
+                    continue
                 if in_tool:
                     continue
                 if tools and shown == 0 and text.lstrip()[:1] in ("{", "`"):
@@ -275,7 +313,7 @@ def timings(stats: dict) -> dict:
     }
 
 
-def make_handler(engine: Engine) -> type[BaseHTTPRequestHandler]:
+def make_handler(engine: Engine, tools_mode: str = "parse") -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -299,6 +337,10 @@ def make_handler(engine: Engine) -> type[BaseHTTPRequestHandler]:
                 self.send_json(404, {"error": {"message": f"no route {self.path}"}})
                 return
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+            if tools_mode in REFUSALS and body.get("tools"):
+                status, refusal = REFUSALS[tools_mode]
+                self.send_json(status, json.loads(json.dumps(refusal).replace("{model}", str(body.get("model")))))
+                return
             base = {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "created": int(time.time()), "model": body.get("model")}
             if body.get("stream"):
                 self.stream(body, base)
@@ -375,9 +417,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ctx", type=int, default=8192)
     parser.add_argument("--log", type=Path)
+    parser.add_argument("--tools", choices=["parse", "as-text", *REFUSALS], default="parse")
     args = parser.parse_args()
-    engine = Engine(args.model, args.threads, args.ctx, args.log)
-    server = ThreadingHTTPServer((args.host, args.port), make_handler(engine))
+    engine = Engine(args.model, args.threads, args.ctx, args.log, parse=args.tools != "as-text")
+    server = ThreadingHTTPServer((args.host, args.port), make_handler(engine, args.tools))
     print(f"serving {engine.name} on http://{args.host}:{server.server_port}/v1", file=sys.stderr, flush=True)
     server.serve_forever()
 

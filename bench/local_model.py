@@ -158,6 +158,7 @@ def local_server(
     log: Path | None = None,
     stock: bool = False,
     models: Path = MODELS_DIR,
+    tools: str = "parse",
 ):
     """Serve the model on 127.0.0.1; yields the base URL (``http://127.0.0.1:PORT/v1``). ``log``: a JSON
     line per request (prompt, cached and evaluated tokens, times; ``bench/llama_server.py``)."""
@@ -173,7 +174,8 @@ def local_server(
     else:
         command = [
             sys.executable, "-m", "bench.llama_server", str(path), "--port", str(port),
-            "--threads", str(threads), "--ctx", str(ctx), *(["--log", str(log)] if log else []),
+            "--threads", str(threads), "--ctx", str(ctx), "--tools", tools,
+            *(["--log", str(log)] if log else []),
         ]
     root = Path(__file__).resolve().parents[1]
     url = f"http://127.0.0.1:{port}/v1"
@@ -206,12 +208,15 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8088)
     parser.add_argument("--stock", action="store_true")
     parser.add_argument("--log", type=Path)
+    modes = "parse | as-text | refuse-llamacpp | refuse-ollama | refuse-vllm"
+    parser.add_argument("--tools", default="parse", help=f"what the server does with tools: {modes}")
     args = parser.parse_args()
     if args.command == "setup":
         install_llama(args.wheels)
         print(fetch_model(MODELS[args.size], args.models))
         return
-    with local_server(args.size, port=args.port, stock=args.stock, log=args.log, models=args.models) as url:
+    with local_server(args.size, port=args.port, stock=args.stock, log=args.log, models=args.models,
+                      tools=args.tools) as url:
         print(f"serving {MODELS[args.size].file} at {url} (Ctrl+C stops it)", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             while True:
