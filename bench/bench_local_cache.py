@@ -30,16 +30,16 @@ from bench.local_model import MODELS, local_server
 SHOWN = (1, 2, 5, 10, 20, 30)
 
 
-def ask(command: list[str], env: dict[str, str]) -> tuple[float | None, float, int]:
-    """(seconds to the first answer byte on stdout or None, seconds in all, exit status) of one ``ask``."""
+def ask(command: list[str], env: dict[str, str]) -> tuple[float | None, float, int, str]:
+    """(seconds to the first answer byte on stdout or None, seconds in all, exit status, stderr) of one ``ask``."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(command, cwd=CODE, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     first = None
     while chunk := proc.stdout.read1(4096):
         if first is None and chunk.strip():
             first = time.perf_counter() - t0
-    proc.stderr.read()
-    return first, time.perf_counter() - t0, proc.wait()
+    errors = proc.stderr.read().decode(errors="replace")
+    return first, time.perf_counter() - t0, proc.wait(), errors
 
 
 def main() -> None:
@@ -72,10 +72,12 @@ def main() -> None:
                     sys.executable, "-m", *launcher, "--db", db, "ask", "--base-url", url, "--model", model,
                     "--session", "bench cache real", *(["--new"] if i == 1 else []), question,
                 ]
-                first, total, status = ask(command, env)
+                first, total, status, errors = ask(command, env)
                 requests, offset = read_log(log, offset)
                 rows.append((i, first, total, status, requests))
                 print(f"  {i}/{args.questions} {total:5.1f}s first {first} status {status}", file=sys.stderr)
+                if status:
+                    print("    " + "\n    ".join(errors.strip().splitlines()[-5:]), file=sys.stderr)
     print(f"{MODELS[args.model_size].file}, ask --session over pydoc, {len(rows)} questions, "
           f"{'search-first' if args.search_first else 'tools at once' if args.tools_at_once else 'tools deferred'}, "
           f"code {CODE}")

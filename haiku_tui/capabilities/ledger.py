@@ -282,6 +282,17 @@ def echoed(state: dict[str, Any], question: int) -> bool:
     return any(r.get("echoed") for r in _question_records(state, question))
 
 
+def note_reroute(state: dict[str, Any], question: int, line: str) -> None:
+    """Record on ``question``'s records why it was asked again search-first (shown when the session is reopened)."""
+    for record in _question_records(state, question):
+        record["rerouted"] = line
+
+
+def rerouted(state: dict[str, Any], question: int) -> str:
+    """Why ``question`` was asked again search-first ("" when it was not)."""
+    return next((str(r["rerouted"]) for r in _question_records(state, question) if r.get("rerouted")), "")
+
+
 def attribution(state: dict[str, Any], question: int) -> list[dict[str, Any]]:
     """The unmarked sentences of ``question``'s search-first answer, each with the chunk it was attributed to
     (``"chunk_id"`` None: none) and its score."""

@@ -375,6 +375,11 @@ def host_step(query: str, found: int, prompt: str = "") -> Step:
     return Step("search", f"haiku-tui searched {_searched({'query': query}, prompt)} → {found} passage(s)")
 
 
+def reroute_step(line: str) -> Step:
+    """The row saying a question was asked again search-first (live and reopened alike)."""
+    return Step("notice", f"{line[:1].upper()}{line[1:]}.")
+
+
 def host_search_step(state: dict[str, Any], question: int, prompt: str = "") -> Step | None:
     """:func:`host_step` of ``question``'s search-first search in ``state`` (None: haiku-tui did not search)."""
     for namespace in ledger.evidence_namespaces(state).values():
@@ -390,7 +395,7 @@ def is_redirect(part: Any) -> bool:
     return not isinstance(part, (ToolReturnPart, RetryPromptPart)) and REDIRECT_TAG in str(getattr(part, "content", ""))
 
 
-def _steps(messages: list[ModelMessage], state: dict[str, Any], prompt: str) -> list[Step]:
+def _steps(messages: list[ModelMessage], state: dict[str, Any], prompt: str, question: int) -> list[Step]:
     results = {
         part.tool_call_id: part
         for message in messages
@@ -398,7 +403,7 @@ def _steps(messages: list[ModelMessage], state: dict[str, Any], prompt: str) -> 
         for part in message.parts
         if isinstance(part, (ToolReturnPart, RetryPromptPart)) and part.tool_call_id
     }
-    steps: list[Step] = []
+    steps = [reroute_step(line)] if (line := ledger.rerouted(state, question)) else []
     for message in messages:
         if isinstance(message, ModelResponse):
             for part in message.parts:
@@ -527,7 +532,7 @@ def question_views(
                 number=number,
                 prompt=prompt,
                 answer=answer,
-                steps=tuple(_steps(span, state, prompt)),
+                steps=tuple(_steps(span, state, prompt, q)),
                 items=tuple(_items(state, q, latest, retained, compaction)),
                 citations=_citations(state, q),
                 policy=_policy(state, q, span, policy_active, cited_so_far),

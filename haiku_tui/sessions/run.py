@@ -127,6 +127,8 @@ class QuestionRun:
         self.search_first = search_first
         self.rerouted: Reroute | None = None
         """Why the question was asked again search-first (None: it was not)."""
+        self.reroute_line = ""
+        """The line that said so, kept on the question's record when it commits."""
         self.question = session.message_count
         """The question's identity: messages in the history when it was asked."""
         self._events: Any = None
@@ -154,7 +156,8 @@ class QuestionRun:
             return
         assert self.fallback is not None
         self.rerouted = reroute
-        yield Rerouted(self.fallback.learn(reroute))
+        self.reroute_line = self.fallback.learn(reroute)
+        yield Rerouted(self.reroute_line)
         if self._cancelled:
             yield Finished("cancelled")
             return
@@ -304,7 +307,11 @@ class QuestionRun:
 
     async def _commit(self, result: Any) -> str | None:
         """Commit and save a completed run; the error line when that failed (the session is then unchanged)."""
+        from haiku_tui.capabilities import ledger
+
         session = self.session
+        if self.reroute_line:
+            ledger.note_reroute(self.deps.state, self.question, self.reroute_line)
         try:
             with session.undone_on_error():
                 session.commit_run(result, self.deps.state, self.offset)

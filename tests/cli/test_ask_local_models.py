@@ -170,6 +170,25 @@ def test_the_question_asked_again_is_saved_once_with_nothing_of_the_first_attemp
     assert [q["question"] for q in session.state["rag"]["questions"]] == [0]
 
 
+def test_why_a_question_was_asked_again_stays_with_the_session(model_server, kb_path, capsys):
+    """Reopened, reviewed or exported, a rerouted question still says why it was asked search-first."""
+    from haiku_tui.capabilities.views import question_views
+    from haiku_tui.sessions.export import to_markdown
+
+    model_server.mode = "refuse-llamacpp"
+    assert ask(model_server, kb_path, "-s", "tea", "--new") == 0
+    said = notes(capsys.readouterr().err)[0].removeprefix("haiku-tui: ")
+    assert ask(model_server, kb_path, "-s", "tea") == 0  # remembered: not asked again, nothing to say
+    with SessionStore() as store:
+        session = store.load(store.resolve("tea"))
+    first, second = question_views(session.state, session.messages)
+    assert first.steps[0].kind == "notice" and first.steps[0].text == said[0].upper() + said[1:] + "."
+    assert first.steps[1].text.startswith("haiku-tui searched")
+    assert all(step.kind != "notice" for step in second.steps)
+    exported = to_markdown(session)
+    assert exported.count(f"*{said}*") == 1
+
+
 def test_a_corrupt_memory_is_one_line_and_ignored(model_server, kb_path, capsys, _isolated_data_dir):
     (_isolated_data_dir / "model-paths.json").write_text("{broken")
     assert ask(model_server, kb_path) == 0

@@ -149,7 +149,10 @@ class Asking:
                             self.live.step(state)
                     case Rerouted(line):  # asked again search-first: its text supersedes any shown before
                         await turn.write(citations.flush())
-                        await turn.add_step("notice", f"{line[:1].upper()}{line[1:]}.")
+                        from haiku_tui.capabilities.views import reroute_step
+
+                        step = reroute_step(line)
+                        await turn.add_step(step.kind, step.text)
                         self.notify_line(line[:1].upper() + line[1:], "Asked again search-first")
                         self.update_status()  # the path learned for this model
                     case Finished():
