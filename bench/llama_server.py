@@ -226,14 +226,30 @@ class Engine:
                 yield None
                 return
 
-    def chat(self, body: dict):
-        """Yield ``("content", text)`` / ``("tool_calls", calls)`` events, then ``("end", stats)``."""
+    def prompt(self, body: dict) -> tuple[str, list[int], list[dict] | None]:
+        """The request's prompt as text and tokens, and the tools it offers."""
         tools = body.get("tools") if body.get("tool_choice") != "none" else None
         prompt = render_template(self.template, template_messages(body["messages"]), tools)
-        limit = body.get("max_completion_tokens") or body.get("max_tokens") or 1024
+        return prompt, self.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True), tools
+
+    def overflow(self, body: dict) -> dict | None:
+        """llama.cpp's server's error for a prompt that does not fit the context (None: it fits)."""
+        with self.lock:
+            n_prompt, n_ctx = len(self.prompt(body)[1]), self.llm.n_ctx()
+        if n_prompt < n_ctx:
+            return None
+        message = f"request ({n_prompt} tokens) exceeds the available context size ({n_ctx} tokens)"
+        return {"error": {"code": 400, "message": message, "type": "exceed_context_size_error",
+                          "n_prompt_tokens": n_prompt, "n_ctx": n_ctx}}
+
+    def chat(self, body: dict):
+        """Yield ``("content", text)`` / ``("tool_calls", calls)`` events, then ``("end", stats)``."""
         started = time.perf_counter()
         with self.lock:
-            tokens = self.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+            prompt, tokens, tools = self.prompt(body)
+            # generation stops where the context ends, as llama.cpp's server's does without context shift
+            limit = min(body.get("max_completion_tokens") or body.get("max_tokens") or 1024,
+                        self.llm.n_ctx() - len(tokens))
             reused = self.cached_prefix(tokens)
             text, shown, first, finish, generated, in_tool = "", 0, None, "stop", 0, False
             for piece in self.tokens(tokens, body, limit):
@@ -340,6 +356,9 @@ def make_handler(engine: Engine, tools_mode: str = "parse") -> type[BaseHTTPRequ
             if tools_mode in REFUSALS and body.get("tools"):
                 status, refusal = REFUSALS[tools_mode]
                 self.send_json(status, json.loads(json.dumps(refusal).replace("{model}", str(body.get("model")))))
+                return
+            if (error := engine.overflow(body)) is not None:
+                self.send_json(400, error)
                 return
             base = {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "created": int(time.time()), "model": body.get("model")}
             if body.get("stream"):

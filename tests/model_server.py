@@ -247,6 +247,7 @@ class ModelServer(ThreadingHTTPServer):
         self.retry_after = 7
         self.delay = 0.0  # seconds before each streamed event (a real model's pace)
         self.cached_tokens = 0  # what the usage chunk reports as read from a prompt cache
+        self.context = 0  # tokens (4 characters of the request's messages each) a request may hold (0: any)
         self.requests: list[Request] = []
         self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -291,6 +292,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(429, "slow down", {"Retry-After": str(self.server.retry_after)})
         if mode == "unauthorized":
             return self._error(401, f"Invalid API key ({self.headers.get('Authorization', 'none sent')})")
+        if self.server.context and (n := len(json.dumps(body.get("messages"))) // 4) >= self.server.context:
+            message = f"request ({n} tokens) exceeds the available context size ({self.server.context} tokens)"
+            return self._error(400, message, body={"error": {  # llama.cpp's server's error, word for word
+                "code": 400, "message": message, "type": "exceed_context_size_error", "n_prompt_tokens": n,
+                "n_ctx": self.server.context}})
         if mode in REFUSALS and body.get("tools"):
             status, message = REFUSALS[mode]
             message = message.format(model=body.get("model"))

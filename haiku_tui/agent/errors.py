@@ -233,6 +233,37 @@ def _describe(exc: BaseException) -> str:  # a flat table of cases
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+_OVERFLOW = re.compile(
+    r"exceeds? the available context size|maximum context length|context[_ ]length[_ ]exceeded|"
+    r"prompt is too long|input is too long for|exceeds the context window|context window (?:is )?full",
+    re.I,
+)
+_CONTEXT_SIZE = re.compile(
+    r"(?:context size|context length is|context window of)\D{0,12}([\d,]{3,9})\b|([\d,]{3,9}) maximum\b", re.I
+)
+
+
+def context_overflow(exc: BaseException) -> int | None:
+    """The model's context in tokens when ``exc`` is a server refusing a request too long for it (0: the size
+    was not said), else None: llama.cpp ("exceeds the available context size", with ``n_ctx``), vLLM and
+    OpenAI ("maximum context length is N"), Anthropic ("prompt is too long")."""
+    from pydantic_ai.exceptions import ModelHTTPError
+
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return context_overflow(exc.exceptions[-1])
+    for link in _cause_chain(exc):
+        if isinstance(link, ModelHTTPError) and link.status_code in (400, 413, 422):
+            text = f"{_body_message(link.body) or ''} {link.message}"
+            if not _OVERFLOW.search(text):
+                return None
+            error = link.body.get("error", link.body) if isinstance(link.body, dict) else None
+            if isinstance(error, dict) and isinstance(error.get("n_ctx"), int):
+                return error["n_ctx"]
+            found = _CONTEXT_SIZE.search(text)
+            return int((found.group(1) or found.group(2)).replace(",", "")) if found else 0
+    return None
+
+
 def tool_misuse(exc: BaseException) -> tuple[str, str] | None:
     """(tool, what was wrong) when a run ended because the model kept calling a tool wrongly.
 

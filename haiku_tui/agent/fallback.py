@@ -97,7 +97,8 @@ def _message(body: Any) -> str:
 
 # ---- 2. a tool call written as text ---------------------------------------------------------------------
 
-_TAGS = ("<tool_call>", "<tool_response>", "[TOOL_CALLS]")
+_TAGS = ("<tool_call>", "<tool_response>", "[TOOL_CALLS]", "<tools>", "<function=", "<function_call>")
+"""Qwen/Hermes, an imitated result, Mistral, the 1.5B's ``<tools><rag_search query=…/></tools>``, Llama 3.1."""
 _IMITATIONS = ("the following tool(s) are now available", "the following tools are now available")
 """How a model that loaded the capability but does not call tools announces them (lower case)."""
 _FENCE = re.compile(r"^```[a-z]*[ \t]*\n", re.I)

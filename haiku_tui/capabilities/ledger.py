@@ -282,15 +282,17 @@ def echoed(state: dict[str, Any], question: int) -> bool:
     return any(r.get("echoed") for r in _question_records(state, question))
 
 
-def note_reroute(state: dict[str, Any], question: int, line: str) -> None:
-    """Record on ``question``'s records why it was asked again search-first (shown when the session is reopened)."""
+def note_asked_again(state: dict[str, Any], question: int, lines: list[str]) -> None:
+    """Record on ``question``'s records why it was asked again (search-first, or with fewer earlier questions
+    for the model's context), shown when the session is reopened and exported."""
     for record in _question_records(state, question):
-        record["rerouted"] = line
+        record["asked_again"] = list(lines)
 
 
-def rerouted(state: dict[str, Any], question: int) -> str:
-    """Why ``question`` was asked again search-first ("" when it was not)."""
-    return next((str(r["rerouted"]) for r in _question_records(state, question) if r.get("rerouted")), "")
+def asked_again(state: dict[str, Any], question: int) -> list[str]:
+    """Why ``question`` was asked again, in order (empty when it was not)."""
+    lines = next((r["asked_again"] for r in _question_records(state, question) if r.get("asked_again")), [])
+    return [str(line) for line in lines] if isinstance(lines, list) else []
 
 
 def attribution(state: dict[str, Any], question: int) -> list[dict[str, Any]]:

@@ -376,7 +376,7 @@ def host_step(query: str, found: int, prompt: str = "") -> Step:
 
 
 def reroute_step(line: str) -> Step:
-    """The row saying a question was asked again search-first (live and reopened alike)."""
+    """The row saying why a question was asked again (live and reopened alike)."""
     return Step("notice", f"{line[:1].upper()}{line[1:]}.")
 
 
@@ -403,7 +403,7 @@ def _steps(messages: list[ModelMessage], state: dict[str, Any], prompt: str, que
         for part in message.parts
         if isinstance(part, (ToolReturnPart, RetryPromptPart)) and part.tool_call_id
     }
-    steps = [reroute_step(line)] if (line := ledger.rerouted(state, question)) else []
+    steps = [reroute_step(line) for line in ledger.asked_again(state, question)]
     for message in messages:
         if isinstance(message, ModelResponse):
             for part in message.parts:

@@ -63,8 +63,8 @@ class AnswerRecord:
     """Markers of a search-first answer that back none of its sentences."""
     echoed: bool = False
     """A search-first answer that wrote its request back instead of answering."""
-    rerouted: str = ""
-    """Why the question was asked again search-first ("" when it was not)."""
+    asked_again: list[str] = field(default_factory=list)
+    """Why the question was asked again (search-first, or with fewer earlier questions), in order."""
 
 
 def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[AnswerRecord]:
@@ -104,7 +104,7 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
             searched_by = ledger.searched_by(state, question)
             unconfirmed = ledger.unconfirmed(state, question)
             echoed = ledger.echoed(state, question)
-            rerouted = ledger.rerouted(state, question)
+            asked_again = ledger.asked_again(state, question)
             attributed = set(ledger.attributed_ids(state, question))
             declared = set(ledger.cited_ids(state, question))
             unsupported = [
@@ -128,14 +128,14 @@ def answer_records(state: dict[str, Any], turns: list[_payload.Turn]) -> list[An
                     )
                 )
         except Exception:
-            outcome, sources, searched_by, unsupported, unconfirmed, echoed, rerouted = (
-                "missing", [], "", [], [], False, ""
+            outcome, sources, searched_by, unsupported, unconfirmed, echoed, asked_again = (
+                "missing", [], "", [], [], False, []
             )
         if outcome not in OUTCOMES:
             outcome = "missing"
         sources.sort(key=lambda s: (s.index is None, s.index or 0))
         out.append(
-            AnswerRecord(question, outcome, sources, searched_by, unsupported, unconfirmed, echoed, rerouted)
+            AnswerRecord(question, outcome, sources, searched_by, unsupported, unconfirmed, echoed, asked_again)
         )
     return out
 
@@ -185,8 +185,8 @@ def _markdown(session: Session) -> str:
         lines += [f"## Question {turn.number}", "", _quote(turn.prompt), ""]
         lines += [turn.answer.strip() if turn.answer.strip() else "*(no answer)*", ""]
         lines += [f"**Grounding:** {_OUTCOME_TEXT[record.outcome]}", ""]
-        if record.rerouted:
-            lines += [f"*{' '.join(record.rerouted.split())}*", ""]
+        for line in record.asked_again:
+            lines += [f"*{' '.join(line.split())}*", ""]
         # markers the answer's own question left unbacked stay unbacked, whatever a later question registers
         own = unbacked.get(record.question, []) if isinstance(record.question, int) else []
         badge = "violation" if record.outcome == "violation" else record.outcome

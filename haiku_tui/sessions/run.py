@@ -9,7 +9,7 @@ save. A cancelled or failed run commits nothing (its :class:`Finished` says why)
         match event:
             case TextStarted(text) | TextDelta(text): ...
             case StepStarted(call_id, step) | StepFinished(call_id, step): ...
-            case Rerouted(line): ...  # asked again search-first (with a ``fallback``)
+            case Rerouted(line): ...  # asked again: search-first (with a ``fallback``), or the context was full
             case Finished(outcome, error): ...
 """
 
@@ -67,10 +67,19 @@ class StepFinished:
 
 @dataclass(frozen=True)
 class Rerouted:
-    """The tools path could not ground the answer: the question is asked again search-first (``line`` says why,
-    what would enable tools, and whether that is remembered). Later text supersedes any shown before."""
+    """The question is asked again (``line`` says why and what would help): search-first, because the tools path
+    could not ground the answer, or (``search_first`` False) with fewer earlier questions, because the request
+    did not fit the model's context. Later text supersedes any shown before."""
 
     line: str
+    search_first: bool = True
+
+
+@dataclass(frozen=True)
+class _ContextFull:
+    """The request did not fit the model's context (``tokens``: its size, 0 when the server did not say)."""
+
+    tokens: int
 
 
 @dataclass(frozen=True)
@@ -127,8 +136,8 @@ class QuestionRun:
         self.search_first = search_first
         self.rerouted: Reroute | None = None
         """Why the question was asked again search-first (None: it was not)."""
-        self.reroute_line = ""
-        """The line that said so, kept on the question's record when it commits."""
+        self.asked_again: list[str] = []
+        """The lines that said why the question was asked again, kept on its record when it commits."""
         self.question = session.message_count
         """The question's identity: messages in the history when it was asked."""
         self._events: Any = None
@@ -146,29 +155,55 @@ class QuestionRun:
         from haiku_tui.sessions.scrub import register_secrets
 
         register_secrets(*secrets_in_use())  # what this run sends is never saved
-        reroute = None
-        async for event in self._attempt(self.agent, self.fallback):
-            if isinstance(event, Reroute):
-                reroute = event
+        agent, fallback = self.agent, self.fallback
+        while True:
+            again: Reroute | _ContextFull | None = None
+            async for event in self._attempt(agent, fallback):
+                if isinstance(event, (Reroute, _ContextFull)):
+                    again = event
+                else:
+                    yield event
+            if again is None:
+                return
+            if isinstance(again, _ContextFull):
+                line = self._shorten(again.tokens)
+                if line is None:
+                    yield Finished("failed", _context_error(again.tokens, bool(self.conversation.messages)))
+                    return
+                self.asked_again.append(line)
+                yield Rerouted(line, search_first=False)
             else:
-                yield event
-        if reroute is None:
-            return
-        assert self.fallback is not None
-        self.rerouted = reroute
-        self.reroute_line = self.fallback.learn(reroute)
-        yield Rerouted(self.reroute_line)
-        if self._cancelled:
-            yield Finished("cancelled")
-            return
-        try:
-            agent = self.fallback.agent()
-        except Exception as exc:  # the model cannot be built search-first: one line, nothing committed
-            yield Finished("failed", describe_error(exc))
-            return
-        self.deps = self.session.deps(self.offset, self.retained)  # nothing of the first attempt is kept
-        async for event in self._attempt(agent, None):
-            yield event
+                assert fallback is not None
+                self.rerouted = again
+                self.asked_again.append(fallback.learn(again))
+                yield Rerouted(self.asked_again[-1])
+            if self._cancelled:
+                yield Finished("cancelled")
+                return
+            if isinstance(again, Reroute):
+                try:
+                    agent, fallback = fallback.agent(), None
+                except Exception as exc:  # the model cannot be built search-first: one line, nothing committed
+                    yield Finished("failed", describe_error(exc))
+                    return
+            self.deps = self.session.deps(self.offset, self.retained)  # nothing of the attempt before is kept
+
+    def _shorten(self, tokens: int) -> str | None:
+        """Hand the model about half the earlier questions it was sent (the window steps, so the questions that
+        follow start there too); the line saying so, or None when no earlier question was sent."""
+        from haiku_tui.capabilities.wire import question_starts
+
+        sent = len(question_starts(self.conversation.messages))
+        if sent < 2:
+            return None
+        # a window short of what was sent makes the plan step: it keeps half that window (see plan_start)
+        self.conversation, self.offset = self.session.window(sent - 1, self.retained)
+        kept = len(question_starts(self.conversation.messages))
+        size = f" ({tokens:,} tokens)" if tokens else ""
+        return (
+            f"the model's context{size} is full: asked again with the last {kept} of the {sent} earlier questions; "
+            f"for more, give the server a larger context (llama.cpp --ctx-size, Ollama num_ctx)"
+        )
 
     async def _attempt(self, agent: Any, fallback: Fallback | None) -> AsyncIterator[Any]:
         """One attempt at the question: its events, ending with :class:`Finished`, or a ``Reroute`` (last,
@@ -186,7 +221,7 @@ class QuestionRun:
         )
 
         from haiku_tui.agent import describe_error, run_limits
-        from haiku_tui.agent.errors import tool_misuse
+        from haiku_tui.agent.errors import context_overflow, tool_misuse
         from haiku_tui.agent.fallback import (
             NO_SEARCH_FIX,
             TEXT_CALL_FIX,
@@ -211,6 +246,7 @@ class QuestionRun:
         finished: set[str] = set()
         result = None
         streamed = 0  # characters of answer text the response being streamed has shown
+        answered = False  # some answer text was shown: the attempt cannot be made again unseen
         asking = fallback is not None and asks_the_documents(self.prompt)  # else small talk: no search expected
         gate = TextGate(until_searched=asking)
         host_pending = True  # haiku-tui's own search (search-first) is shown once its request was made
@@ -262,6 +298,7 @@ class QuestionRun:
                             streamed = 0
                         elif isinstance(out, (TextStarted, TextDelta)):
                             streamed += len(out.text)
+                            answered = answered or bool(out.text)
                         yield out
         except RunCancelled:
             yield Finished("cancelled")
@@ -270,6 +307,9 @@ class QuestionRun:
             refusal = tool_refusal(exc) if fallback is not None and not self._cancelled else None
             if refusal is not None:
                 yield refusal
+                return
+            if not answered and not self._cancelled and (tokens := context_overflow(exc)) is not None:
+                yield _ContextFull(tokens)
                 return
             if (misuse := tool_misuse(exc)) is not None:  # the call that used up the retries failed too
                 for call_id, call in calls.items():
@@ -310,8 +350,8 @@ class QuestionRun:
         from haiku_tui.capabilities import ledger
 
         session = self.session
-        if self.reroute_line:
-            ledger.note_reroute(self.deps.state, self.question, self.reroute_line)
+        if self.asked_again:
+            ledger.note_asked_again(self.deps.state, self.question, self.asked_again)
         try:
             with session.undone_on_error():
                 session.commit_run(result, self.deps.state, self.offset)
@@ -324,6 +364,17 @@ class QuestionRun:
         except Exception as exc:  # stale, corrupt, not JSON or a full disk
             return f"could not save the session: {one_line(str(exc), 200)}"
         return None
+
+
+def _context_error(tokens: int, earlier: bool) -> str:
+    """The line for a request that does not fit the model's context and cannot be cut (``earlier``: it holds
+    one earlier question)."""
+    size = f" ({tokens:,} tokens)" if tokens else ""
+    what = "the question, its evidence and the question before" if earlier else "the question and its evidence"
+    return (
+        f"{what} do not fit the model's context{size}; nothing was saved; give the server a larger context "
+        f"(llama.cpp --ctx-size, Ollama num_ctx){', or ask in a new session' if earlier else ''}"
+    )
 
 
 def _text_call_error(shape: str, *, searching: bool) -> str:

@@ -129,3 +129,25 @@ def test_cli_failed_run_saves_nothing(kb_path, monkeypatch, capsys):
     assert after.revision == before.revision
     assert after.state == before.state
     assert len(after.messages) == len(before.messages)
+
+
+@pytest.mark.parametrize(
+    ("body", "tokens"),
+    [
+        ({"error": {"code": 400, "message": "request (4476 tokens) exceeds the available context size (4096 tokens)",
+                    "type": "exceed_context_size_error", "n_prompt_tokens": 4476, "n_ctx": 4096}}, 4096),
+        ({"object": "error", "message": "This model's maximum context length is 8192 tokens. However, you requested "
+          "9000 tokens (8000 in the messages, 1000 in the completion).", "type": "BadRequestError"}, 8192),
+        ({"type": "error", "error": {"type": "invalid_request_error",
+                                     "message": "prompt is too long: 210000 tokens > 200000 maximum"}}, 200000),
+        ({"error": {"message": "the context window is full"}}, 0),
+        ({"error": {"message": "tools param requires --jinja flag"}}, None),
+    ],
+)
+def test_a_request_too_long_for_the_model_is_told_with_its_context(body, tokens):
+    from pydantic_ai.exceptions import ModelHTTPError
+
+    from haiku_tui.agent.errors import context_overflow
+
+    assert context_overflow(ModelHTTPError(400, "m", body)) == tokens
+    assert context_overflow(ModelHTTPError(500, "m", body)) is None

@@ -56,6 +56,8 @@ CALL = json.dumps({"name": "rag_search", "arguments": {"query": "flour?"}})
         (f"[{CALL}]", "json"),
         (IMITATION, "<tool_response>"),
         (ANNOUNCEMENT, "tools available"),
+        ('<tools>\n  <rag_search query="how to make coffee with the V60" limit=5 />\n</tools>', "<tools>"),
+        ('<function=rag_search>{"query": "flour"}</function>', "<function="),
     ],
 )
 def test_a_tool_call_written_as_text_is_found_and_held_until_it_is(text, shape):
@@ -73,6 +75,7 @@ def test_a_tool_call_written_as_text_is_found_and_held_until_it_is(text, shape):
         '{"flour": "50 g"} is what the note says.',
         "[1] says 50 g.",
         "```python\nprint(1)\n```",
+        "<toolbox> is not a tag the notes use.",
     ],
 )
 def test_an_answer_is_let_through_as_soon_as_it_cannot_be_a_call(text):

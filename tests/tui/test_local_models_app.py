@@ -136,3 +136,22 @@ async def test_f8_sends_the_model_name_to_the_server_as_typed(model_server, smal
         await ask(pilot, QUESTION)
         assert app.main.turn_log.turns[-1].state == "grounded"
     assert {r.body["model"] for r in model_server.requests} == {name}
+
+
+async def test_a_session_that_outgrows_the_context_goes_on_with_fewer_questions(model_server, small_kb):
+    """The request that does not fit is asked again with about half the earlier questions: a notice row in the
+    turn, one notification, and a grounded answer."""
+    import json
+
+    app = local_app(small_kb, model_server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        for question in (QUESTION, "How much water does a sourdough starter need?", "Can I steep green tea twice?"):
+            await ask(pilot, question)
+        model_server.context = max(len(json.dumps(r.body["messages"])) // 4 for r in model_server.requests) + 10
+        await ask(pilot, "How long should I steep black tea?")
+        turn = app.main.turn_log.turns[-1]
+        assert turn.state == "grounded" and turn.number == 4
+        said = [n.message for n in app._notifications if n.title == "The model's context is full"]
+        assert len(said) == 1 and "asked again with the last 1 of the 3 earlier questions" in said[0]
+        notices = [row.text for row in turn.rows if row.kind == "notice"]
+        assert notices == [said[0] + "."] and turn.rows[1].kind != "notice"  # then the question's own steps

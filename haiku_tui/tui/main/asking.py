@@ -147,13 +147,14 @@ class Asking:
                         row.set_text(step.text, kind=step.kind, failed=step.failed)
                         if call_id:
                             self.live.step(state)
-                    case Rerouted(line):  # asked again search-first: its text supersedes any shown before
+                    case Rerouted(line, search_first):  # asked again: its text supersedes any shown before
                         await turn.write(citations.flush())
                         from haiku_tui.capabilities.views import reroute_step
 
                         step = reroute_step(line)
                         await turn.add_step(step.kind, step.text)
-                        self.notify_line(line[:1].upper() + line[1:], "Asked again search-first")
+                        title = "Asked again search-first" if search_first else "The model's context is full"
+                        self.notify_line(line[:1].upper() + line[1:], title)
                         self.update_status()  # the path learned for this model
                     case Finished():
                         finished = event

@@ -1,0 +1,76 @@
+"""``haiku-tui ask --session`` against a server whose context the session outgrows (the loopback server answers as
+llama.cpp's does: HTTP 400, "exceeds the available context size"): the question is asked again with about half
+the earlier questions, said in one line and kept with the session, and the questions after it start there."""
+
+from __future__ import annotations
+
+import json
+
+from haiku_tui.cli import main
+from haiku_tui.sessions import SessionStore
+
+MODEL = "qwen2.5:0.5b"
+QUESTIONS = [
+    "How long should I steep green tea?",
+    "How much water does a sourdough starter need?",
+    "How long should I steep black tea?",
+    "What temperature is best for green tea?",
+    "How often do I feed the starter?",
+    "Can I steep green tea twice?",
+]
+
+
+def ask(server, kb_path, question: str, *extra: str) -> int:
+    return main(["ask", "--db", kb_path, "--base-url", server.base_url, "--model", MODEL, "-s", "long", *extra,
+                 question])
+
+
+def sizes(server) -> list[int]:
+    return [len(json.dumps(r.body["messages"])) // 4 for r in server.requests]
+
+
+def notes(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("haiku-tui: ")]
+
+
+def test_a_session_that_outgrows_the_context_is_asked_again_with_fewer_questions(model_server, kb_path, capsys):
+    for i, question in enumerate(QUESTIONS[:5]):
+        assert ask(model_server, kb_path, question, *(["--new"] if i == 0 else [])) == 0
+    capsys.readouterr()
+    biggest = max(sizes(model_server))
+    model_server.requests.clear()
+    model_server.context = biggest + 10  # the next question's requests do not fit
+
+    assert ask(model_server, kb_path, QUESTIONS[5]) == 0
+    captured = capsys.readouterr()
+    assert notes(captured.err) == [
+        f"haiku-tui: the model's context ({biggest + 10:,} tokens) is full: asked again with the last 2 of the 5 "
+        "earlier questions; for more, give the server a larger context (llama.cpp --ctx-size, Ollama num_ctx)"
+    ]
+    assert "[1]" in captured.out and "not grounded" not in captured.out
+    assert all(n < biggest + 10 for n in sizes(model_server)[1:])
+
+    with SessionStore() as store:
+        session = store.load(store.resolve("long"))
+    assert session.message_count and len(session.state["rag"]["questions"]) == 6
+    from haiku_tui.sessions.export import to_markdown
+
+    assert to_markdown(session).count("is full: asked again with the last 2 of the 5 earlier questions") == 1
+
+    model_server.requests.clear()  # the next question starts where the shortened one did: nothing to say
+    assert ask(model_server, kb_path, QUESTIONS[0]) == 0
+    assert notes(capsys.readouterr().err) == []
+    first = model_server.requests[0].body["messages"]
+    assert QUESTIONS[3] in json.dumps(first) and QUESTIONS[2] not in json.dumps(first)  # the step holds
+
+
+def test_a_question_that_does_not_fit_even_alone_is_one_line_and_nothing_saved(model_server, kb_path, capsys):
+    model_server.context = 50
+    assert ask(model_server, kb_path, QUESTIONS[0], "--new") == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip().splitlines()[-1] == (
+        "haiku-tui: error: the question and its evidence do not fit the model's context (50 tokens); nothing was "
+        "saved; give the server a larger context (llama.cpp --ctx-size, Ollama num_ctx)"
+    )
+    assert len(model_server.requests) == 1  # not asked again: there was nothing to leave out
