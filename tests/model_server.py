@@ -155,9 +155,10 @@ def _first_sentence(text: str) -> str:
 
 
 def passages(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
-    """(n, text) of each numbered passage a search-first request carries: a line starting ``[n]`` (its label)
-    and the text after it, up to the next such line."""
-    text = "\n".join(_text(m.get("content")) for m in messages if m["role"] in ("system", "user"))
+    """(n, text) of each numbered passage the current question of a search-first request carries (its messages
+    after the last answer): a line starting ``[n]`` (its label) and the text after it, up to the next such line."""
+    answered = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
+    text = "\n".join(_text(m.get("content")) for m in messages[answered + 1:] if m["role"] in ("system", "user"))
     found = []
     for piece in re.split(r"(?m)^(?=\[\d+\][ \t])", text):
         head = re.match(r"\[(\d+)\][ \t]+([^\n]*)\n?", piece)

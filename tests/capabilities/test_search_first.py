@@ -10,7 +10,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from haiku_tui.agent import AgentConfig, build_agent
 from haiku_tui.capabilities import ledger
-from haiku_tui.capabilities.compaction import CITED_HEADER
+from haiku_tui.capabilities.compaction import PASSAGES_KEPT_NOTE
 from haiku_tui.capabilities.parts import PassagesPart
 from haiku_tui.capabilities.report import answer_report
 from haiku_tui.capabilities.views import question_views
@@ -194,8 +194,11 @@ async def test_the_saved_session_reloads_the_part_and_compaction_treats_it_as_ev
 
     await ask(agent, loaded, "How should I store tea leaves?")
     earlier = sent_text(script.sent[1][0])  # the first question's request, as the second one sent it
-    assert first.content not in earlier and CITED_HEADER in earlier
-    # compacted like an earlier search result: the cited chunk in full (the capsule), the others not at all
+    assert first.content not in earlier and PASSAGES_KEPT_NOTE in earlier and "chunk id" not in earlier
+    # compacted like an earlier search result: the cited passage in full where it was sent, with its number (so
+    # a follow-up cites it as it would a passage), the others not at all
+    number = label_of(script.sent[0], "Bicycle maintenance")
+    assert f"<passages>\n[{number}] Bicycle maintenance › Chain care\nOil the bicycle chain" in earlier
     record = ledger.find_question(loaded.state["rag"], 0)
     cited = ledger.cited_ids(loaded.state, 0)
     texts = kb.get_chunks(list(record["passages"].values()))
