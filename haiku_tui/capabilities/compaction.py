@@ -34,6 +34,7 @@ from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import EvidenceStateMissing
 from haiku_tui.capabilities.evidence import (
     RESULT_SEPARATOR,
+    TEXT_ABOVE,
     discover,
     history_offset,
     question_in_progress,
@@ -67,6 +68,10 @@ PASSAGES_KEPT_NOTE = (
     "[The passages above were cited for this earlier question and are kept in full: cite them by their numbers when "
     "you use them. Its other passages are no longer shown.]"
 )
+
+STEP_KEEPS = 4
+"""A step keeps a quarter of the host's window and of its bound: each step re-sends less, and they come further
+apart (one in 30 questions of the bench, instead of two keeping half)."""
 
 START_KEY = "window_start"
 """The key of a question record holding the first message its requests carried (:func:`plan_start`)."""
@@ -154,11 +159,11 @@ def plan_start(state: dict[str, Any], question: int, offset: int = 0, budget: in
     counted = start < offset
     if not counted and not (budget and kept > budget):
         return max(start, offset)
-    most = max(1, len(earlier) // 2) if counted else len(earlier)
+    most = max(1, len(earlier) // 4) if counted else len(earlier)
     cited, kept, chosen = {}, 0, question
     for count, (q, records) in enumerate(earlier, start=1):
         kept += _kept_chars(state, cited, records)
-        if count > most or (budget and kept > budget // 2 and (count > 1 or kept > budget)):
+        if count > most or (budget and kept > budget // STEP_KEEPS and (count > 1 or kept > budget)):
             break
         chosen = q
     return chosen
@@ -247,7 +252,11 @@ def slot_parts(state: dict[str, Any], question: int, contents: list[str], held: 
         kept = []
         for chunk_id, block in blocks:
             if chunk_id in cited and chunk_id not in placed:
-                kept.append(_again(state, chunk_id, numbered) if chunk_id in held else block)
+                if chunk_id in held:
+                    block = _again(state, chunk_id, numbered)
+                elif block.endswith(TEXT_ABOVE):  # sent short, its text held by a slot a step has since dropped
+                    block = "{}\n{}".format(*_source(state, chunk_id))
+                kept.append(block)
                 placed.add(chunk_id)
         joined = ("\n\n" if numbered else RESULT_SEPARATOR).join(kept)
         out.append(joined + "\n\n" + (PASSAGES_KEPT_NOTE if numbered else KEPT_NOTE) if kept else RECEIPT)
