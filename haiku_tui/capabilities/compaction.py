@@ -9,13 +9,14 @@ gathered.
 The layout is written for a model server's prompt cache (llama.cpp's KV cache, vLLM, OpenAI's and
 Anthropic's prompt caches keep the prefix of the prompts they have seen). A slot is rewritten once, when its
 question becomes earlier, and then never changes: its search results keep the cited blocks as they were sent
-(:func:`slot_parts`), and a chunk an earlier slot of the same request already holds in full is named there
-("cited again; its text is above"), not moved. A host that passes a window of the history plans it with
-:func:`plan_start`, so what a request carries stays bounded in steps: the history starts where the previous
-question's did (recorded in the ledger) until the host's window passes it or the cited text since passes the
-host's bound (``deps.retained_chars``); then it moves forward at once, to keep half of each. The chunks cited
-before that start stay citable: the history's first request names them by id and source, a list that also
-stays the same until the next step. The same bound caps what an earlier answer carries (:func:`answer_budget`):
+(:func:`slot_parts`; passages given search-first keep the cited passages, numbered as they were sent), and a
+chunk an earlier slot of the same request already holds in full is named there ("cited again; its text is
+above"), not moved. A host that passes a window of the history plans it with :func:`plan_start`, so what a
+request carries stays bounded in steps: the history starts where the previous question's did (recorded in the
+ledger) until the host's window passes it or the cited text since passes the host's bound
+(``deps.retained_chars``); then it moves forward at once, to keep a quarter of each (:data:`STEP_KEEPS`). The
+chunks cited before that start stay citable: the history's first request names them by id and source (by number
+when the question is answered search-first), a list that also stays the same until the next step. The same bound caps what an earlier answer carries (:func:`answer_budget`):
 a longer one is cut, on the wire only, with a line saying so.
 """
 
@@ -142,7 +143,7 @@ def plan_start(state: dict[str, Any], question: int, offset: int = 0, budget: in
     """The first message of ``question``'s requests: where the previous question's history started, unless
     that is before ``offset`` (the host's window passed it) or the text the questions since then cited passes
     ``budget`` (characters, 0: no bound). Then it moves forward at once, to the oldest question after which
-    at most half the host's window of questions (when that passed it) and half the budget remain.
+    at most a quarter of the host's window of questions (when that passed it) and of the budget remain.
 
     A pure function of the ledger, so consecutive questions agree and a session opened partially plans the
     same start; the question's own start is recorded (:func:`record_start`) for the next one.
