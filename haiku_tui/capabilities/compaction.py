@@ -16,8 +16,9 @@ request carries stays bounded in steps: the history starts where the previous qu
 ledger) until the host's window passes it or the cited text since passes the host's bound
 (``deps.retained_chars``); then it moves forward at once, to keep a quarter of each (:data:`STEP_KEEPS`). The
 chunks cited before that start stay citable: the history's first request names them by id and source (by number
-when the question is answered search-first), a list that also stays the same until the next step. The same bound caps what an earlier answer carries (:func:`answer_budget`):
-a longer one is cut, on the wire only, with a line saying so.
+when the question is answered search-first), a list that also stays the same until the next step. The same bound
+caps what an earlier answer carries (:func:`answer_budget`): a longer one is cut, on the wire only, with a line
+saying so.
 """
 
 from __future__ import annotations
