@@ -161,7 +161,7 @@ def plan_start(state: dict[str, Any], question: int, offset: int = 0, budget: in
     counted = start < offset
     if not counted and not (budget and kept > budget):
         return max(start, offset)
-    most = max(1, len(earlier) // 4) if counted else len(earlier)
+    most = max(1, len(earlier) // STEP_KEEPS) if counted else len(earlier)
     cited, kept, chosen = {}, 0, question
     for count, (q, records) in enumerate(earlier, start=1):
         kept += _kept_chars(state, cited, records)
