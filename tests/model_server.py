@@ -35,6 +35,7 @@ RAG_ID = "haiku-tui-rag"
 REDIRECT_TAG = "[haiku-tui/citation-redirect]"
 RETRY_TAG = "<pyai:retry_feedback>"
 LONG_ANSWER_CHARS = 200_000
+TEXT_ABOVE = "[Its text is above"  # a search result whose text the request already holds
 
 MODES = {
     "ok": "a tool-using model: load, search, cite, answer with [n]",
@@ -138,11 +139,13 @@ def _calls(turn: list[dict[str, Any]]) -> list[str]:
     return [c["function"]["name"] for m in turn if m["role"] == "assistant" for c in m.get("tool_calls") or []]
 
 
-def _chunks(search_result: str) -> list[tuple[str, str]]:
-    """(chunk id, text) of each search result block: ``[id] (rank …)``, ``Source: …``, then the text."""
+def _chunks(search_result: str, source: bool = True) -> list[tuple[str, str]]:
+    """(chunk id, text) of each search result block: ``[id] (rank …)``, ``Source: …``, then the text (and, not
+    ``source``, of each block kept by compaction: ``[id] Source: …``, then the text)."""
     found = []
-    for block in re.split(r"(?m)^(?=\[[0-9a-f]{16}\] \(rank )", search_result):
-        head = re.match(r"\[([0-9a-f]{16})\] \(rank [^\n]*\n(?:Source:[^\n]*\n)?", block)
+    rank = r"\(rank " if source else r"(?:\(rank |Source: )"
+    for block in re.split(rf"(?m)^(?=\[[0-9a-f]{{16}}\] {rank})", search_result):
+        head = re.match(r"\[([0-9a-f]{16})\] (?:\(rank [^\n]*\n)?(?:Source:[^\n]*\n)?", block)
         if head:
             found.append((head.group(1), block[head.end():].strip()))
     return found
@@ -155,9 +158,10 @@ def _first_sentence(text: str) -> str:
 
 
 def passages(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
-    """(n, text) of each numbered passage a search-first request carries: a line starting ``[n]`` (its label)
-    and the text after it, up to the next such line."""
-    text = "\n".join(_text(m.get("content")) for m in messages if m["role"] in ("system", "user"))
+    """(n, text) of each numbered passage the current question of a search-first request carries (its messages
+    after the last answer): a line starting ``[n]`` (its label) and the text after it, up to the next such line."""
+    answered = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
+    text = "\n".join(_text(m.get("content")) for m in messages[answered + 1:] if m["role"] in ("system", "user"))
     found = []
     for piece in re.split(r"(?m)^(?=\[\d+\][ \t])", text):
         head = re.match(r"\[(\d+)\][ \t]+([^\n]*)\n?", piece)
@@ -176,11 +180,19 @@ def search_first_text(body: dict[str, Any], mode: str) -> str:
     return answer_text([], mode, numbered)
 
 
-def answer_text(turn: list[dict[str, Any]], mode: str, numbered: list[tuple[int, str]] | None = None) -> str:
+def answer_text(
+    turn: list[dict[str, Any]], mode: str, numbered: list[tuple[int, str]] | None = None,
+    history: list[dict[str, Any]] | None = None,
+) -> str:
     """The answer: each cited chunk's first sentence, quoted, with its ``[n]`` (``numbered``: (n, text) quoted
-    instead, as asked search-first)."""
+    instead, as asked search-first); a result whose text is above (:data:`TEXT_ABOVE`) is quoted from where
+    ``history`` shows it."""
     results = [_text(m.get("content")) for m in turn if m["role"] == "tool"]
-    chunks = dict(c for r in results for c in _chunks(r))
+    shown = [_text(m.get("content")) for m in history or () if m["role"] in ("tool", "user")]
+    known = dict(c for r in shown for c in _chunks(r, source=False) if not c[1].startswith(TEXT_ABOVE))
+    chunks = {
+        cid: known.get(cid, "") if text.startswith(TEXT_ABOVE) else text for r in results for cid, text in _chunks(r)
+    }
     registered = [r for r in results if r.startswith("Registered ")]
     numbers = re.findall(r"\[(\d+)\] = ([0-9a-f]{16})", registered[-1]) if registered else []
     if numbered is not None:
@@ -232,7 +244,7 @@ def next_step(body: dict[str, Any], mode: str) -> Step:
         results = [_text(m.get("content")) for m in turn if m["role"] == "tool"]
         ids = [cid for r in results for cid, _ in _chunks(r)][:2]
         return Step(name="rag_cite", arguments=json.dumps({"chunk_ids": ids}))
-    return Step(text=answer_text(turn, mode))
+    return Step(text=answer_text(turn, mode, history=body.get("messages", [])))
 
 
 class ModelServer(ThreadingHTTPServer):

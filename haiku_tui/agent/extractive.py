@@ -21,7 +21,7 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -36,7 +36,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from haiku_tui.capabilities.evidence import RESULT_SEPARATOR
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, TEXT_ABOVE
 from haiku_tui.capabilities.policy import REDIRECT_TAG
 from haiku_tui.capabilities.rag import RAG_ID
 from haiku_tui.capabilities.wire import estimated_tokens, message_chars
@@ -193,6 +193,9 @@ class Turn:
     """The question asked before this one in the conversation the model was given ("" when none)."""
     passages: str | None = None
     """The numbered passages the question's request carries when it is answered search-first (no tools)."""
+    shown: dict[str, str] = field(default_factory=dict)
+    """The text of each result block the conversation shows in full, by chunk id (a later result repeating one
+    says its text is above: :data:`~haiku_tui.capabilities.evidence.TEXT_ABOVE`)."""
 
     def calls(self, tool: str) -> list[Event]:
         return [e for e in self.events if e.kind == "call" and e.tool == tool]
@@ -247,7 +250,16 @@ def read_turn(messages: list[ModelMessage]) -> Turn:
                 elif REDIRECT_TAG in text:
                     events.append(Event("redirect", content=text))
     passages = _passages(messages[start]) if start is not None else None
-    return Turn(question=question, events=events, responses=responses, previous=previous, passages=passages)
+    shown = {
+        r.chunk_id: r.text
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if getattr(part, "part_kind", "") == "tool-return"
+        for r in parse_results(_content_text(part.content))
+        if r.text and r.text != TEXT_ABOVE
+    }
+    return Turn(question, events, responses, previous, passages, shown)
 
 
 _PASSAGES = re.compile(r"<passages>\n?(.*?)\n?</passages>", re.S)
@@ -363,7 +375,11 @@ def decide(messages: list[ModelMessage], tools: Iterable[str]) -> Action:
     results: list[Result] = []
     for ret in turn.returns(SEARCH_TOOL):
         known = {r.chunk_id for r in results}
-        results.extend(r for r in parse_results(ret.content) if r.chunk_id not in known)
+        results.extend(
+            replace(r, text=turn.shown.get(r.chunk_id, "")) if r.text == TEXT_ABOVE else r
+            for r in parse_results(ret.content)
+            if r.chunk_id not in known
+        )
     quotes = _select(question, tuple(results), leaned_on(question, turn.previous))
     cite_returns = turn.returns(CITE_TOOL)
     if not cite_returns:

@@ -9,14 +9,16 @@ gathered.
 The layout is written for a model server's prompt cache (llama.cpp's KV cache, vLLM, OpenAI's and
 Anthropic's prompt caches keep the prefix of the prompts they have seen). A slot is rewritten once, when its
 question becomes earlier, and then never changes: its search results keep the cited blocks as they were sent
-(:func:`slot_parts`), and a chunk an earlier slot of the same request already holds in full is named there
-("cited again; its text is above"), not moved. A host that passes a window of the history plans it with
-:func:`plan_start`, so what a request carries stays bounded in steps: the history starts where the previous
-question's did (recorded in the ledger) until the host's window passes it or the cited text since passes the
-host's bound (``deps.retained_chars``); then it moves forward at once, to keep half of each. The chunks cited
-before that start stay citable: the history's first request names them by id and source, a list that also
-stays the same until the next step. The same bound caps what an earlier answer carries (:func:`answer_budget`):
-a longer one is cut, on the wire only, with a line saying so.
+(:func:`slot_parts`; passages given search-first keep the cited passages, numbered as they were sent), and a
+chunk an earlier slot of the same request already holds in full is named there ("cited again; its text is
+above"), not moved. A host that passes a window of the history plans it with :func:`plan_start`, so what a
+request carries stays bounded in steps: the history starts where the previous question's did (recorded in the
+ledger) until the host's window passes it or the cited text since passes the host's bound
+(``deps.retained_chars``); then it moves forward at once, to keep a quarter of each (:data:`STEP_KEEPS`). The
+chunks cited before that start stay citable: the history's first request names them by id and source (by number
+when the question is answered search-first), a list that also stays the same until the next step. The same bound
+caps what an earlier answer carries (:func:`answer_budget`): a longer one is cut, on the wire only, with a line
+saying so.
 """
 
 from __future__ import annotations
@@ -34,12 +36,14 @@ from haiku_tui.capabilities import ledger
 from haiku_tui.capabilities.errors import EvidenceStateMissing
 from haiku_tui.capabilities.evidence import (
     RESULT_SEPARATOR,
+    TEXT_ABOVE,
     discover,
     history_offset,
     question_in_progress,
     source_label,
 )
 from haiku_tui.capabilities.parts import PassagesPart
+from haiku_tui.store.records import chunk_label, page_range
 from haiku_tui.text import one_line
 
 COMPACTION_ID = "haiku-tui-compaction"
@@ -52,12 +56,24 @@ CITED_HEADER = (
     "[Evidence cited for an earlier question, kept in full so later questions can rely on it. "
     "Cite these chunk ids directly when you use them.]"
 )
-DROPPED_HEADER = "[Chunks cited for questions no longer shown, to keep the request short."
+PASSAGES_CITED_HEADER = (
+    "[Passages cited for an earlier question, kept in full so later questions can rely on them. "
+    "Cite them by their numbers when you use them.]"
+)
+DROPPED_HEADER = "[Cited for questions no longer shown, to keep the request short:"
 CITED_AGAIN = "cited again; its text is above"
 KEPT_NOTE = (
     "[The results above were cited for this earlier question and are kept in full: cite their ids directly when you "
     "use them. Its other results are no longer shown; they do not count as cited for the current question.]"
 )
+PASSAGES_KEPT_NOTE = (
+    "[The passages above were cited for this earlier question and are kept in full: cite them by their numbers when "
+    "you use them. Its other passages are no longer shown.]"
+)
+
+STEP_KEEPS = 4
+"""A step keeps a quarter of the host's window and of its bound: each step re-sends less, and they come further
+apart (one in 30 questions of the bench, instead of two keeping half)."""
 
 START_KEY = "window_start"
 """The key of a question record holding the first message its requests carried (:func:`plan_start`)."""
@@ -85,9 +101,12 @@ def cut_answer(text: str, limit: int) -> str:
     return text[:limit] + "\n\n" + ANSWER_CUT.format(kept=limit, total=len(text))
 
 
-def dropped_line(count: int) -> str:
-    """The line that introduces the chunks cited before a request's first question, named without their text."""
-    return f"{DROPPED_HEADER} {count} chunk(s): they stay citable by these ids; search again to read one.]"
+def dropped_line(count: int, numbered: bool = False) -> str:
+    """The line that introduces the chunks cited before a request's first question, named without their text
+    (``numbered``: as passages, by their numbers, for questions answered search-first)."""
+    if numbered:
+        return f"{DROPPED_HEADER} {count} passage(s); they stay citable by these numbers.]"
+    return f"{DROPPED_HEADER} {count} chunk(s); they stay citable by these ids; search again to read one.]"
 
 
 # ---- where a request's history starts ---------------------------------------------------------------------
@@ -125,7 +144,7 @@ def plan_start(state: dict[str, Any], question: int, offset: int = 0, budget: in
     """The first message of ``question``'s requests: where the previous question's history started, unless
     that is before ``offset`` (the host's window passed it) or the text the questions since then cited passes
     ``budget`` (characters, 0: no bound). Then it moves forward at once, to the oldest question after which
-    at most half the host's window of questions (when that passed it) and half the budget remain.
+    at most a quarter of the host's window of questions (when that passed it) and of the budget remain.
 
     A pure function of the ledger, so consecutive questions agree and a session opened partially plans the
     same start; the question's own start is recorded (:func:`record_start`) for the next one.
@@ -142,11 +161,11 @@ def plan_start(state: dict[str, Any], question: int, offset: int = 0, budget: in
     counted = start < offset
     if not counted and not (budget and kept > budget):
         return max(start, offset)
-    most = max(1, len(earlier) // 2) if counted else len(earlier)
+    most = max(1, len(earlier) // STEP_KEEPS) if counted else len(earlier)
     cited, kept, chosen = {}, 0, question
     for count, (q, records) in enumerate(earlier, start=1):
         kept += _kept_chars(state, cited, records)
-        if count > most or (budget and kept > budget // 2 and (count > 1 or kept > budget)):
+        if count > most or (budget and kept > budget // STEP_KEEPS and (count > 1 or kept > budget)):
             break
         chosen = q
     return chosen
@@ -172,15 +191,20 @@ def evidence_parts(messages: list[ModelMessage], boundary: int, owned_tools: fro
     ]
 
 
-def _source(state: dict[str, Any], chunk_id: str) -> tuple[str, str]:
-    """``[id] Source: …`` and the text of a cited chunk."""
+def _source(state: dict[str, Any], chunk_id: str, numbered: bool = False) -> tuple[str, str]:
+    """``[id] Source: …`` (``numbered``: ``[n] Title › heading``, as a passage is shown) and a cited chunk's text."""
     entry = ledger.citation_for(state, chunk_id)
     if entry is None:
         raise ValueError(f"chunk {chunk_id} is cited but missing from every citation index")
+    if numbered:
+        pages = page_range(entry["pages"])
+        label = chunk_label(entry["title"], entry["headings"]) + (f" ({pages})" if pages else "")
+        return f"[{entry['index']}] {label}", entry["text"].strip()
     return f"[{chunk_id}] Source: {source_label(entry['title'], entry['headings'], entry['pages'])}", entry["text"]
 
 
 BLOCK_ID = re.compile(r"\[([0-9a-f]{16})\]")
+LABEL = re.compile(r"\[(\d+)\]")
 
 
 def _blocks(content: str) -> list[tuple[str, str]]:
@@ -190,35 +214,72 @@ def _blocks(content: str) -> list[tuple[str, str]]:
     return found if len(found) == len(blocks) else []
 
 
+def passages_record(state: dict[str, Any], question: int) -> dict[str, Any] | None:
+    """The record of ``question`` if it was answered search-first (its numbered passages), else None."""
+    for namespace in ledger.evidence_namespaces(state).values():
+        record = ledger.find_question(namespace, question)
+        if record is not None and record.get("passage_sources"):
+            return record
+    return None
+
+
+def _passage_blocks(record: dict[str, Any], content: str) -> list[tuple[str, str]]:
+    """(chunk id, passage) of each numbered passage of ``content``, cut at the source lines ``record`` holds, in
+    order ([] when they are not all found)."""
+    starts, at = [], 0
+    for source in record["passage_sources"]:
+        at = content.find(source + "\n", at)
+        if at < 0 or (at and content[at - 2 : at] != "\n\n"):
+            return []
+        starts.append(at)
+    ends = [s - 2 for s in starts[1:]] + [len(content)]
+    labels = [m.group(1) if (m := LABEL.match(s)) else "" for s in record["passage_sources"]]
+    return [(record["passages"].get(n, ""), content[s:e]) for n, s, e in zip(labels, starts, ends)]
+
+
 def slot_parts(state: dict[str, Any], question: int, contents: list[str], held: set[str]) -> list[str]:
-    """What an earlier question's evidence parts (``contents``, in order) become: each keeps the result blocks the
-    question cited as they were sent, so a prompt cache keeps them, then :data:`KEPT_NOTE`; one that kept none is
-    :data:`RECEIPT`. A cited chunk an earlier slot of the request holds (``held``, which this updates) is named
-    there instead; one cited but in none of its parts as a block (cited from text shown before, or from evidence
-    not made of blocks) is added to the last part, with its text from the citation index."""
+    """What an earlier question's evidence parts (``contents``, in order) become: each keeps the result blocks (or
+    numbered passages, search-first) the question cited as they were sent, so a prompt cache keeps them, then
+    :data:`KEPT_NOTE` (:data:`PASSAGES_KEPT_NOTE`); one that kept none is :data:`RECEIPT`. A cited chunk an earlier
+    slot of the request holds (``held``, which this updates) is named there instead; one cited but in none of its
+    parts (cited from text shown before, or from evidence not made of blocks) is added to the last part, with its
+    text from the citation index."""
     cited = ledger.cited_ids(state, question)
+    record = passages_record(state, question)
+    numbered = record is not None
     placed: set[str] = set()
     out = []
     for content in contents:
+        blocks = _blocks(content) or (_passage_blocks(record, content) if record else [])
         kept = []
-        for chunk_id, block in _blocks(content):
+        for chunk_id, block in blocks:
             if chunk_id in cited and chunk_id not in placed:
-                kept.append(_again(state, chunk_id) if chunk_id in held else block)
+                if chunk_id in held:
+                    block = _again(state, chunk_id, numbered)
+                elif block.endswith(TEXT_ABOVE):  # sent short, its text held by a slot a step has since dropped
+                    block = "{}\n{}".format(*_source(state, chunk_id))
+                kept.append(block)
                 placed.add(chunk_id)
-        out.append(RESULT_SEPARATOR.join(kept) + "\n\n" + KEPT_NOTE if kept else RECEIPT)
+        joined = ("\n\n" if numbered else RESULT_SEPARATOR).join(kept)
+        out.append(joined + "\n\n" + (PASSAGES_KEPT_NOTE if numbered else KEPT_NOTE) if kept else RECEIPT)
     rest = [c for c in sorted(cited) if c not in placed]
     if rest and out:
-        prompt = one_line(ledger.prompt_of(state, question), 120)
-        blocks = [_again(state, c) if c in held else "{}\n{}".format(*_source(state, c)) for c in rest]
-        lead = [] if out[-1] == RECEIPT else [out[-1].removesuffix(KEPT_NOTE).rstrip()]
-        out[-1] = "\n\n".join([*lead, CITED_HEADER, f"[Cited for the earlier question: {prompt}]", *blocks, RECEIPT])
+        blocks = [
+            _again(state, c, numbered) if c in held else "{}\n{}".format(*_source(state, c, numbered)) for c in rest
+        ]
+        lead = [] if out[-1] == RECEIPT else [out[-1].removesuffix(KEPT_NOTE).removesuffix(PASSAGES_KEPT_NOTE).rstrip()]
+        if numbered:  # the question follows its passages
+            out[-1] = "\n\n".join([*lead, PASSAGES_CITED_HEADER, *blocks, PASSAGES_KEPT_NOTE])
+        else:
+            asked = f"[Cited for the earlier question: {one_line(ledger.prompt_of(state, question), 120)}]"
+            out[-1] = "\n\n".join([*lead, CITED_HEADER, asked, *blocks, RECEIPT])
     if out:
         held.update(cited)
     return out
 
 
-def _again(state: dict[str, Any], chunk_id: str) -> str:
-    return f"{_source(state, chunk_id)[0]} — {CITED_AGAIN}."
+def _again(state: dict[str, Any], chunk_id: str, numbered: bool = False) -> str:
+    return f"{_source(state, chunk_id, numbered)[0]} — {CITED_AGAIN}."
 
 
 def dropped_chunks(state: dict[str, Any], start: int) -> list[str]:
@@ -233,10 +294,13 @@ def dropped_chunks(state: dict[str, Any], start: int) -> list[str]:
     return out
 
 
-def dropped_text(state: dict[str, Any], start: int) -> str:
-    """The list that names the chunks cited before ``start`` ("" when none was)."""
+def dropped_text(state: dict[str, Any], start: int, numbered: bool = False) -> str:
+    """The list that names the chunks cited before ``start`` ("" when none was); ``numbered``: by their numbers, as
+    passages, for a question answered search-first."""
     ids = dropped_chunks(state, start)
-    return "\n\n".join([dropped_line(len(ids)), "\n".join(_source(state, c)[0] for c in ids)]) if ids else ""
+    if not ids:
+        return ""
+    return "\n\n".join([dropped_line(len(ids), numbered), "\n".join(_source(state, c, numbered)[0] for c in ids)])
 
 
 def compact_history(
@@ -251,7 +315,7 @@ def compact_history(
 ) -> list[ModelMessage]:
     """The request's history: ``messages`` (``messages[0]`` is message ``offset`` of the whole history) from
     message ``start`` on, the earlier questions' (before ``boundary``) evidence parts rewritten into their
-    slots (:func:`slot_text`; a question's other evidence parts become :data:`RECEIPT`), the chunks cited
+    slots (:func:`slot_parts`; a question's other evidence parts become :data:`RECEIPT`), the chunks cited
     before ``start`` named ahead of its first question (:func:`dropped_text`), earlier answers longer than
     ``answer_chars`` (0: no bound) cut (:func:`cut_answer`).
 
@@ -262,7 +326,7 @@ def compact_history(
     earlier = list(messages[max(0, start - offset) : local])
     first = max(start, offset)
     out = _cut_answers(_slots(earlier, state, first, boundary, owned_tools), answer_chars) + list(messages[local:])
-    text = dropped_text(state, first)
+    text = dropped_text(state, first, passages_record(state, boundary) is not None)
     if text and out and isinstance(out[0], ModelRequest):  # the history's first request, else the question's own
         stamp = next((p.timestamp for p in out[0].parts if isinstance(p, UserPromptPart)), None)
         named = UserPromptPart(text) if stamp is None else UserPromptPart(text, timestamp=stamp)  # the same each time

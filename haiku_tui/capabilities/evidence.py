@@ -112,12 +112,17 @@ def source_label(title: str, headings: list[str] | tuple[str, ...], pages: list[
     return f"{label} ({page_range(pages)})" if pages else label
 
 
-def format_result(hit: SearchHit, total: int) -> str:
-    """One search result block for the model: its chunk id first, then source and text."""
+TEXT_ABOVE = "[Its text is above, in full: shown earlier in this conversation.]"
+"""A result block's text when the request already holds the chunk in full (:meth:`EvidenceCapability.held`)."""
+
+
+def format_result(hit: SearchHit, total: int, above: bool = False) -> str:
+    """One search result block for the model: its chunk id first, then source and text (``above``: a line saying
+    the request holds its text already)."""
     return (
         f"[{hit.chunk_id}] (rank {hit.rank} of {total})\n"
         f"Source: {source_label(hit.title, hit.headings, hit.pages)}\n"
-        f"{hit.text}"
+        f"{TEXT_ABOVE if above else hit.text}"
     )
 
 
@@ -316,10 +321,24 @@ class EvidenceCapability(AbstractCapability[Any]):
             )
         except EmptyKnowledgeBase as error:
             raise ToolFailed(str(error)) from None
+        held = self.held(record)
         ledger.note_search(record, query, [hit_to_json(h) for h in hits], history_offset(ctx) + len(ctx.messages))
         if not hits:
             return NO_RESULTS
-        return RESULT_SEPARATOR.join(format_result(hit, len(hits)) for hit in hits)
+        return RESULT_SEPARATOR.join(format_result(hit, len(hits), hit.chunk_id in held) for hit in hits)
+
+    def held(self, record: dict[str, Any]) -> set[str]:
+        """Chunks whose text the question's requests hold in full: what its earlier searches returned and, when
+        compaction laid the requests out (it recorded their start, ``window_start``), what the questions since that
+        start cited (it keeps their text in full). A search result repeating one says its text is above."""
+        found = {hit["chunk_id"] for search in record["searches"] for hit in search["hits"]}
+        start = record.get("window_start")
+        if isinstance(start, int):
+            for question, records in ledger.newest_first(self._state, record["question"]):
+                if question < start:
+                    break
+                found.update(ledger.current_ids(records))
+        return found
 
     def cite(self, ctx: RunContext[Any], chunk_ids: list[str]) -> str:
         """Record the declaration of what grounds the answer: ``[]`` means ungrounded."""

@@ -202,7 +202,7 @@ class Session:
         flat; earlier cited evidence still reaches the model through compaction (chunks cited before the
         window are named by id). The window moves in steps (compaction's ``plan_start``): it starts where the
         previous question's did until ``questions`` or the cited text bound ``retained`` (characters, 0: none)
-        is passed, then keeps half of each, so most questions' requests start as the one before did (what a
+        is passed, then keeps a quarter of each, so most questions' requests start as the one before did (what a
         model server's prompt cache reuses). The stored history keeps everything.
         """
         from haiku_tui.capabilities.compaction import plan_start

@@ -22,7 +22,7 @@ from haiku_tui.capabilities.compaction import (
 )
 from haiku_tui.capabilities.compaction import create_capability as compaction
 from haiku_tui.capabilities.errors import EvidenceStateMissing
-from haiku_tui.capabilities.evidence import RESULT_SEPARATOR
+from haiku_tui.capabilities.evidence import RESULT_SEPARATOR, TEXT_ABOVE
 from haiku_tui.capabilities.rag import create_capability as rag
 from tests.capabilities.scripts import Script, cite, cite_top, ids_in, last_return, load, search, text, wire_text
 
@@ -118,6 +118,25 @@ async def test_a_chunk_cited_again_is_named_where_an_earlier_slot_holds_its_text
     full_text = deps.state["rag"]["citation_index"][hits[0]]["text"]
     assert full_text in first and full_text not in second
     assert f"[{hits[0]}] Source: " in second and CITED_AGAIN in second
+
+
+async def test_a_result_the_request_holds_in_full_says_its_text_is_above_until_a_step_drops_it(kb):
+    deps = Deps()
+    r1, hits = await first_question(kb, deps)
+    s2 = Script(search("sourdough starter"), cite(hits[0]), text("Again [1]."))
+    r2 = await agent_for(s2, kb).run("The starter again?", deps=deps, message_history=r1.all_messages())
+    returned = last_return(s2.sent[1])  # the second question's search result, as the model read it
+    full_text = deps.state["rag"]["citation_index"][hits[0]]["text"]
+    assert f"[{hits[0]}] (rank 1 of" in returned and TEXT_ABOVE in returned and full_text not in returned
+    others = [t for cid, t in ((h["chunk_id"], h["snippet"]) for h in ledger.find_question(
+        deps.state["rag"], len(r1.all_messages()))["searches"][0]["hits"]) if cid != hits[0]]
+    assert others and all(" ".join(t.removesuffix("…").split()[:6]) in " ".join(returned.split()) for t in others)
+    # a history that leaves out the first question: the second one's slot carries the text again
+    messages, q2 = r2.all_messages(), len(r1.all_messages())
+    s3 = Script(text("Hi."))
+    await agent_for(s3, kb).run("hello", deps=Deps(state=deps.state, history_offset=q2), message_history=messages[q2:])
+    (second,) = search_returns(s3.sent[0])
+    assert full_text in second and TEXT_ABOVE not in second
 
 
 async def test_nothing_cited_earlier_leaves_only_receipts(kb):
@@ -297,14 +316,14 @@ def _host_starts(state: dict, starts: list[int], window: int, budget: int) -> li
     return out
 
 
-def test_the_window_moves_in_steps_of_half_the_window():
+def test_the_window_moves_in_steps_that_keep_a_quarter_of_it():
     state, starts = _distinct_ledger(45)
     planned = _host_starts(state, starts, 20, 0)
     earlier = [starts.index(q) - starts.index(s) for q, s in zip(starts, planned)]
     assert earlier[:21] == list(range(21))  # the whole history while the window holds it
-    assert earlier[21] == 10 and max(earlier) <= 20  # then half of it, growing again until the window is passed
+    assert earlier[21] == 5 and max(earlier) <= 20  # then a quarter of it, growing again until the window is passed
     steps = [i for i in range(1, len(planned)) if planned[i] != planned[i - 1]]
-    assert steps == [21, 32, 43]
+    assert steps == [21, 37]
     assert planned == sorted(planned)
 
 
@@ -314,7 +333,7 @@ def test_the_cited_text_bound_moves_the_window_in_steps_too():
     kept = [starts.index(q) - starts.index(s) for q, s in zip(starts, planned)]  # one 100-char chunk per question
     assert max(kept) * 100 <= 800
     steps = [i for i in range(1, len(planned)) if planned[i] != planned[i - 1]]
-    assert steps and all(kept[i] * 100 <= 400 for i in steps)  # a step keeps at most half the bound
+    assert steps and all(kept[i] * 100 <= 200 for i in steps)  # a step keeps at most a quarter of the bound
     assert all(b - a >= 4 for a, b in zip(steps, steps[1:]))  # and the questions between steps keep their start
 
 

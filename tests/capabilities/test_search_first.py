@@ -10,7 +10,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from haiku_tui.agent import AgentConfig, build_agent
 from haiku_tui.capabilities import ledger
-from haiku_tui.capabilities.compaction import CITED_HEADER
+from haiku_tui.capabilities.compaction import PASSAGES_KEPT_NOTE
 from haiku_tui.capabilities.parts import PassagesPart
 from haiku_tui.capabilities.report import answer_report
 from haiku_tui.capabilities.views import question_views
@@ -194,8 +194,11 @@ async def test_the_saved_session_reloads_the_part_and_compaction_treats_it_as_ev
 
     await ask(agent, loaded, "How should I store tea leaves?")
     earlier = sent_text(script.sent[1][0])  # the first question's request, as the second one sent it
-    assert first.content not in earlier and CITED_HEADER in earlier
-    # compacted like an earlier search result: the cited chunk in full (the capsule), the others not at all
+    assert first.content not in earlier and PASSAGES_KEPT_NOTE in earlier and "chunk id" not in earlier
+    # compacted like an earlier search result: the cited passage in full where it was sent, with its number (so
+    # a follow-up cites it as it would a passage), the others not at all
+    number = label_of(script.sent[0], "Bicycle maintenance")
+    assert f"<passages>\n[{number}] Bicycle maintenance › Chain care\nOil the bicycle chain" in earlier
     record = ledger.find_question(loaded.state["rag"], 0)
     cited = ledger.cited_ids(loaded.state, 0)
     texts = kb.get_chunks(list(record["passages"].values()))
@@ -299,3 +302,34 @@ async def test_an_answer_that_writes_its_request_back_grounds_nothing(kb):
     why = "not grounded: the model wrote back its instructions and passages instead of answering"
     assert view.grounding_note == why
     assert view.grounding_note in to_markdown(session)
+
+
+async def test_a_follow_up_cites_an_earlier_passage_by_its_number_and_a_step_names_them_by_number(kb):
+    from haiku_tui.capabilities import Deps
+    from haiku_tui.capabilities.compaction import PASSAGES_CITED_HEADER, dropped_line
+
+    chain = {}
+
+    def cite_the_chain_again(messages, info):  # the earlier passage, by the number it was shown with
+        return text(f"Oil the chain every 300 kilometres [{chain['number']}].")
+
+    def first(messages, info):
+        chain["number"] = label_of(messages, "Bicycle maintenance")
+        return text(f"Oil the chain every 300 kilometres [{chain['number']}].")
+
+    script = Script(first, cite_the_chain_again, text("Tea keeps in a tin."))
+    agent, deps = agent_for(script, kb), Deps()
+    r1 = await agent.run("How often should I oil my bicycle chain?", deps=deps)
+    r2 = await agent.run("How should I store tea leaves?", deps=deps, message_history=r1.all_messages())
+    q2 = len(r1.all_messages())
+    chunk = ledger.find_question(deps.state["rag"], 0)["declaration"]["chunk_ids"][0]
+    assert ledger.cited_ids(deps.state, q2) == [chunk]  # the follow-up's [n] is the earlier passage
+    # a history that leaves out the first question (a step): its passage is named by its number, without its text
+    windowed = Deps(state=deps.state, history_offset=q2)
+    await agent.run("And tea bags?", deps=windowed, message_history=r2.all_messages()[q2:])
+    sent = sent_text(script.sent[2][0])
+    label = f"[{chain['number']}] Bicycle maintenance › Chain care"
+    assert dropped_line(1, numbered=True) in sent and label in sent and "chunk id" not in sent
+    # the second question's slot carries the passage it cited from the first, with its text, as a passage
+    slot = sent[sent.index("<passages>") :]
+    assert PASSAGES_CITED_HEADER in slot and f"{label}\nOil the bicycle chain every 300 kilometres" in slot
