@@ -189,7 +189,7 @@ class QuestionRun:
             self.deps = self.session.deps(self.offset, self.retained)  # nothing of the attempt before is kept
 
     def _shorten(self, tokens: int) -> str | None:
-        """Hand the model about half the earlier questions it was sent (the window steps, so the questions that
+        """Hand the model about a quarter of the earlier questions it was sent (the window steps, so the questions that
         follow start there too); the line saying so, or None when no earlier question was sent."""
         from haiku_tui.capabilities.wire import question_starts
 

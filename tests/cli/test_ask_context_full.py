@@ -1,5 +1,5 @@
 """``haiku-tui ask --session`` against a server whose context the session outgrows (the loopback server answers as
-llama.cpp's does: HTTP 400, "exceeds the available context size"): the question is asked again with about half
+llama.cpp's does: HTTP 400, "exceeds the available context size"): the question is asked again with about a quarter of
 the earlier questions, said in one line and kept with the session, and the questions after it start there."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def test_a_session_that_outgrows_the_context_is_asked_again_with_fewer_questions
     assert ask(model_server, kb_path, QUESTIONS[5]) == 0
     captured = capsys.readouterr()
     assert notes(captured.err) == [
-        f"haiku-tui: the model's context ({biggest + 10:,} tokens) is full: asked again with the last 2 of the 5 "
+        f"haiku-tui: the model's context ({biggest + 10:,} tokens) is full: asked again with the last 1 of the 5 "
         "earlier questions; for more, give the server a larger context (llama.cpp --ctx-size, Ollama num_ctx)"
     ]
     assert "[1]" in captured.out and "not grounded" not in captured.out
@@ -55,13 +55,13 @@ def test_a_session_that_outgrows_the_context_is_asked_again_with_fewer_questions
     assert session.message_count and len(session.state["rag"]["questions"]) == 6
     from haiku_tui.sessions.export import to_markdown
 
-    assert to_markdown(session).count("is full: asked again with the last 2 of the 5 earlier questions") == 1
+    assert to_markdown(session).count("is full: asked again with the last 1 of the 5 earlier questions") == 1
 
     model_server.requests.clear()  # the next question starts where the shortened one did: nothing to say
     assert ask(model_server, kb_path, QUESTIONS[0]) == 0
     assert notes(capsys.readouterr().err) == []
     first = model_server.requests[0].body["messages"]
-    assert QUESTIONS[3] in json.dumps(first) and QUESTIONS[2] not in json.dumps(first)  # the step holds
+    assert QUESTIONS[4] in json.dumps(first) and QUESTIONS[3] not in json.dumps(first)  # the step holds
 
 
 def test_a_question_that_does_not_fit_even_alone_is_one_line_and_nothing_saved(model_server, kb_path, capsys):

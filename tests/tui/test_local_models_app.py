@@ -139,7 +139,7 @@ async def test_f8_sends_the_model_name_to_the_server_as_typed(model_server, smal
 
 
 async def test_a_session_that_outgrows_the_context_goes_on_with_fewer_questions(model_server, small_kb):
-    """The request that does not fit is asked again with about half the earlier questions: a notice row in the
+    """The request that does not fit is asked again with about a quarter of the earlier questions: a notice row in the
     turn, one notification, and a grounded answer."""
     import json
 
