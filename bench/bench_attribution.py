@@ -36,7 +36,10 @@ from haiku_tui.store import KnowledgeBase
 
 GUIDE = Path(__file__).resolve().parent.parent / "haiku_tui" / "guide"
 KINDS = ("copied", "reworded", "light", "led in", "terse", "wrong", "edited", "wrong, led in", "unrelated")
-TARGET = 0.95
+TARGET = 0.97
+"""Precision the DEV thresholds must reach: DEV holds 24 pairs, and at 0.95 the thresholds chosen let in the
+edited negatives that 0.97 keeps out (a wrong attribution is worse than none)."""
+SHIPPED = (attribution.FOURGRAM_MIN, attribution.COVERAGE_MIN, attribution.PAIRS_MIN)
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ class Case:
     kind: str
     right: frozenset[str]  # the passages holding the pair's phrase (copied / reworded); empty: none is right
     passages: dict[int, tuple[str, str]]
-    shares: dict[int, tuple[float, float, bool]]  # label → (4-gram share, coverage, numbers hold)
+    scores: dict[int, attribution.Scores]  # label → how that passage holds the sentence
 
 
 def _norm(text: str) -> str:
@@ -102,29 +105,27 @@ def cases(kb: KnowledgeBase, pairs: list[Pair], wrong: list[str], light: list[st
             "unrelated": (UNRELATED[i % len(UNRELATED)], frozenset()),
         }
         for kind, (sentence, answer) in sentences.items():
-            shares = {
-                n: (*attribution.score(sentence, t), attribution.numbers_hold(sentence, t))
-                for n, (_, t) in passages.items()
-            }
-            out.append(Case(sentence, kind, answer, passages, shares))
+            scores = {n: attribution.score(sentence, t) for n, (_, t) in passages.items()}
+            out.append(Case(sentence, kind, answer, passages, scores))
     return out
 
 
-def decide(case: Case, fourgram: float, coverage: float, beside: float, numbers: bool = True) -> str | None:
-    """The chunk the rule attributes ``case`` to (the same choice as :func:`attribution.attribute_sentence`)."""
+def decide(case: Case, rule: tuple[float, float, float], agree: bool = True) -> str | None:
+    """The chunk the rule attributes ``case`` to (the same choice as :func:`attribution.attribute_sentence`);
+    ``agree=False``: without the agreement checks (numbers, identifiers, polarity)."""
     best = None
-    for n, (g, c, holds) in case.shares.items():
-        if (numbers and not holds) or not attribution.attributed((g, c), fourgram, coverage, beside):
+    for n, scores in case.scores.items():
+        if not attribution.attributed(scores if agree else scores._replace(agrees=True), *rule):
             continue
-        if best is None or max(g, c) > best[0]:
-            best = (max(g, c), case.passages[n][0])
+        if best is None or attribution.strength(scores) > best[0]:
+            best = (attribution.strength(scores), case.passages[n][0])
     return best[1] if best else None
 
 
 def most_fourgrams(case: Case) -> str | None:
     """The rule measured by hand in the issue: the passage sharing the most word 4-grams (any at all)."""
-    n, (g, _, _) = max(case.shares.items(), key=lambda item: item[1][0])
-    return case.passages[n][0] if g > 0 else None
+    n, scores = max(case.scores.items(), key=lambda item: item[1].fourgrams)
+    return case.passages[n][0] if scores.fourgrams > 0 else None
 
 
 def tally(rows: list[Case], chosen) -> dict[str, float]:
@@ -144,13 +145,14 @@ def tally(rows: list[Case], chosen) -> dict[str, float]:
 
 
 def choose(rows: list[Case]) -> tuple[float, float, float]:
-    best = (-1.0, 0.0, (attribution.FOURGRAM_MIN, attribution.COVERAGE_MIN, attribution.BESIDE_MIN))
-    for fourgram in [x / 20 for x in range(4, 15)]:  # at most 0.7: a copy a model changed a word of still counts
-        for coverage in [x / 20 for x in range(12, 21)]:
-            for beside in [x / 20 for x in range(0, 8)]:
-                t = tally(rows, lambda c, rule=(fourgram, coverage, beside): decide(c, *rule))
-                if t["precision"] >= TARGET:
-                    best = max(best, (t["recall"], t["precision"], (fourgram, coverage, beside)))
+    """The thresholds that attribute the most sentences at precision ≥ TARGET (the highest ones on a tie)."""
+    best = (-1.0, 0.0, SHIPPED)
+    for fourgram in [x / 20 for x in range(20, 7, -1)]:
+        for coverage in [x / 20 for x in range(20, 9, -1)]:
+            for pairs in [x / 20 for x in range(20, -1, -1)]:
+                t = tally(rows, lambda c, rule=(fourgram, coverage, pairs): decide(c, rule))
+                if t["precision"] >= TARGET and t["recall"] > best[0]:
+                    best = (t["recall"], t["precision"], (fourgram, coverage, pairs))
     return best[2]
 
 
@@ -161,17 +163,16 @@ def main() -> None:
             kb.add([*corpus, *sorted(GUIDE.glob("*.md"))])
             dev = cases(kb, DEV, WRONG_DEV, LIGHT_DEV, EDITED_DEV)
             test = cases(kb, TEST, WRONG_TEST, LIGHT_TEST, EDITED_TEST)
-    fourgram, coverage, beside = choose(dev)
-    shipped = (attribution.FOURGRAM_MIN, attribution.COVERAGE_MIN, attribution.BESIDE_MIN)
+    fourgram, coverage, pairs = choose(dev)
     print(
-        f"chosen on DEV: 4-gram share ≥ {fourgram:.2f}, or coverage ≥ {coverage:.2f} with 4-gram share ≥ {beside:.2f}"
-        f" (shipped: {shipped})"
+        f"chosen on DEV: 4-gram share ≥ {fourgram:.2f}, or coverage ≥ {coverage:.2f} with ordered pairs ≥ {pairs:.2f}"
+        f" (shipped: {SHIPPED})"
     )
     print(f"| set | rule | sentences | attributed | precision | recall | {' | '.join(KINDS)} |")
     print("|---|---|---:|---:|---:|---:|" + "---:|" * len(KINDS))
     rules = {
-        "shipped": lambda c: decide(c, *shipped),
-        "shipped, no number check": lambda c: decide(c, *shipped, numbers=False),
+        "shipped": lambda c: decide(c, SHIPPED),
+        "shipped, no agreement checks": lambda c: decide(c, SHIPPED, agree=False),
         "most shared 4-grams": most_fourgrams,
     }
     for name, rows in (("dev", dev), ("test", test)):
