@@ -57,8 +57,10 @@ _NUMBER = re.compile(r"(?<![a-z_])\d+(?:[.,]\d+)*|\b(?:" + "|".join(_NUMBER_WORD
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+_\w*|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]*[A-Z]\w*)\b")
 """A name from code or the documents: ``__getattr__``, ``HAIKU_TUI_MODEL``, ``casefold``'s ``TypeError``."""
 _NEGATION = re.compile(r"not|no|never|cannot|neither|nor|without|\w+n['’]t")
-_NEGATED_SPAN = 3
-"""Words after a negation it reaches; it negates the first two content words among them."""
+_NEGATED_WORDS = 2
+"""Content words after a negation that it negates, within its clause."""
+_CLAUSE_MARK = re.compile(r"[,;:.!?()]|\b(?:and|or|but|so|because|then|while|although|whereas|which)\b")
+"""Where a clause ends, and with it the reach of a negation."""
 _CLAUSE = re.compile(r"(?<=[.!?:;])\s+")
 
 
@@ -131,24 +133,20 @@ def _pairs(text: str) -> set[tuple[str, str]]:
 
 
 def _polarity(text: str) -> tuple[set[str], set[str], bool]:
-    """``(content words negated, content words stated, any negation)`` of ``text``."""
-    words = _TOKEN.findall(text.lower())
+    """``(content words negated, content words stated, any negation)`` of ``text``: a negation reaches the next
+    two content words of its clause ("not saved and the session stays": "saved" only)."""
     negated: set[str] = set()
-    scoped: set[int] = set()
-    for i, word in enumerate(words):
-        if not _NEGATION.fullmatch(word):
-            continue
-        reached = [j for j in range(i + 1, min(len(words), i + 1 + _NEGATED_SPAN)) if not _NEGATION.fullmatch(words[j])]
-        for j in [j for j in reached if content_terms(words[j])][:2]:
-            negated.update(content_terms(words[j]))
-            scoped.add(j)
-    stated = {
-        term
-        for j, word in enumerate(words)
-        if j not in scoped and not _NEGATION.fullmatch(word)
-        for term in content_terms(word)
-    }
-    return negated, stated, any(_NEGATION.fullmatch(word) for word in words)
+    stated: set[str] = set()
+    negative = False
+    for clause in _CLAUSE_MARK.split(text.lower()):
+        reach = 0
+        for word in _TOKEN.findall(clause):
+            if _NEGATION.fullmatch(word):
+                negative, reach = True, _NEGATED_WORDS
+            elif terms := content_terms(word):
+                (negated if reach else stated).update(terms)
+                reach = max(0, reach - 1)
+    return negated, stated, negative
 
 
 def polarity_agrees(sentence: str, window: str) -> bool:
@@ -167,7 +165,7 @@ def score(sentence: str, text: str) -> Scores:
     terms = content_terms(claim)
     pairs = list(zip(terms, terms[1:]))
     best: tuple[bool, float, float] = (False, 0.0, 0.0)
-    for window in windows(text):
+    for window in windows(text, len(claim.split())):
         covered = coverage(terms, set(content_terms(window)))
         held = _pairs(window)
         paired = sum(pair in held for pair in pairs) / len(pairs) if pairs else 0.0

@@ -80,12 +80,19 @@ def content_terms(text: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1]
 
 
-def windows(text: str) -> list[str]:
-    """The chunk's sentences, each with its neighbour (claims often paraphrase two sentences)."""
+def windows(text: str, words: int = 0) -> list[str]:
+    """The chunk's sentences, each with its neighbour (claims often paraphrase two sentences), and with more of the
+    following ones while they hold fewer than ``words`` words (a long claim needs a window as long)."""
     parts = [p for p in re.split(r"(?<=[.!?:])\s+|\n\s*\n", text) if p.strip()]
     if len(parts) <= 1:
         return [text]
-    return [parts[i] + " " + parts[i + 1] for i in range(len(parts) - 1)]
+    out = []
+    for i in range(len(parts) - 1):
+        end = i + 2
+        while end < len(parts) and len(" ".join(parts[i:end]).split()) < words:
+            end += 1
+        out.append(" ".join(parts[i:end]))
+    return out
 
 
 def coverage(terms: list[str], passage: set[str]) -> float:

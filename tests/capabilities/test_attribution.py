@@ -87,6 +87,22 @@ def test_polarity_follows_the_words_a_negation_reaches():
     assert not polarity_agrees("It is not saved.", "A cancelled answer is saved.")
     # a word stated elsewhere in the window is not taken for negated: "saved" is both here
     assert polarity_agrees("Each answer is saved.", "Each answer is saved. A cancelled answer is not saved.")
+    # a negation ends with its clause: "the session" is stated, whatever the articles around it
+    assert polarity_agrees("It is not saved and the session stays.", "It is not saved, so the session stays.")
+    terse = "If argument does not have proper type, it fails."
+    assert polarity_agrees(terse, "If the argument does not have the proper type, it fails.")
+
+
+def test_a_copied_sentence_longer_than_two_of_the_passages_sentences_is_attributed():
+    grammar = (
+        "The simple form is equivalent to: if __debug__: if not expression: raise AssertionError. "
+        "The extended form is equivalent to: if __debug__: if not expression1: raise AssertionError(expression2). "
+        "These equivalences assume the built-in names."
+    )
+    copied = "The extended form is equivalent to: if __debug__: if not expression1: raise AssertionError(expression2)."
+    assert attribute_sentence(copied, {1: ("assert", grammar)}).chunk_id == "assert"
+    flipped = copied.replace("if not expression1", "if expression1")
+    assert attribute_sentence(flipped, {1: ("assert", grammar)}).chunk_id is None
 
 
 def test_attribute_takes_only_unmarked_claims():
