@@ -6,18 +6,19 @@ words: "Sure!" is no claim) is scored against every passage the question was giv
 to the passage, …") is dropped:
 
 * the share of its word 4-grams the passage holds (copied text);
-* over the passage's windows of two sentences (:func:`~haiku_tui.capabilities.support.windows`): the share of its
-  content words a window holds (the claim support check's coverage) and the share of its content-word pairs the
-  window holds in the same order, at most one content word apart (reworded text keeps the content words' order,
-  whatever it adds or drops between them).
+* over the passage's windows of two sentences, or more for a long sentence
+  (:func:`~haiku_tui.capabilities.support.windows`): the share of its content words a window holds (the claim
+  support check's coverage) and the share of its content-word pairs the window holds in the same order, at most one
+  content word apart (reworded text keeps the content words' order, whatever it adds or drops between them).
 
 A sentence is attributed to the best-scoring passage when it was copied (4-gram share) or reworded (coverage and
 pairs) and it agrees with the passage: every number it states is there ("1 cup of flour" is not drawn from "50 g of
 flour"; "twice" is a number), every identifier it names (``__getattr__``, ``TypeError``), and a window says what it
-says with the same polarity ("is saved" is not drawn from "is not saved", nor "is not saved" from a window without
-a negation). Otherwise it stays unsupported. The thresholds were chosen for precision on the DEV pairs of
-``bench/bench_attribution.py``, which hold light rewordings and hard negatives (the same words with a number, a
-negation or a noun changed): a wrong attribution is worse than none. Pure functions.
+says with the same polarity (a negation reaches two content words of its clause: "is saved" is not drawn from "is
+not saved", nor "is not saved" from a window without a negation). Otherwise it stays unsupported. The thresholds
+were chosen for precision on the DEV pairs of ``bench/bench_attribution.py``, which hold light rewordings and hard
+negatives (the same words with a number, a negation or a noun changed): a wrong attribution is worse than none. A
+noun swapped for another the same window holds ("press Enter" for "press c") still passes. Pure functions.
 """
 
 from __future__ import annotations
