@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from haiku_tui.capabilities.support import content_terms, coverage, sentences, windows
@@ -94,9 +95,10 @@ def without_lead_in(sentence: str) -> str:
     return shorter if shorter == sentence else without_lead_in(shorter)
 
 
-def _fourgrams(text: str) -> set[tuple[str, ...]]:
+@lru_cache(maxsize=256)
+def _fourgrams(text: str) -> frozenset[tuple[str, ...]]:
     words = _WORD.findall(text.lower())
-    return {tuple(words[i : i + 4]) for i in range(len(words) - 3)}
+    return frozenset(tuple(words[i : i + 4]) for i in range(len(words) - 3))
 
 
 def fourgram_share(sentence: str, text: str) -> float:
@@ -123,17 +125,24 @@ def identifiers_hold(sentence: str, text: str) -> bool:
     )
 
 
-def _pairs(text: str) -> set[tuple[str, str]]:
+@lru_cache(maxsize=1024)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(content_terms(text))
+
+
+@lru_cache(maxsize=1024)
+def _pairs(text: str) -> frozenset[tuple[str, str]]:
     """Ordered pairs of content words of ``text`` at most one content word apart, within each of its sentences."""
     out: set[tuple[str, str]] = set()
     for part in _CLAUSE.split(text):
         terms = content_terms(part)
         out.update(zip(terms, terms[1:]))
         out.update(zip(terms, terms[2:]))
-    return out
+    return frozenset(out)
 
 
-def _polarity(text: str) -> tuple[set[str], set[str], bool]:
+@lru_cache(maxsize=1024)
+def _polarity(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
     """``(content words negated, content words stated, any negation)`` of ``text``: a negation reaches the next
     two content words of its clause ("not saved and the session stays": "saved" only)."""
     negated: set[str] = set()
@@ -147,7 +156,7 @@ def _polarity(text: str) -> tuple[set[str], set[str], bool]:
             elif terms := content_terms(word):
                 (negated if reach else stated).update(terms)
                 reach = max(0, reach - 1)
-    return negated, stated, negative
+    return frozenset(negated), frozenset(stated), negative
 
 
 def polarity_agrees(sentence: str, window: str) -> bool:
@@ -167,7 +176,7 @@ def score(sentence: str, text: str) -> Scores:
     pairs = list(zip(terms, terms[1:]))
     best: tuple[bool, float, float] = (False, 0.0, 0.0)
     for window in windows(text, len(claim.split())):
-        covered = coverage(terms, set(content_terms(window)))
+        covered = coverage(terms, set(_terms(window)))
         held = _pairs(window)
         paired = sum(pair in held for pair in pairs) / len(pairs) if pairs else 0.0
         candidate = (polarity_agrees(claim, window), covered, paired)
