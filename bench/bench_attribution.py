@@ -3,13 +3,13 @@
     python -m bench.bench_attribution
 
 Ingests the pydoc topics and the bundled guide (two corpora) into a temporary knowledge base. For every pair
-of ``bench/sets/support_pairs.py`` the passages are the top five for the pair's claim, and four sentences are
-attributed against them (``bench/sets/attribution_pairs.py``): copied from the supporting chunk, reworded,
-wrong (same topic and words, contradicted by the documents) and unrelated. An attribution is right when it
-names the supporting chunk of a copied or reworded sentence; anything else it names is wrong. The thresholds
-(4-gram share, coverage) are chosen on the DEV pairs: the most sentences attributed with a precision of at
-least 0.95; TEST is only reported, beside the plain "most shared 4-grams" rule and the chosen rule without
-its number check.
+of ``bench/sets/support_pairs.py`` the passages are the top five for the pair's claim, and nine sentences are
+attributed against them (``bench/sets/attribution_pairs.py``): five drawn from the supporting chunk (copied,
+reworded, lightly reworded, led in, terse) and four hard negatives (wrong, edited, wrong and led in, unrelated).
+An attribution is right when it names the supporting chunk of a sentence drawn from it; anything else it names is
+wrong. The thresholds (4-gram share; coverage and ordered content-word pairs) are chosen on the DEV pairs: the
+most sentences attributed with a precision of at least ``TARGET``; TEST is only reported, beside the plain "most
+shared 4-grams" rule and the shipped rule without its agreement checks.
 """
 
 from __future__ import annotations
@@ -19,14 +19,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.corpora.pydoc import write_corpus
-from bench.sets.attribution_pairs import UNRELATED, WRONG_DEV, WRONG_TEST
+from bench.sets.attribution_pairs import (
+    EDITED_DEV,
+    EDITED_TEST,
+    LEAD_INS,
+    LIGHT_DEV,
+    LIGHT_TEST,
+    UNRELATED,
+    WRONG_DEV,
+    WRONG_TEST,
+)
 from bench.sets.support_pairs import DEV, TEST, Pair
 from haiku_tui.capabilities import attribution
 from haiku_tui.store import KnowledgeBase
 
 GUIDE = Path(__file__).resolve().parent.parent / "haiku_tui" / "guide"
-KINDS = ("copied", "reworded", "wrong", "unrelated")
-TARGET = 0.95
+KINDS = ("copied", "reworded", "light", "led in", "terse", "wrong", "edited", "wrong, led in", "unrelated")
+TARGET = 0.97
+"""Precision the DEV thresholds must reach: DEV holds 24 pairs, and 0.95 chose thresholds that let in edited
+negatives (a wrong attribution is worse than none)."""
+SHIPPED = (attribution.FOURGRAM_MIN, attribution.COVERAGE_MIN, attribution.PAIRS_MIN)
 
 
 @dataclass(frozen=True)
@@ -35,7 +47,7 @@ class Case:
     kind: str
     right: frozenset[str]  # the passages holding the pair's phrase (copied / reworded); empty: none is right
     passages: dict[int, tuple[str, str]]
-    shares: dict[int, tuple[float, float, bool]]  # label → (4-gram share, coverage, numbers hold)
+    scores: dict[int, attribution.Scores]  # label → how that passage holds the sentence
 
 
 def _norm(text: str) -> str:
@@ -60,43 +72,59 @@ def copied_sentence(text: str, phrase: str) -> str:
     return flat[start : end + 1 if end >= 0 else len(flat)].strip()
 
 
-def cases(kb: KnowledgeBase, pairs: list[Pair], wrong: list[str]) -> list[Case]:
+def led_in(sentence: str, i: int) -> str:
+    """``sentence`` after the ``i``-th lead-in (cycled), its first letter lowered unless it starts a name."""
+    head = sentence[:1].lower() if sentence[1:2].islower() else sentence[:1]
+    return LEAD_INS[i % len(LEAD_INS)] + head + sentence[1:]
+
+
+def terse(sentence: str) -> str:
+    """``sentence`` without its articles, as small models drop them ("press c in evidence pane")."""
+    kept = " ".join(w for w in sentence.split() if w.lower() not in ("a", "an", "the"))
+    return kept[:1].upper() + kept[1:]
+
+
+def cases(kb: KnowledgeBase, pairs: list[Pair], wrong: list[str], light: list[str], edited: list[str]) -> list[Case]:
     out = []
     for i, (claim, (stem, phrase), _) in enumerate(pairs):
         _, text = chunk_of(kb, stem, phrase)
         hits = kb.search(claim, limit=5)
         passages = {n: (h.chunk_id, h.text) for n, h in enumerate(hits, start=1)}
         found = frozenset(c for c, t in passages.values() if _norm(phrase) in _norm(t))
+        copied = copied_sentence(text, phrase)
         sentences = {
-            "copied": (copied_sentence(text, phrase), found),
+            "copied": (copied, found),
             "reworded": (claim, found),
+            "light": (light[i], found),
+            "led in": (led_in(copied, i), found),
+            "terse": (terse(copied), found),
             "wrong": (wrong[i], frozenset()),
+            "edited": (edited[i], frozenset()),
+            "wrong, led in": (led_in(wrong[i], i + 2), frozenset()),
             "unrelated": (UNRELATED[i % len(UNRELATED)], frozenset()),
         }
         for kind, (sentence, answer) in sentences.items():
-            shares = {
-                n: (*attribution.score(sentence, t), attribution.numbers_hold(sentence, t))
-                for n, (_, t) in passages.items()
-            }
-            out.append(Case(sentence, kind, answer, passages, shares))
+            scores = {n: attribution.score(sentence, t) for n, (_, t) in passages.items()}
+            out.append(Case(sentence, kind, answer, passages, scores))
     return out
 
 
-def decide(case: Case, fourgram: float, coverage: float, beside: float, numbers: bool = True) -> str | None:
-    """The chunk the rule attributes ``case`` to (the same choice as :func:`attribution.attribute_sentence`)."""
+def decide(case: Case, rule: tuple[float, float, float], agree: bool = True) -> str | None:
+    """The chunk the rule attributes ``case`` to (the same choice as :func:`attribution.attribute_sentence`);
+    ``agree=False``: without the agreement checks (numbers, identifiers, polarity)."""
     best = None
-    for n, (g, c, holds) in case.shares.items():
-        if (numbers and not holds) or not attribution.attributed((g, c), fourgram, coverage, beside):
+    for n, scores in case.scores.items():
+        if not attribution.attributed(scores if agree else scores._replace(agrees=True), *rule):
             continue
-        if best is None or max(g, c) > best[0]:
-            best = (max(g, c), case.passages[n][0])
+        if best is None or attribution.strength(scores) > best[0]:
+            best = (attribution.strength(scores), case.passages[n][0])
     return best[1] if best else None
 
 
 def most_fourgrams(case: Case) -> str | None:
     """The rule measured by hand in the issue: the passage sharing the most word 4-grams (any at all)."""
-    n, (g, _, _) = max(case.shares.items(), key=lambda item: item[1][0])
-    return case.passages[n][0] if g > 0 else None
+    n, scores = max(case.scores.items(), key=lambda item: item[1].fourgrams)
+    return case.passages[n][0] if scores.fourgrams > 0 else None
 
 
 def tally(rows: list[Case], chosen) -> dict[str, float]:
@@ -116,13 +144,14 @@ def tally(rows: list[Case], chosen) -> dict[str, float]:
 
 
 def choose(rows: list[Case]) -> tuple[float, float, float]:
-    best = (-1.0, 0.0, (attribution.FOURGRAM_MIN, attribution.COVERAGE_MIN, attribution.BESIDE_MIN))
-    for fourgram in [x / 20 for x in range(4, 15)]:  # at most 0.7: a copy a model changed a word of still counts
-        for coverage in [x / 20 for x in range(12, 21)]:
-            for beside in [x / 20 for x in range(0, 8)]:
-                t = tally(rows, lambda c, rule=(fourgram, coverage, beside): decide(c, *rule))
-                if t["precision"] >= TARGET:
-                    best = max(best, (t["recall"], t["precision"], (fourgram, coverage, beside)))
+    """The thresholds that attribute the most sentences at precision ≥ TARGET (the highest ones on a tie)."""
+    best = (-1.0, 0.0, SHIPPED)
+    for fourgram in [x / 20 for x in range(20, 7, -1)]:
+        for coverage in [x / 20 for x in range(20, 9, -1)]:
+            for pairs in [x / 20 for x in range(20, -1, -1)]:
+                t = tally(rows, lambda c, rule=(fourgram, coverage, pairs): decide(c, rule))
+                if t["precision"] >= TARGET and t["recall"] > best[0]:
+                    best = (t["recall"], t["precision"], (fourgram, coverage, pairs))
     return best[2]
 
 
@@ -131,18 +160,18 @@ def main() -> None:
         corpus = write_corpus(Path(tmp) / "corpus")
         with KnowledgeBase.open(Path(tmp) / "kb.lancedb") as kb:
             kb.add([*corpus, *sorted(GUIDE.glob("*.md"))])
-            dev, test = cases(kb, DEV, WRONG_DEV), cases(kb, TEST, WRONG_TEST)
-    fourgram, coverage, beside = choose(dev)
-    shipped = (attribution.FOURGRAM_MIN, attribution.COVERAGE_MIN, attribution.BESIDE_MIN)
+            dev = cases(kb, DEV, WRONG_DEV, LIGHT_DEV, EDITED_DEV)
+            test = cases(kb, TEST, WRONG_TEST, LIGHT_TEST, EDITED_TEST)
+    fourgram, coverage, pairs = choose(dev)
     print(
-        f"chosen on DEV: 4-gram share ≥ {fourgram:.2f}, or coverage ≥ {coverage:.2f} with 4-gram share ≥ {beside:.2f}"
-        f" (shipped: {shipped})"
+        f"chosen on DEV: 4-gram share ≥ {fourgram:.2f}, or coverage ≥ {coverage:.2f} with ordered pairs ≥ {pairs:.2f}"
+        f" (shipped: {SHIPPED})"
     )
-    print("| set | rule | sentences | attributed | precision | recall | copied | reworded | wrong | unrelated |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"| set | rule | sentences | attributed | precision | recall | {' | '.join(KINDS)} |")
+    print("|---|---|---:|---:|---:|---:|" + "---:|" * len(KINDS))
     rules = {
-        "shipped": lambda c: decide(c, *shipped),
-        "shipped, no number check": lambda c: decide(c, *shipped, numbers=False),
+        "shipped": lambda c: decide(c, SHIPPED),
+        "shipped, no agreement checks": lambda c: decide(c, SHIPPED, agree=False),
         "most shared 4-grams": most_fourgrams,
     }
     for name, rows in (("dev", dev), ("test", test)):

@@ -1,35 +1,82 @@
 """Attribution: the passage an answer's unmarked sentence was drawn from, for answers given search-first.
 
-A small model handed numbered passages often copies or lightly rewords one and writes no ``[n]``. Each
-such sentence (one with a few content words: "Sure!" is no claim) is scored against every passage the
-question was given: the share of its word 4-grams the passage holds (copied text) and the claim support
-check's lexical coverage (:func:`~haiku_tui.capabilities.support.best_passage`: reworded text). A sentence
-is attributed to the best-scoring passage when either share passes its threshold and every number it
-states is in that passage ("1 cup of flour" is not drawn from "50 g of flour"); otherwise it stays
-unsupported. The thresholds were chosen for precision on the DEV pairs of ``bench/bench_attribution.py``
-(a wrong attribution is worse than none). Pure functions.
+A small model handed numbered passages often copies or lightly rewords one ("You should …", "the starter" for "it",
+"50 g flour", a clause of the question first) and writes no ``[n]``. Each such sentence (one with a few content
+words: "Sure!" is no claim) is scored against every passage the question was given, after its lead-in ("According
+to the passage, …") is dropped:
+
+* the share of its word 4-grams the passage holds (copied text);
+* over the passage's windows of two sentences, or more for a long sentence
+  (:func:`~haiku_tui.capabilities.support.windows`): the share of its content words a window holds (the claim
+  support check's coverage) and the share of its content-word pairs the window holds in the same order, at most one
+  content word apart (reworded text keeps the content words' order, whatever it adds or drops between them).
+
+A sentence is attributed to the best-scoring passage when it was copied (4-gram share) or reworded (coverage and
+pairs) and it agrees with the passage: every number it states is there ("1 cup of flour" is not drawn from "50 g of
+flour"; "twice" is a number), every identifier it names (``__getattr__``, ``TypeError``), and a window says what it
+says with the same polarity (a negation reaches two content words of its clause: "is saved" is not drawn from "is
+not saved", nor "is not saved" from a window without a negation). Otherwise it stays unsupported. The thresholds
+were chosen for precision on the DEV pairs of ``bench/bench_attribution.py``, which hold light rewordings and hard
+negatives (the same words with a number, a negation or a noun changed): a wrong attribution is worse than none. A
+noun swapped for another the same window holds ("press Enter" for "press c") still passes. Pure functions.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
-from haiku_tui.capabilities.support import best_passage, content_terms, sentences
+from haiku_tui.capabilities.support import content_terms, coverage, sentences, windows
 
 MIN_TERMS = 3
 """Content words a sentence needs to count as a claim to attribute."""
-FOURGRAM_MIN = 0.7
+FOURGRAM_MIN = 0.8
 """Share of a sentence's word 4-grams a passage must hold to be where it was copied from."""
 COVERAGE_MIN = 0.7
-"""Share of a sentence's content words the best window of a passage must hold to be where it was reworded from."""
-BESIDE_MIN = 0.2
-"""And the share of its word 4-grams the passage must hold beside that coverage."""
+"""Share of a sentence's content words a window of a passage must hold to be where it was reworded from."""
+PAIRS_MIN = 0.6
+"""And the share of its ordered content-word pairs the window must hold beside that coverage."""
 
 _WORD = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[a-z0-9_]+(?:['’][a-z]+)?")
 _ASIDE = re.compile(r"^([_*]).+\1$", re.S)
 """A sentence wholly in emphasis, such as the extractive model's closing note: an aside, not a claim."""
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:according to|based on|as (?:stated|said|described) in|from|in)\s+(?:the\s+)?(?:given\s+)?"
+    r"(?:passages?|documents?|notes?|text|context|sources?)(?:\s*\[\d+\])?\s*[,:]\s*"
+    r"|(?:the answer is|in short|in summary|to summari[sz]e|to answer your question)(?:\s+that)?\s*[,:]?\s+"
+    r"|(?:you should know|note|remember) that\s+)",
+    re.I,
+)
+_NUMBER_WORDS = {
+    word: str(n)
+    for n, word in enumerate("zero once twice three four five six seven eight nine ten eleven twelve".split())
+} | {"two": "2"}
+_NUMBER = re.compile(r"(?<![a-z_])\d+(?:[.,]\d+)*|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+"""A number standing alone (not the 1 of ``expression1``), or written as a word ("two", "twice")."""
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+_\w*|_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]*[A-Z]\w*)\b")
+"""A name from code or the documents: ``__getattr__``, ``HAIKU_TUI_MODEL``, ``casefold``'s ``TypeError``."""
+_NEGATION = re.compile(r"not|no|never|cannot|neither|nor|without|\w+n['’]t")
+_NEGATED_WORDS = 2
+"""Content words after a negation that it negates, within its clause."""
+_CLAUSE_MARK = re.compile(r"[,;:.!?()]|\b(?:and|or|but|so|because|then|while|although|whereas|which)\b")
+"""Where a clause ends, and with it the reach of a negation."""
+_CLAUSE = re.compile(r"(?<=[.!?:;])\s+")
+
+
+class Scores(NamedTuple):
+    """How one passage holds one sentence."""
+
+    fourgrams: float
+    """Share of the sentence's word 4-grams the passage holds."""
+    coverage: float
+    """Share of its content words the best agreeing window holds."""
+    pairs: float
+    """Share of its ordered content-word pairs that window holds."""
+    agrees: bool
+    """Its numbers and identifiers are in the passage and a window states it with the same polarity."""
 
 
 @dataclass(frozen=True)
@@ -42,9 +89,16 @@ class Attribution:
     score: float
 
 
-def _fourgrams(text: str) -> set[tuple[str, ...]]:
+def without_lead_in(sentence: str) -> str:
+    """``sentence`` without the lead-ins small models put first ("According to the passage, ", "In short, ")."""
+    shorter = _LEAD_IN.sub("", sentence, count=1)
+    return shorter if shorter == sentence else without_lead_in(shorter)
+
+
+@lru_cache(maxsize=256)
+def _fourgrams(text: str) -> frozenset[tuple[str, ...]]:
     words = _WORD.findall(text.lower())
-    return {tuple(words[i : i + 4]) for i in range(len(words) - 3)}
+    return frozenset(tuple(words[i : i + 4]) for i in range(len(words) - 3))
 
 
 def fourgram_share(sentence: str, text: str) -> float:
@@ -53,25 +107,101 @@ def fourgram_share(sentence: str, text: str) -> float:
     return len(grams & _fourgrams(text)) / len(grams) if grams else 0.0
 
 
+def numbers(text: str) -> set[str]:
+    """The numbers ``text`` states, number words as digits."""
+    return {_NUMBER_WORDS.get(n.lower(), n) for n in _NUMBER.findall(text)}
+
+
 def numbers_hold(sentence: str, text: str) -> bool:
     """Whether every number ``sentence`` states appears in ``text``."""
-    return set(_NUMBER.findall(sentence)) <= set(_NUMBER.findall(text))
+    return numbers(sentence) <= numbers(text)
 
 
-def score(sentence: str, text: str) -> tuple[float, float]:
-    """``(4-gram share, lexical coverage)`` of ``sentence`` by one passage's ``text``."""
-    return fourgram_share(sentence, text), best_passage(sentence, text)[0]
+def identifiers_hold(sentence: str, text: str) -> bool:
+    """Whether every identifier ``sentence`` names appears in ``text`` as a whole word."""
+    lowered = text.lower()
+    return all(
+        re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered) for name in _IDENTIFIER.findall(sentence)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(content_terms(text))
+
+
+@lru_cache(maxsize=1024)
+def _pairs(text: str) -> frozenset[tuple[str, str]]:
+    """Ordered pairs of content words of ``text`` at most one content word apart, within each of its sentences."""
+    out: set[tuple[str, str]] = set()
+    for part in _CLAUSE.split(text):
+        terms = content_terms(part)
+        out.update(zip(terms, terms[1:]))
+        out.update(zip(terms, terms[2:]))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1024)
+def _polarity(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
+    """``(content words negated, content words stated, any negation)`` of ``text``: a negation reaches the next
+    two content words of its clause ("not saved and the session stays": "saved" only)."""
+    negated: set[str] = set()
+    stated: set[str] = set()
+    negative = False
+    for clause in _CLAUSE_MARK.split(text.lower()):
+        reach = 0
+        for word in _TOKEN.findall(clause):
+            if _NEGATION.fullmatch(word):
+                negative, reach = True, _NEGATED_WORDS
+            elif terms := content_terms(word):
+                (negated if reach else stated).update(terms)
+                reach = max(0, reach - 1)
+    return frozenset(negated), frozenset(stated), negative
+
+
+def polarity_agrees(sentence: str, window: str) -> bool:
+    """Whether ``window`` states what ``sentence`` states with the same polarity: no word the sentence negates is
+    only stated there, none it states is only negated there, and a negated sentence needs a negation there."""
+    negated, stated, negative = _polarity(sentence)
+    w_negated, w_stated, w_negative = _polarity(window)
+    if negative and not w_negative:
+        return False
+    return not (negated & w_stated) - w_negated and not (stated & w_negated) - w_stated
+
+
+def score(sentence: str, text: str) -> Scores:
+    """How one passage's ``text`` holds ``sentence``."""
+    claim = without_lead_in(sentence)
+    terms = content_terms(claim)
+    pairs = list(zip(terms, terms[1:]))
+    best: tuple[bool, float, float] = (False, 0.0, 0.0)
+    for window in windows(text, len(claim.split())):
+        covered = coverage(terms, set(_terms(window)))
+        held = _pairs(window)
+        paired = sum(pair in held for pair in pairs) / len(pairs) if pairs else 0.0
+        candidate = (polarity_agrees(claim, window), covered, paired)
+        if (candidate[0], candidate[1] + candidate[2]) > (best[0], best[1] + best[2]):
+            best = candidate
+    agrees = best[0] and numbers_hold(sentence, text) and identifiers_hold(claim, text)
+    return Scores(fourgram_share(sentence, text), best[1], best[2], agrees)
 
 
 def attributed(
-    shares: tuple[float, float],
+    scores: Scores,
     fourgram_min: float = FOURGRAM_MIN,
     coverage_min: float = COVERAGE_MIN,
-    beside_min: float = BESIDE_MIN,
+    pairs_min: float = PAIRS_MIN,
 ) -> bool:
-    """Whether ``(4-gram share, coverage)`` is enough to say a sentence was drawn from the passage: copied (the
-    4-gram share), or reworded (the coverage, with some 4-grams beside it: sharing words is not saying the same)."""
-    return shares[0] >= fourgram_min or (shares[1] >= coverage_min and shares[0] >= beside_min)
+    """Whether ``scores`` say the sentence was drawn from the passage: it agrees with it, and was copied (the
+    4-gram share) or reworded (coverage with the content words' order kept: sharing words is not saying the same)."""
+    return scores.agrees and (
+        scores.fourgrams >= fourgram_min or (scores.coverage >= coverage_min and scores.pairs >= pairs_min)
+    )
+
+
+def strength(scores: Scores) -> float:
+    """One figure to rank the passages that hold a sentence."""
+    return max(scores.fourgrams, (scores.coverage + scores.pairs) / 2)
 
 
 def attribute_sentence(
@@ -80,15 +210,15 @@ def attribute_sentence(
     *,
     fourgram_min: float = FOURGRAM_MIN,
     coverage_min: float = COVERAGE_MIN,
-    beside_min: float = BESIDE_MIN,
+    pairs_min: float = PAIRS_MIN,
 ) -> Attribution:
     """The passage (label → (chunk id, text)) ``sentence`` was drawn from, or an unsupported attribution."""
     best: tuple[float, int, str] | None = None
     for label, (chunk_id, text) in passages.items():
-        shares = score(sentence, text)
-        if not numbers_hold(sentence, text) or not attributed(shares, fourgram_min, coverage_min, beside_min):
+        scores = score(sentence, text)
+        if not attributed(scores, fourgram_min, coverage_min, pairs_min):
             continue
-        value = max(shares)
+        value = strength(scores)
         if best is None or value > best[0]:
             best = (value, label, chunk_id)
     if best is None:
@@ -101,8 +231,8 @@ def unmarked_claims(answer: str) -> list[str]:
     emphasis left out)."""
     return [
         s
-        for s, numbers in sentences(answer)
-        if not numbers and len(content_terms(s)) >= MIN_TERMS and not _ASIDE.match(s.strip())
+        for s, marks in sentences(answer)
+        if not marks and len(content_terms(s)) >= MIN_TERMS and not _ASIDE.match(s.strip())
     ]
 
 

@@ -80,15 +80,22 @@ def content_terms(text: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1]
 
 
-def _passages(text: str) -> list[str]:
-    """The chunk's sentences, each with its neighbour (claims often paraphrase two sentences)."""
+def windows(text: str, words: int = 0) -> list[str]:
+    """The chunk's sentences, each with its neighbour (claims often paraphrase two sentences), and with more of the
+    following ones while they hold fewer than ``words`` words (a long claim needs a window as long)."""
     parts = [p for p in re.split(r"(?<=[.!?:])\s+|\n\s*\n", text) if p.strip()]
     if len(parts) <= 1:
         return [text]
-    return [parts[i] + " " + parts[i + 1] for i in range(len(parts) - 1)]
+    out = []
+    for i in range(len(parts) - 1):
+        end = i + 2
+        while end < len(parts) and len(" ".join(parts[i:end]).split()) < words:
+            end += 1
+        out.append(" ".join(parts[i:end]))
+    return out
 
 
-def _coverage(terms: list[str], passage: set[str]) -> float:
+def coverage(terms: list[str], passage: set[str]) -> float:
     """Share of the claim's terms found in a passage, a term matching also by a 5-letter prefix."""
     if not terms:
         return 0.0
@@ -101,8 +108,8 @@ def best_passage(claim: str, chunk_text: str) -> tuple[float, str]:
     """The lexical support of ``claim`` by ``chunk_text`` and the passage that gives it."""
     terms = content_terms(claim)
     best, where = 0.0, chunk_text
-    for passage in _passages(chunk_text):
-        score = _coverage(terms, set(content_terms(passage)))
+    for passage in windows(chunk_text):
+        score = coverage(terms, set(content_terms(passage)))
         if score > best:
             best, where = score, passage
     return best, where
@@ -126,7 +133,7 @@ def support_score(claim: str, chunk_text: str, embed: Embed | None = None) -> tu
     lexical, _ = best_passage(claim, chunk_text)
     if embed is None:
         return lexical, None, lexical
-    claim_vec, *passage_vecs = embed([claim, *_passages(chunk_text)])
+    claim_vec, *passage_vecs = embed([claim, *windows(chunk_text)])
     semantic = max(0.0, max(_cosine(claim_vec, v) for v in passage_vecs))
     return lexical, semantic, LEXICAL_WEIGHT * lexical + (1 - LEXICAL_WEIGHT) * semantic
 

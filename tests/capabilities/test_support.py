@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from haiku_tui.capabilities.support import check_answer, claims, support_score
+from haiku_tui.capabilities.support import check_answer, claims, support_score, windows
 
 CHUNK_BREAK = (
     '"break" may only occur syntactically nested in a "for" or "while" loop. It terminates the nearest '
@@ -58,3 +58,14 @@ def test_embedding_similarity_is_combined_when_given():
 
     lexical, semantic, score = support_score("Break ends loops.", CHUNK_BREAK, embed)
     assert semantic == 1.0 and lexical < score
+
+
+def test_windows_pair_each_sentence_with_the_next_and_grow_to_hold_a_long_claim():
+    text = "One two. Three four. Five six seven. Eight."
+    assert windows(text) == ["One two. Three four.", "Three four. Five six seven.", "Five six seven. Eight."]
+    assert windows(text, words=6) == [
+        "One two. Three four. Five six seven.",
+        "Three four. Five six seven. Eight.",
+        "Five six seven. Eight.",  # the last window holds what is left
+    ]
+    assert windows("Only one sentence here.", words=50) == ["Only one sentence here."]
