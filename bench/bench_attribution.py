@@ -32,6 +32,7 @@ from bench.sets.attribution_pairs import (
 from bench.sets.support_pairs import DEV, TEST, Pair
 from haiku_tui.capabilities import attribution
 from haiku_tui.store import KnowledgeBase
+from haiku_tui.store.records import chunk_label
 
 GUIDE = Path(__file__).resolve().parent.parent / "haiku_tui" / "guide"
 KINDS = ("copied", "reworded", "light", "led in", "terse", "wrong", "edited", "wrong, led in", "unrelated")
@@ -84,12 +85,17 @@ def terse(sentence: str) -> str:
     return kept[:1].upper() + kept[1:]
 
 
-def cases(kb: KnowledgeBase, pairs: list[Pair], wrong: list[str], light: list[str], edited: list[str]) -> list[Case]:
+def cases(
+    kb: KnowledgeBase, pairs: list[Pair], wrong: list[str], light: list[str], edited: list[str], sources: bool = True
+) -> list[Case]:
+    """Every sentence of every pair with its passages scored (``sources``: each read under the line the model saw
+    it under, its title and headings, as the product does)."""
     out = []
     for i, (claim, (stem, phrase), _) in enumerate(pairs):
         _, text = chunk_of(kb, stem, phrase)
         hits = kb.search(claim, limit=5)
         passages = {n: (h.chunk_id, h.text) for n, h in enumerate(hits, start=1)}
+        labels = {n: chunk_label(h.title, h.headings) for n, h in enumerate(hits, start=1)}
         found = frozenset(c for c, t in passages.values() if _norm(phrase) in _norm(t))
         copied = copied_sentence(text, phrase)
         sentences = {
@@ -104,7 +110,7 @@ def cases(kb: KnowledgeBase, pairs: list[Pair], wrong: list[str], light: list[st
             "unrelated": (UNRELATED[i % len(UNRELATED)], frozenset()),
         }
         for kind, (sentence, answer) in sentences.items():
-            scores = {n: attribution.score(sentence, t) for n, (_, t) in passages.items()}
+            scores = {n: attribution.score(sentence, t, labels[n] if sources else "") for n, (_, t) in passages.items()}
             out.append(Case(sentence, kind, answer, passages, scores))
     return out
 
@@ -162,6 +168,10 @@ def main() -> None:
             kb.add([*corpus, *sorted(GUIDE.glob("*.md"))])
             dev = cases(kb, DEV, WRONG_DEV, LIGHT_DEV, EDITED_DEV)
             test = cases(kb, TEST, WRONG_TEST, LIGHT_TEST, EDITED_TEST)
+            bare = {  # each passage read without its source line: the rule before sources counted
+                "dev": cases(kb, DEV, WRONG_DEV, LIGHT_DEV, EDITED_DEV, sources=False),
+                "test": cases(kb, TEST, WRONG_TEST, LIGHT_TEST, EDITED_TEST, sources=False),
+            }
     fourgram, coverage, pairs = choose(dev)
     print(
         f"chosen on DEV: 4-gram share ≥ {fourgram:.2f}, or coverage ≥ {coverage:.2f} with ordered pairs ≥ {pairs:.2f}"
@@ -175,8 +185,9 @@ def main() -> None:
         "most shared 4-grams": most_fourgrams,
     }
     for name, rows in (("dev", dev), ("test", test)):
-        for rule, chosen in rules.items():
-            t = tally(rows, chosen)
+        for rule, chosen, scored in (*((r, c, rows) for r, c in rules.items()), ("shipped, no source line",
+                                                                             rules["shipped"], bare[name])):
+            t = tally(scored, chosen)
             shares = " | ".join(f"{t[k]:.2f}" for k in KINDS)
             figures = f"{t['attributed']} | {t['precision']:.2f} | {t['recall']:.2f}"
             print(f"| {name} | {rule} | {len(rows)} | {figures} | {shares} |")

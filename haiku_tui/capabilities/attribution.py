@@ -10,6 +10,8 @@ to the passage, …") is dropped:
   (:func:`~haiku_tui.capabilities.support.windows`): the share of its content words a window holds (the claim
   support check's coverage) and the share of its content-word pairs the window holds in the same order, at most one
   content word apart (reworded text keeps the content words' order, whatever it adds or drops between them).
+  Each window is read with the line the passage was shown under (its title and headings): "it" in "add 50 g of
+  flour to it" is what the title names, and a model that read "Feeding the sourdough starter" writes "the starter".
 
 A sentence is attributed to the best-scoring passage when it was copied (4-gram share) or reworded (coverage and
 pairs) and it agrees with the passage: every number it states is there ("1 cup of flour" is not drawn from "50 g of
@@ -169,17 +171,18 @@ def polarity_agrees(sentence: str, window: str) -> bool:
     return not (negated & w_stated) - w_negated and not (stated & w_negated) - w_stated
 
 
-def score(sentence: str, text: str) -> Scores:
-    """How one passage's ``text`` holds ``sentence``."""
+def score(sentence: str, text: str, source: str = "") -> Scores:
+    """How one passage's ``text`` holds ``sentence``; ``source``: the line it was shown under (its title and
+    headings), whose words every window is read with ("it" in a window is what the title names)."""
     claim = without_lead_in(sentence)
     terms = content_terms(claim)
     pairs = list(zip(terms, terms[1:]))
     best: tuple[bool, float, float] = (False, 0.0, 0.0)
     for window in windows(text, len(claim.split())):
-        covered = coverage(terms, set(_terms(window)))
-        held = _pairs(window)
+        covered = coverage(terms, set(_terms(window) | _terms(source)))
+        held = _pairs(window) | _pairs(source)
         paired = sum(pair in held for pair in pairs) / len(pairs) if pairs else 0.0
-        candidate = (polarity_agrees(claim, window), covered, paired)
+        candidate = (polarity_agrees(claim, f"{source}. {window}" if source else window), covered, paired)
         if (candidate[0], candidate[1] + candidate[2]) > (best[0], best[1] + best[2]):
             best = candidate
     agrees = best[0] and numbers_hold(sentence, text) and identifiers_hold(claim, text)
@@ -208,14 +211,16 @@ def attribute_sentence(
     sentence: str,
     passages: dict[int, tuple[str, str]],
     *,
+    sources: dict[int, str] | None = None,
     fourgram_min: float = FOURGRAM_MIN,
     coverage_min: float = COVERAGE_MIN,
     pairs_min: float = PAIRS_MIN,
 ) -> Attribution:
-    """The passage (label → (chunk id, text)) ``sentence`` was drawn from, or an unsupported attribution."""
+    """The passage (label → (chunk id, text)) ``sentence`` was drawn from, or an unsupported attribution;
+    ``sources``: label → the line each passage was shown under (:func:`score`)."""
     best: tuple[float, int, str] | None = None
     for label, (chunk_id, text) in passages.items():
-        scores = score(sentence, text)
+        scores = score(sentence, text, (sources or {}).get(label, ""))
         if not attributed(scores, fourgram_min, coverage_min, pairs_min):
             continue
         value = strength(scores)
@@ -236,6 +241,8 @@ def unmarked_claims(answer: str) -> list[str]:
     ]
 
 
-def attribute(answer: str, passages: dict[int, tuple[str, str]]) -> list[Attribution]:
+def attribute(
+    answer: str, passages: dict[int, tuple[str, str]], sources: dict[int, str] | None = None
+) -> list[Attribution]:
     """Every unmarked claim of ``answer`` with the passage it was drawn from (or none)."""
-    return [attribute_sentence(s, passages) for s in unmarked_claims(answer)]
+    return [attribute_sentence(s, passages, sources=sources) for s in unmarked_claims(answer)]

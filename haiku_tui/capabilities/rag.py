@@ -90,6 +90,8 @@ class RAGCapability(EvidenceCapability):
 
     _passages: dict[int, tuple[str, str]] = field(default_factory=dict, init=False, repr=False)
     """This run's passages (search-first): label → (chunk id, text)."""
+    _sources: dict[int, str] = field(default_factory=dict, init=False, repr=False)
+    """Each passage's label → the line the model was shown it under (attribution reads it with that line)."""
 
     def get_instructions(self) -> str:
         return SEARCH_FIRST_INSTRUCTIONS if self.search_first else INSTRUCTIONS
@@ -145,6 +147,7 @@ class RAGCapability(EvidenceCapability):
         record["passages"] = {str(labels[h.chunk_id]): h.chunk_id for h in hits}
         record["passage_sources"] = [passage_source(h, labels) for h in hits]
         self._passages = {labels[h.chunk_id]: (h.chunk_id, h.text) for h in hits}
+        self._sources = {labels[h.chunk_id]: chunk_label(h.title, h.headings) for h in hits}
         part = PassagesPart(
             content=passages_text(hits, labels),
             source=OperatorSource(),  # haiku-tui's own search; the passages are framed as data all the same
@@ -170,7 +173,7 @@ class RAGCapability(EvidenceCapability):
             chunk_id = passages.get(number) or by_number.get(number)
             if chunk_id is not None:
                 marked.setdefault(chunk_id, number)
-        attributions = attribute(answer, self._passages) if self._passages else []
+        attributions = attribute(answer, self._passages, self._sources) if self._passages else []
         record["attribution"] = [
             {"sentence": a.sentence, "chunk_id": a.chunk_id, "score": a.score} for a in attributions
         ]

@@ -110,3 +110,23 @@ def test_attribute_takes_only_unmarked_claims():
     assert [(a.sentence, a.chunk_id) for a in attribute(answer, PASSAGES)] == [
         ("You should descale the kettle every month with a cup of vinegar.", "kettle")
     ]
+
+
+ORCHID = (
+    "The orchid sits on the kitchen sill. To repot it, shake off the old mix and trim the dead roots. Then add 30 g "
+    "of bark and 30 g of moss and press it down lightly."
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("You should give the orchid 30 g of bark and 30 g of moss.", 1),  # "it" in the passage: the title names it
+        ("You should never give the orchid 30 g of bark and 30 g of moss.", None),
+        ("You should give the orchid 40 g of bark and 30 g of moss.", None),
+    ],
+)
+def test_a_passage_is_read_under_the_line_it_was_shown_under(sentence, label):
+    passages, sources = {1: ("orchid", ORCHID)}, {1: "Repotting the orchid"}
+    assert attribute_sentence(sentence, passages, sources=sources).label == label
+    assert attribute_sentence(sentence, passages).label is None  # without its title, "orchid" is not there
