@@ -259,17 +259,18 @@ def continued(quote: Quote, by_place: dict[tuple[str, int], str]) -> list[Quote]
 
 _POINTS_BACK = frozenset("it its that this these those they them their there same".split())
 _FOLLOW_UP_OPENING = re.compile(r"^\s*(and|also|what about|how about|then|so)\b", re.I)
-FOLLOW_UP_TERMS = 3
-"""A question with at most this many terms of its own that points back ("it", "and …") is a follow-up."""
+FOLLOW_UP_TERMS = 5
+"""A question with at most this many terms of its own and a word that points back ("it", "they") is a follow-up."""
 CONTEXT_WEIGHT = 0.5
 """What the words of the question a follow-up leans on count in choosing its sentences, against its own."""
 
 
 def is_follow_up(question: str) -> bool:
-    """Whether ``question`` leans on the one before it: few words of its own and one that points back."""
-    if len(set(terms(question))) > FOLLOW_UP_TERMS:
-        return False
-    return bool(_FOLLOW_UP_OPENING.match(question)) or any(normal_word(w) in _POINTS_BACK for w in words(question))
+    """Whether ``question`` leans on the one before it: it opens as a continuation ("and …", "what about …"),
+    whatever its length, or it has few words of its own and one that points back."""
+    if _FOLLOW_UP_OPENING.match(question):
+        return True
+    return len(set(terms(question))) <= FOLLOW_UP_TERMS and any(normal_word(w) in _POINTS_BACK for w in words(question))
 
 
 def leaned_on(question: str, previous: str) -> str:

@@ -202,10 +202,12 @@ async def test_a_follow_up_that_points_back_searches_and_answers_with_the_questi
     assert expected in r2.output and not_expected not in r2.output
 
 
-def test_only_short_questions_that_point_back_are_follow_ups():
+def test_follow_ups_open_as_continuations_or_point_back_in_few_words():
     from haiku_tui.agent.quoting import is_follow_up, search_query
 
     assert is_follow_up("and how long should I steep it?") and is_follow_up("What about the brakes?")
+    assert is_follow_up("and how do I put the pieces back together safely?")  # "and …": any length
+    assert is_follow_up("what happens when its body raises an exception?")  # points back, four words of its own
     assert not is_follow_up("How long should I steep green tea?")  # nothing points back
     assert not is_follow_up("Is it true that brake pads wear faster in wet weather on long descents?")  # its own topic
     assert (
