@@ -65,6 +65,8 @@ MODES = {
     "imitate": "loads the capability, then writes an imitation tool result (<tool_response>…) as its answer",
     "announce": "loads the capability, then answers 'The following tool(s) are now available: …'",
     "unmarked": "asked search-first, copies a passage and writes no [n]",
+    "stray": "asked search-first, quotes its first passage with [n] and marks a sentence no passage holds with the "
+    "second's",
 }
 """Every mode answers a request without tools search-first: from the numbered passages in its messages, with
 their ``[n]`` markers (``unbacked`` adds one no passage carries, ``unmarked`` writes none)."""
@@ -171,10 +173,16 @@ def passages(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
     return found
 
 
+STRAY_SENTENCE = "The moon is made of green cheese"
+"""What ``stray`` marks with a passage that does not hold it."""
+
+
 def search_first_text(body: dict[str, Any], mode: str) -> str:
     """The answer to a request without tools: the first two passages' first sentences, quoted, with their
     ``[n]`` (none in ``unmarked``)."""
     numbered = passages(body.get("messages", []))[:2]
+    if mode == "stray" and len(numbered) == 2:
+        return f"{answer_text([], mode, numbered[:1])} {STRAY_SENTENCE} [{numbered[1][0]}]."
     if mode == "unmarked":
         numbered = [(0, text) for _, text in numbered[:1]]
     return answer_text([], mode, numbered)

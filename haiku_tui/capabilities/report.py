@@ -45,6 +45,7 @@ def answer_report(
         "grounding": (view.grounding_note if view is not None else grounding_note("missing", (), "")) or None,
         "attributed": list(view.attributed) if view is not None else [],
         "unsupported": list(view.unsupported) if view is not None else [],
+        "unconfirmed": list(view.unconfirmed) if view is not None and view.unconfirmed_note else [],
         "support": [support_entry(claim) for claim in view.support] if view is not None else [],
     }
 

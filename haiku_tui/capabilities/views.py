@@ -146,6 +146,11 @@ class QuestionView:
         return grounding_note(self.badge, self.policy.unbacked, self.searched_by, self.unconfirmed, self.echoed)
 
     @property
+    def unconfirmed_note(self) -> str:
+        """What a grounded answer's markers that back none of its sentences ground: nothing ("" when none)."""
+        return unconfirmed_note(self.badge, self.unconfirmed)
+
+    @property
     def attribution_note(self) -> str:
         """``attributed by haiku-tui: [2] [4]`` when haiku-tui tied unmarked sentences to passages ("" otherwise)."""
         return "attributed by haiku-tui: " + " ".join(f"[{n}]" for n in self.attributed) if self.attributed else ""
@@ -183,6 +188,15 @@ def grounding_note(
     if searched_by == "model":
         return "not grounded: the model searched your documents but cited nothing"
     return "not grounded: the model answered without searching your documents"
+
+
+def unconfirmed_note(badge: str, unconfirmed: tuple[int, ...] | list[int]) -> str:
+    """``[2] backs none of the answer's sentences`` for a grounded answer's markers that ground nothing (a
+    not-grounded answer says so in :func:`grounding_note`), "" when there are none."""
+    if badge != "grounded" or not unconfirmed:
+        return ""
+    marks = " ".join(f"[{n}]" for n in unconfirmed)
+    return f"{marks} {'backs' if len(unconfirmed) == 1 else 'back'} none of the answer's sentences"
 
 
 def citations_by_number(state: dict[str, Any]) -> dict[int, dict[str, Any]]:

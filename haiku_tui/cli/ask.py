@@ -310,6 +310,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(source_line(citation))
     if data["citations"] and data["unsupported"]:
         print(f"({len(data['unsupported'])} sentence(s) of the answer match no passage)")
+    if data["unconfirmed"]:
+        from haiku_tui.capabilities.views import unconfirmed_note
+
+        print(f"({unconfirmed_note('grounded', data['unconfirmed'])})")
     if data["unbacked"]:
         markers = " ".join(f"[{n}]" for n in data["unbacked"])
         print(

@@ -168,7 +168,7 @@ def _markdown(session: Session) -> str:
     marks, _ = session.review_marks()
     from haiku_tui.capabilities.policy import recorded_unbacked
     from haiku_tui.capabilities.support import check_answer, citation_texts, support_lines
-    from haiku_tui.capabilities.views import grounding_note
+    from haiku_tui.capabilities.views import grounding_note, unconfirmed_note
 
     cited, unbacked = citation_texts(session.state), recorded_unbacked(session.state)
     lines = [f"# {session.title}", ""]
@@ -191,6 +191,7 @@ def _markdown(session: Session) -> str:
         own = unbacked.get(record.question, []) if isinstance(record.question, int) else []
         badge = "violation" if record.outcome == "violation" else record.outcome
         note = grounding_note(badge, own, record.searched_by, record.unconfirmed, record.echoed)
+        note = note or unconfirmed_note(badge, record.unconfirmed)
         if record.question is not None and note:
             lines += [f"*{note}*", ""]
         if record.unsupported:

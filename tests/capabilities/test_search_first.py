@@ -284,6 +284,27 @@ async def test_a_marker_that_backs_no_sentence_grounds_nothing(kb):
         assert view.grounding_note in to_markdown(session)
 
 
+async def test_a_grounded_answer_says_which_of_its_markers_back_none_of_its_sentences(kb):
+    """The real 1.5B grounded an answer and left a stray marker on a sentence its passage does not hold: the answer
+    stays grounded by the marker that backs it, and the stray one is named under it, in the report and the export."""
+    from haiku_tui.sessions.export import to_markdown
+
+    def answer(messages, info):
+        own = label_of(messages, "Sourdough bread")
+        stray = next(int(n) for n, _ in LABEL.findall(sent_passages(messages)) if int(n) != own)
+        return text(f"Feed the starter once a day [{own}]. Give the starter a few minutes to think about it [{stray}].")
+
+    session = Session()
+    await ask(agent_for(Script(answer), kb), session, "How often do I feed a sourdough starter?")
+    view = question_views(session.state, session.messages)[-1]
+    (stray,) = view.unconfirmed
+    assert view.badge == "grounded" and view.grounding_note == ""
+    assert view.unconfirmed_note == f"[{stray}] backs none of the answer's sentences"
+    report = answer_report(session.state, session.messages, compaction=True, answer=view.answer)
+    assert report["grounding"] is None and report["unconfirmed"] == [stray]
+    assert f"*{view.unconfirmed_note}*" in to_markdown(session)
+
+
 async def test_an_answer_that_writes_its_request_back_grounds_nothing(kb):
     """The real 0.5B often answered with its instructions and every passage copied back: each copied passage is
     backed word for word, yet nothing was answered. Such an answer is not shown as grounded, and says why."""

@@ -9,7 +9,7 @@ import pytest
 
 from haiku_tui.cli import main
 from haiku_tui.sessions import SessionStore
-from tests.model_server import ANNOUNCEMENT, IMITATION, NOWHERE_ANSWER, REFUSAL_FIXES
+from tests.model_server import ANNOUNCEMENT, IMITATION, NOWHERE_ANSWER, REFUSAL_FIXES, STRAY_SENTENCE
 
 QUESTION = "How long should I steep green tea?"
 MODEL = "qwen2.5:0.5b"
@@ -131,6 +131,20 @@ def test_search_first_sends_the_evidence_in_the_first_request(model_server, kb_p
     assert not first.body.get("tools")
     carried = json.dumps(first.messages)
     assert "<passages>" in carried and "[1] Tea brewing" in carried and "80 degrees Celsius" in carried
+
+
+def test_a_stray_marker_on_a_grounded_answer_is_named_under_it(model_server, kb_path, capsys):
+    """A grounded answer with a marker whose passage backs none of its sentences (the real 1.5B wrote one): the
+    answer stays grounded by the other, and the stray marker is named, on stdout and in --json."""
+    model_server.mode = "stray"
+    assert ask(model_server, kb_path, "--search-first") == 0
+    out = capsys.readouterr().out
+    assert grounded(out) and f"{STRAY_SENTENCE} [2]." in out
+    assert "\n([2] backs none of the answer's sentences)\n" in out and "not grounded" not in out
+    assert ask(model_server, kb_path, "--search-first", "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "grounded" and data["unconfirmed"] == [2]
+    assert [c["number"] for c in data["citations"]] == [1]
 
 
 @pytest.mark.parametrize("how", ["environment", "config file"])

@@ -66,6 +66,18 @@ async def test_a_model_the_tools_path_cannot_ground_is_answered_grounded(model_s
         assert bool(model_server.requests[0].body.get("tools")) is not remembered
 
 
+async def test_a_stray_marker_on_a_grounded_answer_is_named_in_its_badge(model_server, small_kb):
+    """The answer is grounded by its first marker; the second marks a sentence its passage does not hold, and the
+    badge says so after the grounding."""
+    model_server.mode = "stray"
+    app = local_app(small_kb, model_server, search_first=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, QUESTION)
+        turn = app.main.turn_log.turns[-1]
+        assert turn.state == "grounded"
+        assert "[2] backs none of the answer's sentences" in str(turn.query_one(".turn-footer").render())
+
+
 async def test_f9_switches_to_search_first_and_back_to_tools(model_server, small_kb):
     app = local_app(small_kb, model_server)
     async with app.run_test(size=SIZE, notifications=True) as pilot:

@@ -314,6 +314,8 @@ def policy_line(view: QuestionView) -> Content:
         parts.append((f"  {view.attribution_note}", "italic $accent"))
     if view.unsupported:
         parts.append((f"  ⚠ {len(view.unsupported)} sentence(s) match no passage", "bold $warning"))
+    if view.unconfirmed_note:
+        parts.append((f"  ⚠ {view.unconfirmed_note}", "bold $warning"))
     if view.grounding_note:
         parts.append((f"  {view.grounding_note}", "italic $warning"))
     return Content.assemble(*parts)

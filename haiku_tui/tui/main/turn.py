@@ -300,7 +300,11 @@ class QuestionTurn(Vertical):
         source = link_citations(view.answer, valid) if view.answer.strip() else "*(no answer text)*"
         self._answer_text = view.answer
         await self.answer.update(source)
-        self.set_badge(view.badge, note=view.badge_note, grounding=view.grounding_note or view.attribution_note)
+        self.set_badge(
+            view.badge,
+            note=view.badge_note,
+            grounding=view.grounding_note or " · ".join(filter(None, (view.attribution_note, view.unconfirmed_note))),
+        )
         self.show_reviews(reviews or {})
 
     def show_reviews(self, reviews: dict[str, str]) -> None:
