@@ -1,7 +1,8 @@
 """Attribution: the passage an answer's unmarked sentence was drawn from, for answers given search-first.
 
 A small model handed numbered passages often copies or lightly rewords one ("You should …", "the starter" for "it",
-"50 g flour", a clause of the question first) and writes no ``[n]``. Each such sentence (one with a few content
+"50 g flour", a clause of the question first) and writes no ``[n]``, or the wrong one (``[2]`` on a sentence copied
+from ``[1]``, or a number no passage has). Each such sentence (one with a few content
 words: "Sure!" is no claim) is scored against every passage the question was given, after its lead-in ("According
 to the passage, …") is dropped:
 
@@ -15,7 +16,7 @@ to the passage, …") is dropped:
 
 A sentence is attributed to the best-scoring passage when it was copied (4-gram share) or reworded (coverage and
 pairs) and it agrees with the passage: every number it states is there ("1 cup of flour" is not drawn from "50 g of
-flour"; "twice" is a number), every identifier it names (``__getattr__``, ``TypeError``), and a window says what it
+flour"; "twice" is a number), every identifier it names (``__getattr__``, ``TypeError``; an acronym such as "IP" is a word), and a window says what it
 says with the same polarity (a negation reaches two content words of its clause: "is saved" is not drawn from "is
 not saved", nor "is not saved" from a window without a negation). Otherwise it stays unsupported. The thresholds
 were chosen for precision on the DEV pairs of ``bench/bench_attribution.py``, which hold light rewordings and hard
@@ -29,6 +30,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
+from collections.abc import Callable
 
 from haiku_tui.capabilities.support import content_terms, coverage, sentences, windows
 
@@ -119,12 +121,15 @@ def numbers_hold(sentence: str, text: str) -> bool:
     return numbers(sentence) <= numbers(text)
 
 
+def identifiers(sentence: str) -> list[str]:
+    """The identifiers ``sentence`` names; an acronym in capitals ("IP", "CSV") is a word, not one."""
+    return [name for name in _IDENTIFIER.findall(sentence) if not (name.isalpha() and name.isupper())]
+
+
 def identifiers_hold(sentence: str, text: str) -> bool:
     """Whether every identifier ``sentence`` names appears in ``text`` as a whole word."""
     lowered = text.lower()
-    return all(
-        re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered) for name in _IDENTIFIER.findall(sentence)
-    )
+    return all(re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered) for name in identifiers(sentence))
 
 
 @lru_cache(maxsize=1024)
@@ -231,18 +236,25 @@ def attribute_sentence(
     return Attribution(sentence, best[1], best[2], round(best[0], 3))
 
 
-def unmarked_claims(answer: str) -> list[str]:
+def unmarked_claims(answer: str, backs: Callable[[str, int], bool] | None = None) -> list[str]:
     """The sentences of ``answer`` that carry no ``[n]`` marker and are long enough to be claims (asides in
-    emphasis left out)."""
+    emphasis left out); with ``backs(sentence, n)``, also those none of whose markers' passages hold them (small
+    models put ``[2]`` on a sentence copied from ``[1]``, or a number no passage has)."""
     return [
         s
         for s, marks in sentences(answer)
-        if not marks and len(content_terms(s)) >= MIN_TERMS and not _ASIDE.match(s.strip())
+        if (not marks or (backs is not None and not any(backs(s, n) for n in marks)))
+        and len(content_terms(s)) >= MIN_TERMS
+        and not _ASIDE.match(s.strip())
     ]
 
 
 def attribute(
-    answer: str, passages: dict[int, tuple[str, str]], sources: dict[int, str] | None = None
+    answer: str,
+    passages: dict[int, tuple[str, str]],
+    sources: dict[int, str] | None = None,
+    backs: Callable[[str, int], bool] | None = None,
 ) -> list[Attribution]:
-    """Every unmarked claim of ``answer`` with the passage it was drawn from (or none)."""
-    return [attribute_sentence(s, passages, sources=sources) for s in unmarked_claims(answer)]
+    """Every unmarked claim of ``answer`` (with ``backs``, every wrongly marked one too: :func:`unmarked_claims`)
+    with the passage it was drawn from (or none)."""
+    return [attribute_sentence(s, passages, sources=sources) for s in unmarked_claims(answer, backs)]

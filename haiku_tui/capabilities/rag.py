@@ -173,7 +173,12 @@ class RAGCapability(EvidenceCapability):
             chunk_id = passages.get(number) or by_number.get(number)
             if chunk_id is not None:
                 marked.setdefault(chunk_id, number)
-        attributions = attribute(answer, self._passages, self._sources) if self._passages else []
+        texts = self._marked_texts(marked)
+
+        def backs(sentence: str, number: int) -> bool:
+            return holds(sentence, texts.get(passages.get(number) or by_number.get(number) or "", ""))
+
+        attributions = attribute(answer, self._passages, self._sources, backs) if self._passages else []
         record["attribution"] = [
             {"sentence": a.sentence, "chunk_id": a.chunk_id, "score": a.score} for a in attributions
         ]
@@ -189,21 +194,26 @@ class RAGCapability(EvidenceCapability):
         declaration = ledger.declare(record, declared, record["question"] + 1)
         declaration["attributed"] = [c for c in declaration["chunk_ids"] if c in found and c not in marked]
 
-    def _backed(self, answer: str, marked: dict[str, int]) -> set[str]:
-        """The marked chunks that back a sentence of ``answer`` carrying their marker (the support check's lexical
-        score): a bare ``[1]``, or a sentence its passage does not hold, grounds nothing (small models write both)."""
-        from haiku_tui.capabilities.support import WEAK_BELOW_LEXICAL, claims, support_score
-
+    def _marked_texts(self, marked: dict[str, int]) -> dict[str, str]:
+        """Chunk id → text of the question's passages and of the earlier citations ``marked`` names."""
         texts = {chunk_id: text for chunk_id, text in self._passages.values()}
         for chunk_id in marked:
             if chunk_id not in texts and (entry := ledger.citation_for(self.state, chunk_id)) is not None:
                 texts[chunk_id] = entry.get("text") or ""
+        return texts
+
+    def _backed(self, answer: str, marked: dict[str, int]) -> set[str]:
+        """The marked chunks that back a sentence of ``answer`` carrying their marker (:func:`holds`): a bare
+        ``[1]``, or a sentence its passage does not hold, grounds nothing (small models write both)."""
+        from haiku_tui.capabilities.support import claims
+
+        texts = self._marked_texts(marked)
         by_number = {number: chunk_id for chunk_id, number in marked.items()}
         backed: set[str] = set()
         for sentence, numbers in claims(answer):
             for number in numbers:
                 chunk_id = by_number.get(number)
-                if chunk_id is not None and support_score(sentence, texts.get(chunk_id, ""))[2] >= WEAK_BELOW_LEXICAL:
+                if chunk_id is not None and holds(sentence, texts.get(chunk_id, "")):
                     backed.add(chunk_id)
         return backed
 
@@ -225,6 +235,13 @@ class RAGCapability(EvidenceCapability):
             "pages": list(chunk.pages),
             "text": chunk.text,
         }
+
+
+def holds(sentence: str, text: str) -> bool:
+    """Whether a passage's ``text`` backs ``sentence`` (the claim support check's lexical score)."""
+    from haiku_tui.capabilities.support import WEAK_BELOW_LEXICAL, support_score
+
+    return bool(text) and support_score(sentence, text)[2] >= WEAK_BELOW_LEXICAL
 
 
 def _add_to_question(messages: list[Any], part: PassagesPart) -> None:

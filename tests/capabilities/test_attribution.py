@@ -8,6 +8,7 @@ import pytest
 from haiku_tui.capabilities.attribution import (
     attribute,
     attribute_sentence,
+    identifiers,
     numbers,
     polarity_agrees,
     score,
@@ -110,6 +111,24 @@ def test_attribute_takes_only_unmarked_claims():
     assert [(a.sentence, a.chunk_id) for a in attribute(answer, PASSAGES)] == [
         ("You should descale the kettle every month with a cup of vinegar.", "kettle")
     ]
+
+
+def test_with_backs_a_sentence_whose_markers_do_not_hold_it_is_attributed_too():
+    answer = "Pump road tyres to 6 bar [1]. Rinse the kettle twice with clean water afterwards [2]. Sure [3]."
+    backs = {1: TYRES, 2: FILES}
+    found = attribute(answer, PASSAGES, backs=lambda sentence, n: "6 bar" in backs.get(n, "") and "6 bar" in sentence)
+    kettle = "Rinse the kettle twice with clean water afterwards."
+    assert [(a.sentence, a.chunk_id) for a in found] == [(kettle, "kettle")]
+
+
+def test_names_from_code_are_identifiers_and_acronyms_are_words():
+    assert identifiers("load_settings raises FileNotFoundError, JSONDecodeError or HAIKU_TUI_MODEL") == [
+        "load_settings", "FileNotFoundError", "JSONDecodeError", "HAIKU_TUI_MODEL"
+    ]
+    assert identifiers("The printer's IP address is in the CSV file.") == []
+    assert attribute_sentence(
+        "The printer's IP address is 192.168.1.50.", {1: ("net", "The printer has the fixed address 192.168.1.50.")}
+    ).chunk_id == "net"
 
 
 ORCHID = (

@@ -143,6 +143,27 @@ async def test_an_unmarked_copied_sentence_is_attributed_and_an_unrelated_one_st
     assert [i.attributed for i in view.items if i.chunk_id == fridge] == [True]
 
 
+async def test_a_sentence_copied_from_one_passage_but_marked_with_another_is_attributed_to_its_own(kb):
+    """The real 1.5B copied the houseplant note and marked it [2], another note: the sentence is attributed to the
+    passage it was drawn from, and the stray marker grounds nothing and is named."""
+
+    def answer(messages, info):
+        own = label_of(messages, "Sourdough bread")
+        stray = next(int(n) for n, _ in LABEL.findall(sent_passages(messages)) if int(n) != own)
+        return text(f"A starter kept in the refrigerator only needs feeding once a week [{stray}].")
+
+    session = Session()
+    await ask(agent_for(Script(answer), kb), session, "How often do I feed a starter kept in the fridge?")
+    record = ledger.current_record(session.state["rag"])
+    index = session.state["rag"]["citation_index"]
+    fridge = next(c for c in record["passages"].values() if "refrigerator" in index.get(c, {}).get("text", ""))
+    assert record["declaration"]["chunk_ids"] == [fridge] and record["declaration"]["attributed"] == [fridge]
+    view = question_views(session.state, session.messages)[-1]
+    (stray,) = view.unconfirmed
+    assert view.badge == "grounded" and view.attributed == (index[fridge]["index"],) != (stray,)
+    assert view.unconfirmed_note == f"[{stray}] backs none of the answer's sentences"
+
+
 async def test_an_answer_that_uses_no_passage_says_it_is_not_grounded(kb):
     script = Script(text("Add one cup of flour and half a cup of water to the mixture every morning."))
     session = Session()
