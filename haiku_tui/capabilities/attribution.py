@@ -2,9 +2,8 @@
 
 A small model handed numbered passages often copies or lightly rewords one ("You should …", "the starter" for "it",
 "50 g flour", a clause of the question first) and writes no ``[n]``, or the wrong one (``[2]`` on a sentence copied
-from ``[1]``, or a number no passage has). Each such sentence (one with a few content
-words: "Sure!" is no claim) is scored against every passage the question was given, after its lead-in ("According
-to the passage, …") is dropped:
+from ``[1]``, or a number no passage has). Each such sentence (one with a few content words: "Sure!" is no claim) is
+scored against every passage the question was given, after its lead-in ("According to the passage, …") is dropped:
 
 * the share of its word 4-grams the passage holds (copied text);
 * over the passage's windows of two sentences, or more for a long sentence
@@ -16,12 +15,13 @@ to the passage, …") is dropped:
 
 A sentence is attributed to the best-scoring passage when it was copied (4-gram share) or reworded (coverage and
 pairs) and it agrees with the passage: every number it states is there ("1 cup of flour" is not drawn from "50 g of
-flour"; "twice" is a number), every identifier it names (``__getattr__``, ``TypeError``; an acronym such as "IP" is a word), and a window says what it
-says with the same polarity (a negation reaches two content words of its clause: "is saved" is not drawn from "is
-not saved", nor "is not saved" from a window without a negation). Otherwise it stays unsupported. The thresholds
-were chosen for precision on the DEV pairs of ``bench/bench_attribution.py``, which hold light rewordings and hard
-negatives (the same words with a number, a negation or a noun changed): a wrong attribution is worse than none. A
-noun swapped for another the same window holds ("press Enter" for "press c") still passes. Pure functions.
+flour"; "twice" is a number), every identifier it names (``__getattr__``, ``TypeError``; an acronym such as "IP" is
+a word), and a window says what it says with the same polarity (a negation reaches two content words of its clause:
+"is saved" is not drawn from "is not saved", nor "is not saved" from a window without a negation). Otherwise it
+stays unsupported. The thresholds were chosen for precision on the DEV pairs of ``bench/bench_attribution.py``,
+which hold light rewordings and hard negatives (the same words with a number, a negation or a noun changed): a wrong
+attribution is worse than none. A noun swapped for another the same window holds ("press Enter" for "press c") still
+passes. Pure functions.
 """
 
 from __future__ import annotations

@@ -51,6 +51,18 @@ def answer_citing(title: str, words: str):
     return lambda messages, info: text(f"{words} [{label_of(messages, title)}].")
 
 
+def marking(words: str):
+    """A model step that answers ``words`` with ``{own}`` the number of the first "Sourdough bread" passage and
+    ``{stray}`` another passage's."""
+
+    def step(messages, info):
+        own = label_of(messages, "Sourdough bread")
+        stray = next(int(n) for n, _ in LABEL.findall(sent_passages(messages)) if int(n) != own)
+        return text(words.format(own=own, stray=stray))
+
+    return step
+
+
 def agent_for(script: Script, kb, **config):
     return build_agent(AgentConfig(search_first=True, **config), kb=kb, model=script.model)
 
@@ -147,12 +159,8 @@ async def test_a_sentence_copied_from_one_passage_but_marked_with_another_is_att
     """The real 1.5B copied the houseplant note and marked it [2], another note: the sentence is attributed to the
     passage it was drawn from, and the stray marker grounds nothing and is named."""
 
-    def answer(messages, info):
-        own = label_of(messages, "Sourdough bread")
-        stray = next(int(n) for n, _ in LABEL.findall(sent_passages(messages)) if int(n) != own)
-        return text(f"A starter kept in the refrigerator only needs feeding once a week [{stray}].")
-
     session = Session()
+    answer = marking("A starter kept in the refrigerator only needs feeding once a week [{stray}].")
     await ask(agent_for(Script(answer), kb), session, "How often do I feed a starter kept in the fridge?")
     record = ledger.current_record(session.state["rag"])
     index = session.state["rag"]["citation_index"]
@@ -310,12 +318,8 @@ async def test_a_grounded_answer_says_which_of_its_markers_back_none_of_its_sent
     stays grounded by the marker that backs it, and the stray one is named under it, in the report and the export."""
     from haiku_tui.sessions.export import to_markdown
 
-    def answer(messages, info):
-        own = label_of(messages, "Sourdough bread")
-        stray = next(int(n) for n, _ in LABEL.findall(sent_passages(messages)) if int(n) != own)
-        return text(f"Feed the starter once a day [{own}]. Give the starter a few minutes to think about it [{stray}].")
-
     session = Session()
+    answer = marking("Feed the starter once a day [{own}]. Give the starter a few minutes to think about it [{stray}].")
     await ask(agent_for(Script(answer), kb), session, "How often do I feed a sourdough starter?")
     view = question_views(session.state, session.messages)[-1]
     (stray,) = view.unconfirmed
