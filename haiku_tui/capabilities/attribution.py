@@ -27,10 +27,10 @@ passes. Pure functions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
-from collections.abc import Callable
 
 from haiku_tui.capabilities.support import content_terms, coverage, sentences, windows
 
