@@ -299,6 +299,11 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
+    def _prompt_tokens(self, body: dict[str, Any]) -> int:
+        """The prompt tokens the usage reports: with a ``context``, counted as it counts them (4 characters of the
+        messages each), else 10."""
+        return len(json.dumps(body.get("messages"))) // 4 if self.server.context else 10
+
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         body = json.loads(raw or b"{}")
@@ -360,7 +365,8 @@ class _Handler(BaseHTTPRequestHandler):
         payload = json.dumps({
             "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()), "model": body.get("model"),
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            "usage": {"prompt_tokens": self._prompt_tokens(body), "completion_tokens": 5,
+                      "total_tokens": self._prompt_tokens(body) + 5},
         }).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -399,7 +405,8 @@ class _Handler(BaseHTTPRequestHandler):
         def end(finish: str | None) -> None:
             if finish is not None:
                 event({}, finish)
-                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15,
+                usage = {"prompt_tokens": self._prompt_tokens(body), "completion_tokens": 5,
+                         "total_tokens": self._prompt_tokens(body) + 5,
                          "prompt_tokens_details": {"cached_tokens": self.server.cached_tokens}}
                 send(
                     (

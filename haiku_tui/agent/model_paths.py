@@ -7,7 +7,9 @@ tools, and search-first for a model that cannot be grounded with them (:mod:`hai
 What was learned is kept per model and server in ``<data dir>/model-paths.json`` (written atomically), so the
 next question does not pay for a refused request again: a server's refusal or a tool call written as text at
 once, an answer that never searched once it happened twice in a row. ``--tools`` (or the app's path switch)
-forgets it; an explicit choice overrides it. A corrupt file is said in one line and ignored.
+forgets it; an explicit choice overrides it. The model's context size, once its server named it in refusing a
+request that did not fit, is kept there too, whatever the path (``sessions.fallback.ContextMemory``). A corrupt
+file is said in one line and ignored.
 """
 
 from __future__ import annotations
@@ -111,15 +113,30 @@ class ModelPaths:
         previous = self.learned(label)
         strikes = (previous.strikes if previous and previous.reason == "no-search" else 0) + 1
         learned = Learned(reason, fix, strikes if reason == "no-search" else 0)
-        self._change(label, {"reason": reason, "fix": fix, "strikes": learned.strikes})
+        self._change(label, {**self._entry(label), "reason": reason, "fix": fix, "strikes": learned.strikes})
         return learned
 
     def forget(self, label: str) -> bool:
-        """Forget what was learned about ``label``; True when there was something."""
-        if label not in self._read():
+        """Forget the path learned for ``label`` (its context size stays); True when there was one."""
+        entry = self._entry(label)
+        if "reason" not in entry:
             return False
-        self._change(label, None)
+        kept = {key: value for key, value in entry.items() if key == "context"}
+        self._change(label, kept or None)
         return True
+
+    def context(self, label: str) -> int:
+        """The context size in tokens ``label``'s server gave when a request did not fit (0: not known)."""
+        tokens = self._entry(label).get("context")
+        return tokens if isinstance(tokens, int) and tokens > 0 else 0
+
+    def learn_context(self, label: str, tokens: int) -> None:
+        """Record ``label``'s context size (tokens), as its server said it."""
+        self._change(label, {**self._entry(label), "context": tokens})
+
+    def _entry(self, label: str) -> dict[str, Any]:
+        entry = self._read().get(label)
+        return dict(entry) if isinstance(entry, dict) else {}
 
     def _change(self, label: str, entry: dict[str, Any] | None) -> None:
         models = self._read()

@@ -279,9 +279,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
         session = Session()  # kept in memory only
     created = store is not None and not store.exists(session.id)
+    from haiku_tui.agent import is_extractive
+    from haiku_tui.sessions.fallback import ContextMemory
+
     run = QuestionRun(
         agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained,
         fallback=fallback, search_first=bool(config.search_first),
+        context=None if is_extractive(choice.name) else ContextMemory(choice.label, paths),
     )
     out = None if args.json else sys.stdout
     finished = asyncio.run(run_question(run, out, policy=config.policy))

@@ -1,5 +1,6 @@
 """Asking again search-first: what a :class:`~haiku_tui.sessions.run.QuestionRun` is given to do it, and
-the gate its answer text passes through so that a tool call written as text is never shown.
+the gate its answer text passes through so that a tool call written as text is never shown; and the model's
+context size, learned when a request did not fit, that later questions are planned to fit.
 
 The detection itself is :mod:`haiku_tui.agent.fallback` (pure); what was learned per model and server is
 :mod:`haiku_tui.agent.model_paths`.
@@ -32,10 +33,7 @@ class Fallback:
     """Told each reroute and whether it is now remembered (the app switches its agent)."""
 
     def _paths(self) -> ModelPaths:
-        if self.paths is None:
-            from haiku_tui.agent.model_paths import ModelPaths
-
-            self.paths = ModelPaths()
+        self.paths = _model_paths(self.paths)
         return self.paths
 
     def learn(self, reroute: Reroute) -> str:
@@ -57,6 +55,43 @@ class Fallback:
                 paths.forget(self.label)
             except OSError:  # not counted: nothing is lost
                 pass
+
+
+@dataclass
+class ContextMemory:
+    """The context size (tokens) of one model on one server, once its server named it in refusing a request that
+    did not fit; kept with what is learned about the model (:class:`~haiku_tui.agent.model_paths.ModelPaths`)."""
+
+    label: str
+    """The model and its server (``name @ url``)."""
+    paths: ModelPaths | None = None
+    """Where it is kept (None: ``<data dir>/model-paths.json``)."""
+
+    @property
+    def tokens(self) -> int:
+        """The context size, 0 when not known (or the file cannot be read)."""
+        self.paths = _model_paths(self.paths)
+        try:
+            return self.paths.context(self.label)
+        except OSError:
+            return 0
+
+    def learn(self, tokens: int) -> None:
+        """Keep ``tokens`` as the context size (a read-only data dir: not kept, nothing else is lost)."""
+        self.paths = _model_paths(self.paths)
+        try:
+            if self.paths.context(self.label) != tokens:
+                self.paths.learn_context(self.label, tokens)
+        except OSError:
+            pass
+
+
+def _model_paths(paths: ModelPaths | None) -> ModelPaths:
+    if paths is None:
+        from haiku_tui.agent.model_paths import ModelPaths
+
+        paths = ModelPaths()
+    return paths
 
 
 class TextGate:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from haiku_tui.agent.model_paths import Learned, ModelPaths
 
-    from .fallback import Fallback
+    from .fallback import ContextMemory, Fallback
     from .model import Session
     from .run import QuestionRun
     from .store import SessionPeek, SessionStore
@@ -347,6 +347,16 @@ class Workbench:
             paths=self._paths, on_learned=self._path_learned,
         )
 
+    def context_memory(self) -> ContextMemory | None:
+        """The model's context size as its server gave it, for a real model (None: the extractive model, a double)."""
+        from haiku_tui.agent import is_extractive
+
+        if self.model_override is not None or is_extractive(self.config.model):
+            return None
+        from .fallback import ContextMemory
+
+        return ContextMemory(self.model_key(), self._paths)
+
     def _search_first_agent(self) -> Any:
         from haiku_tui.agent import build_agent
 
@@ -431,6 +441,7 @@ class Workbench:
             retained=self.retained_chars,
             fallback=self.fallback(),
             search_first=self.search_first(),
+            context=self.context_memory(),
         )
 
     # -- everyday: model switch, history -------------------------------------------------------------------

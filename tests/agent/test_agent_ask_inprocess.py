@@ -19,7 +19,7 @@ def test_json(kb_path, capsys):
     data = json.loads(out)
     assert set(data) == {
         "answer", "citations", "status", "policy", "unbacked", "grounding", "attributed", "unsupported", "support",
-        "path",
+        "path", "unconfirmed",
     }  # fmt: skip
     assert data["path"] == "tools"  # the extractive model searches with its tools
     assert data["status"] == "grounded" and data["policy"] == "grounded" and data["unbacked"] == []

@@ -98,6 +98,18 @@ def test_what_is_learned_is_kept_per_model_and_server_and_forgotten(tmp_path):
     assert paths.forget(label) and paths.learned(label) is None and not paths.forget(label)
 
 
+def test_the_context_size_is_kept_beside_the_path_and_outlives_forgetting_it(tmp_path):
+    paths = ModelPaths(tmp_path / "model-paths.json")
+    label = "qwen2.5:0.5b @ http://127.0.0.1:8080/v1"
+    assert paths.context(label) == 0
+    paths.learn_context(label, 8192)
+    assert paths.learned(label) is None and ModelPaths(tmp_path / "model-paths.json").context(label) == 8192
+    paths.learn(label, "refused")
+    assert paths.context(label) == 8192 and paths.learned(label) is not None
+    assert paths.forget(label) and paths.learned(label) is None and paths.context(label) == 8192
+    assert not paths.forget(label)
+
+
 def test_an_answer_that_never_searched_is_remembered_the_second_time_in_a_row(tmp_path):
     paths = ModelPaths(tmp_path / "model-paths.json")
     assert not paths.learn("m", "no-search").search_first

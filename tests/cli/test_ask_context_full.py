@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 
+from haiku_tui.agent import model_label
+from haiku_tui.agent.model_paths import ModelPaths
 from haiku_tui.cli import main
 from haiku_tui.sessions import SessionStore
+from haiku_tui.sessions.run import CONTEXT_SHARE
 
 MODEL = "qwen2.5:0.5b"
 QUESTIONS = [
@@ -57,11 +60,27 @@ def test_a_session_that_outgrows_the_context_is_asked_again_with_fewer_questions
 
     assert to_markdown(session).count("is full: asked again with the last 1 of the 5 earlier questions") == 1
 
-    model_server.requests.clear()  # the next question starts where the shortened one did: nothing to say
+    # the context is remembered for this model and server, and the next question is planned to fit it: its
+    # previous request filled more than half of it, so it steps first, and no request is refused
+    assert ModelPaths().context(model_label(MODEL, model_server.base_url)) == biggest + 10
+    assert sizes(model_server)[-1] + 5 > (biggest + 10) // CONTEXT_SHARE
+    model_server.requests.clear()
     assert ask(model_server, kb_path, QUESTIONS[0]) == 0
     assert notes(capsys.readouterr().err) == []
-    first = model_server.requests[0].body["messages"]
-    assert QUESTIONS[4] in json.dumps(first) and QUESTIONS[3] not in json.dumps(first)  # the step holds
+    first = json.dumps(model_server.requests[0].body["messages"])
+    assert QUESTIONS[5] in first and QUESTIONS[4] not in first
+    assert all(n < biggest + 10 for n in sizes(model_server))
+
+
+def test_a_known_context_is_not_stepped_for_while_requests_stay_under_half_of_it(model_server, kb_path, capsys):
+    for i, question in enumerate(QUESTIONS[:3]):
+        assert ask(model_server, kb_path, question, *(["--new"] if i == 0 else [])) == 0
+    ModelPaths().learn_context(model_label(MODEL, model_server.base_url), 100_000)
+    model_server.context = 100_000
+    model_server.requests.clear()
+    assert ask(model_server, kb_path, QUESTIONS[3]) == 0
+    first = json.dumps(model_server.requests[0].body["messages"])
+    assert all(q in first for q in QUESTIONS[:4])  # every earlier question is still sent
 
 
 def test_a_question_that_does_not_fit_even_alone_is_one_line_and_nothing_saved(model_server, kb_path, capsys):
