@@ -269,9 +269,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _model_path(args: argparse.Namespace) -> tuple[str | None, str | None]:
-    """The model questions go to and the path they take (``tools``, ``search-first (…; remembered)``); (None, None)
-    when the model settings are broken (``ask`` says how)."""
+def _model_path(args: argparse.Namespace) -> tuple[str | None, str | None, int]:
+    """The model questions go to, the path they take (``tools``, ``search-first (…; remembered)``) and its context
+    size as its server gave it (0: not known); (None, None, 0) when the model settings are broken (``ask`` says
+    how)."""
     from haiku_tui.agent.model_paths import ModelPaths, path_text
     from haiku_tui.agent.models import ModelConfigError, choose_model, is_extractive
 
@@ -280,17 +281,20 @@ def _model_path(args: argparse.Namespace) -> tuple[str | None, str | None]:
     try:
         choice = choose_model(getattr(args, "model", None), getattr(args, "base_url", None))
     except ModelConfigError:
-        return None, None
-    chosen = search_first_arg(args)
-    learned = None if chosen is not None or is_extractive(choice.name) else ModelPaths().learned(choice.label)
-    return choice.label, path_text(chosen, learned)
+        return None, None, 0
+    if is_extractive(choice.name):
+        return choice.label, path_text(search_first_arg(args), None), 0
+    chosen, paths = search_first_arg(args), ModelPaths()
+    return choice.label, path_text(chosen, None if chosen is not None else paths.learned(choice.label)), (
+        paths.context(choice.label)
+    )
 
 
 def cmd_info(args: argparse.Namespace) -> int:
     kb = attach_reranker(args, open_kb(args, create=False))
     info = kb.info()
     info["reranker"] = kb.reranker.describe() if kb.reranker is not None else None
-    info["model"], info["path"] = _model_path(args)
+    info["model"], info["path"], info["context"] = _model_path(args)
     if args.json:
         print(json.dumps(info, indent=2, default=str))
         return 0
@@ -311,6 +315,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         rows.append(("reranker", printable_line(info["reranker"])))
     if info["model"]:
         rows.append(("model", printable_line(f"{info['model']} · {info['path']}")))
+    if info["context"]:
+        rows.append(("model context", f"{info['context']:,} tokens (as its server said; each request is planned to "
+                                      "fit in half of it)"))
     if info.get("orphan_chunks"):
         rows.append(
             ("orphan chunks", f"{info['orphan_chunks']} (from an interrupted ingest; the next add removes them)")

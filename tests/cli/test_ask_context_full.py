@@ -63,6 +63,8 @@ def test_a_session_that_outgrows_the_context_is_asked_again_with_fewer_questions
     # the context is remembered for this model and server, and the next question is planned to fit it: its
     # previous request filled more than half of it, so it steps first, and no request is refused
     assert ModelPaths().context(model_label(MODEL, model_server.base_url)) == biggest + 10
+    assert main(["info", "--db", kb_path, "--base-url", model_server.base_url, "--model", MODEL]) == 0
+    assert f"model context    {biggest + 10:,} tokens (as its server said;" in capsys.readouterr().out
     assert sizes(model_server)[-1] + 5 > (biggest + 10) // CONTEXT_SHARE
     model_server.requests.clear()
     assert ask(model_server, kb_path, QUESTIONS[0]) == 0
