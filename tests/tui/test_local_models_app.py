@@ -75,7 +75,7 @@ async def test_a_stray_marker_on_a_grounded_answer_is_named_in_its_badge(model_s
         await ask(pilot, QUESTION)
         turn = app.main.turn_log.turns[-1]
         assert turn.state == "grounded"
-        assert "[2] backs none of the answer's sentences" in str(turn.query_one(".turn-footer").render())
+        assert "[2] backs none of the answer's sentences · cites [1]" in str(turn.query_one(".turn-footer").render())
 
 
 async def test_f9_switches_to_search_first_and_back_to_tools(model_server, small_kb):

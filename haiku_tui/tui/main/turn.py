@@ -144,6 +144,7 @@ class QuestionTurn(Vertical):
         self._steps_since_text = False
         self.rows: list[ToolRow] = []
         self._badge: Content = Content("")
+        self._noted = False
         self._info: Content = Content("")
 
     def compose(self):
@@ -177,7 +178,8 @@ class QuestionTurn(Vertical):
         steps.update(Content("\n").join(row.content() for row in self.rows))
 
     def _draw_footer(self) -> None:
-        self.query_one(".turn-footer", Static).update(Content.assemble(self._badge, " ", self._info))
+        between = " · " if self._noted and self._info.plain else " "  # the badge's note is not read into "cites …"
+        self.query_one(".turn-footer", Static).update(Content.assemble(self._badge, between, self._info))
 
     def on_mount(self) -> None:
         if self.query(".turn-footer"):  # not when the window dropped the turn again before it mounted
@@ -211,6 +213,7 @@ class QuestionTurn(Vertical):
         if note:
             self._badge = Content.assemble(self._badge, (f" {note} ", "bold $text on $error 80%"))
             tooltip += "; markers with no citation behind them"
+        self._noted = bool(grounding)
         if grounding:
             self._badge = Content.assemble(self._badge, (f" {clean_line(grounding, 120)}", "italic $warning"))
         footer = self.query_one(".turn-footer", Static)
