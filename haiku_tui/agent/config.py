@@ -186,6 +186,13 @@ def retained_chars() -> int:
     return _setting("retained_chars", RETAINED_CHARS, "0: every cited chunk in full", RETAINED_CHARS)
 
 
+def context_tokens() -> int:
+    """``context_tokens`` of ``<data dir>/config.toml``: the model's context size in tokens, for a server that does
+    not say it (Ollama cuts an over-long request silently); 0 (the default): as the server says when a request does
+    not fit (:class:`~haiku_tui.sessions.fallback.ContextMemory`)."""
+    return _setting("context_tokens", 0, "0: as the server says when a request does not fit", 8192)
+
+
 RERANKER_ENV = "HAIKU_TUI_RERANKER"
 RERANKER_MODEL_ENV = "HAIKU_TUI_RERANKER_MODEL"
 

@@ -209,7 +209,7 @@ def _learned(chosen: bool | None, choice: Any) -> tuple[Any, Any]:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from haiku_tui.agent import AgentConfig, ModelConfigError, build_agent
-    from haiku_tui.agent.config import history_window, retained_chars
+    from haiku_tui.agent.config import context_tokens, history_window, retained_chars
     from haiku_tui.agent.models import choose_model
 
     question = " ".join(args.question).strip()
@@ -220,7 +220,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.new and not getattr(args, "session", None):
         raise CommandError("--new needs --session NAME (the title of the new session)")
     try:
-        window, retained = history_window(), retained_chars()
+        window, retained, context = history_window(), retained_chars(), context_tokens()
     except ModelConfigError as error:
         raise CommandError(str(error)) from None
     if getattr(args, "session", None):
@@ -285,7 +285,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     run = QuestionRun(
         agent, session, question, store=store, model=choice.name, db=resolve_db(db), window=window, retained=retained,
         fallback=fallback, search_first=bool(config.search_first),
-        context=None if is_extractive(choice.name) else ContextMemory(choice.label, paths),
+        context=None if is_extractive(choice.name) else ContextMemory(choice.label, paths, context),
     )
     out = None if args.json else sys.stdout
     finished = asyncio.run(run_question(run, out, policy=config.policy))

@@ -273,6 +273,7 @@ def _model_path(args: argparse.Namespace) -> tuple[str | None, str | None, int]:
     """The model questions go to, the path they take (``tools``, ``search-first (…; remembered)``) and its context
     size as its server gave it (0: not known); (None, None, 0) when the model settings are broken (``ask`` says
     how)."""
+    from haiku_tui.agent.config import context_tokens
     from haiku_tui.agent.model_paths import ModelPaths, path_text
     from haiku_tui.agent.models import ModelConfigError, choose_model, is_extractive
 
@@ -285,8 +286,12 @@ def _model_path(args: argparse.Namespace) -> tuple[str | None, str | None, int]:
     if is_extractive(choice.name):
         return choice.label, path_text(search_first_arg(args), None), 0
     chosen, paths = search_first_arg(args), ModelPaths()
+    try:
+        configured = context_tokens()
+    except ModelConfigError:
+        configured = 0
     return choice.label, path_text(chosen, None if chosen is not None else paths.learned(choice.label)), (
-        paths.context(choice.label)
+        configured or paths.context(choice.label)
     )
 
 
@@ -316,8 +321,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     if info["model"]:
         rows.append(("model", printable_line(f"{info['model']} · {info['path']}")))
     if info["context"]:
-        rows.append(("model context", f"{info['context']:,} tokens (as its server said; each request is planned to "
-                                      "fit in half of it)"))
+        rows.append(("model context", f"{info['context']:,} tokens (each request is planned to fit in half of it)"))
     if info.get("orphan_chunks"):
         rows.append(
             ("orphan chunks", f"{info['orphan_chunks']} (from an interrupted ingest; the next add removes them)")

@@ -59,17 +59,22 @@ class Fallback:
 
 @dataclass
 class ContextMemory:
-    """The context size (tokens) of one model on one server, once its server named it in refusing a request that
-    did not fit; kept with what is learned about the model (:class:`~haiku_tui.agent.model_paths.ModelPaths`)."""
+    """The context size (tokens) of one model on one server: as the user set it, else as its server named it in
+    refusing a request that did not fit, kept with what is learned about the model
+    (:class:`~haiku_tui.agent.model_paths.ModelPaths`)."""
 
     label: str
     """The model and its server (``name @ url``)."""
     paths: ModelPaths | None = None
     """Where it is kept (None: ``<data dir>/model-paths.json``)."""
+    configured: int = 0
+    """The size the user set (``context_tokens`` in config.toml), which wins; 0: none set."""
 
     @property
     def tokens(self) -> int:
         """The context size, 0 when not known (or the file cannot be read)."""
+        if self.configured:
+            return self.configured
         self.paths = _model_paths(self.paths)
         try:
             return self.paths.context(self.label)

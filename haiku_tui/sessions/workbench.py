@@ -56,19 +56,20 @@ PEEK_RUNS = 8
 """Runs read first when a saved session opens at start-up: their answers show while the rest loads."""
 
 
-def _settings() -> tuple[int, int, str | None]:
-    """Earlier questions a run is given and the cited text its requests keep in full (config.toml
-    ``history_window``, ``retained_chars``), and the line naming a bad setting (its default is then used)."""
-    from haiku_tui.agent.config import HISTORY_WINDOW, RETAINED_CHARS, history_window, retained_chars
+def _settings() -> tuple[int, int, int, str | None]:
+    """Earlier questions a run is given, the cited text its requests keep in full and the model's context size
+    (config.toml ``history_window``, ``retained_chars``, ``context_tokens``), and the line naming a bad setting (its
+    default is then used)."""
+    from haiku_tui.agent.config import HISTORY_WINDOW, RETAINED_CHARS, context_tokens, history_window, retained_chars
 
     values, errors = [], []
-    for read, default in ((history_window, HISTORY_WINDOW), (retained_chars, RETAINED_CHARS)):
+    for read, default in ((history_window, HISTORY_WINDOW), (retained_chars, RETAINED_CHARS), (context_tokens, 0)):
         try:
             values.append(read())
         except Exception as exc:  # ModelConfigError: one line naming the fix
             values.append(default)
             errors.append(f"{one_line(str(exc), 300)} (using {default})")
-    return values[0], values[1], "; ".join(errors) or None
+    return values[0], values[1], values[2], "; ".join(errors) or None
 
 
 LIVE_REBUILT = 13
@@ -107,7 +108,7 @@ class Workbench:
         self.kb_error: str | None = None
         self.model_error: str | None = None
         self._save_lock = threading.Lock()
-        self.history_window, self.retained_chars, self.settings_error = _settings()
+        self.history_window, self.retained_chars, self.context_tokens, self.settings_error = _settings()
         self.learned: Learned | None = None
         """What was learned about the model in use (read when the agent is built): it may answer search-first."""
         self._paths: ModelPaths | None = None
@@ -355,7 +356,7 @@ class Workbench:
             return None
         from .fallback import ContextMemory
 
-        return ContextMemory(self.model_key(), self._paths)
+        return ContextMemory(self.model_key(), self._paths, self.context_tokens)
 
     def _search_first_agent(self) -> Any:
         from haiku_tui.agent import build_agent

@@ -64,7 +64,7 @@ def test_a_session_that_outgrows_the_context_is_asked_again_with_fewer_questions
     # previous request filled more than half of it, so it steps first, and no request is refused
     assert ModelPaths().context(model_label(MODEL, model_server.base_url)) == biggest + 10
     assert main(["info", "--db", kb_path, "--base-url", model_server.base_url, "--model", MODEL]) == 0
-    assert f"model context    {biggest + 10:,} tokens (as its server said;" in capsys.readouterr().out
+    assert f"model context    {biggest + 10:,} tokens (each request is planned" in capsys.readouterr().out
     assert sizes(model_server)[-1] + 5 > (biggest + 10) // CONTEXT_SHARE
     model_server.requests.clear()
     assert ask(model_server, kb_path, QUESTIONS[0]) == 0
@@ -95,3 +95,22 @@ def test_a_question_that_does_not_fit_even_alone_is_one_line_and_nothing_saved(m
         "saved; give the server a larger context (llama.cpp --ctx-size, Ollama num_ctx)"
     )
     assert len(model_server.requests) == 1  # not asked again: there was nothing to leave out
+
+
+def test_a_context_size_in_the_config_is_planned_for_before_any_refusal(model_server, kb_path, capsys,
+                                                                        _isolated_data_dir):
+    """Ollama cuts an over-long request without a word, so its context can only be set: ``context_tokens``."""
+    model_server.context = 1_000_000  # the usage counts the prompt's tokens
+    for i, question in enumerate(QUESTIONS[:3]):
+        assert ask(model_server, kb_path, question, *(["--new"] if i == 0 else [])) == 0
+    biggest = max(sizes(model_server))
+    (_isolated_data_dir / "config.toml").write_text(f"context_tokens = {biggest + 10}\n")
+    model_server.context = biggest + 10
+    model_server.requests.clear()
+    capsys.readouterr()
+    assert ask(model_server, kb_path, QUESTIONS[3]) == 0
+    assert notes(capsys.readouterr().err) == []  # nothing refused, nothing to say
+    first = json.dumps(model_server.requests[0].body["messages"])
+    assert QUESTIONS[2] in first and QUESTIONS[0] not in first  # it stepped before it was sent
+    assert main(["info", "--db", kb_path, "--base-url", model_server.base_url, "--model", MODEL]) == 0
+    assert f"model context    {biggest + 10:,} tokens" in capsys.readouterr().out
