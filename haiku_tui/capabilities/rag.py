@@ -174,9 +174,13 @@ class RAGCapability(EvidenceCapability):
             if chunk_id is not None:
                 marked.setdefault(chunk_id, number)
         texts = self._marked_texts(marked)
+        held: dict[tuple[str, int], bool] = {}  # asked for attribution, then for grounding: scored once
 
         def backs(sentence: str, number: int) -> bool:
-            return holds(sentence, texts.get(passages.get(number) or by_number.get(number) or "", ""))
+            if (sentence, number) not in held:
+                chunk_text = texts.get(passages.get(number) or by_number.get(number) or "", "")
+                held[sentence, number] = holds(sentence, chunk_text)
+            return held[sentence, number]
 
         attributions = attribute(answer, self._passages, self._sources, backs) if self._passages else []
         record["attribution"] = [
@@ -188,7 +192,7 @@ class RAGCapability(EvidenceCapability):
         if echoed(answer, record.get("passage_sources", [])):  # its request written back: no answer at all
             record["echoed"] = True
             marked, found = {}, {}
-        backed = self._backed(answer, marked)
+        backed = _backed(answer, marked, backs)
         record["unconfirmed"] = sorted(n for c, n in marked.items() if c not in backed)
         declared = list(dict.fromkeys([*(c for c in marked if c in backed), *found]))
         declaration = ledger.declare(record, declared, record["question"] + 1)
@@ -201,21 +205,6 @@ class RAGCapability(EvidenceCapability):
             if chunk_id not in texts and (entry := ledger.citation_for(self.state, chunk_id)) is not None:
                 texts[chunk_id] = entry.get("text") or ""
         return texts
-
-    def _backed(self, answer: str, marked: dict[str, int]) -> set[str]:
-        """The marked chunks that back a sentence of ``answer`` carrying their marker (:func:`holds`): a bare
-        ``[1]``, or a sentence its passage does not hold, grounds nothing (small models write both)."""
-        from haiku_tui.capabilities.support import claims
-
-        texts = self._marked_texts(marked)
-        by_number = {number: chunk_id for chunk_id, number in marked.items()}
-        backed: set[str] = set()
-        for sentence, numbers in claims(answer):
-            for number in numbers:
-                chunk_id = by_number.get(number)
-                if chunk_id is not None and holds(sentence, texts.get(chunk_id, "")):
-                    backed.add(chunk_id)
-        return backed
 
     def _register(self, chunk_id: str, number: int) -> None:
         """The citation entry of ``chunk_id``: its number if it has one, else ``number`` (the passage's label)."""
@@ -235,6 +224,21 @@ class RAGCapability(EvidenceCapability):
             "pages": list(chunk.pages),
             "text": chunk.text,
         }
+
+
+def _backed(answer: str, marked: dict[str, int], backs: Callable[[str, int], bool]) -> set[str]:
+    """The ``marked`` chunks (chunk id → number) that back a sentence of ``answer`` carrying their marker
+    (``backs``: :func:`holds` on the marker's text): a bare ``[1]``, or a sentence its passage does not hold, grounds
+    nothing (small models write both)."""
+    from haiku_tui.capabilities.support import claims
+
+    by_number = {number: chunk_id for chunk_id, number in marked.items()}
+    return {
+        by_number[number]
+        for sentence, numbers in claims(answer)
+        for number in numbers
+        if number in by_number and backs(sentence, number)
+    }
 
 
 def holds(sentence: str, text: str) -> bool:
