@@ -78,10 +78,10 @@ def test_the_bar_shows_the_embedding_and_leaves_with_the_summary(tmp_path):
 def test_ctrl_c_while_embedding_keeps_what_was_written_and_the_next_add_finishes(tmp_path):
     docs = write_many(tmp_path / "docs", FILES)
     db = tmp_path / "kb.lancedb"
-    proc = start(0.3, "add", str(docs), "--db", str(db))
+    proc = start(0.5, "add", str(docs), "--db", str(db))  # 9 batches (4.5 s) left to land in, even on a busy box
     try:
         for line in proc.stdout:
-            if line.strip() == "BATCH 5":
+            if line.strip() == "BATCH 3":
                 proc.send_signal(signal.SIGINT)
                 break
         out, err = proc.communicate(timeout=60)
