@@ -6,6 +6,9 @@ Ingests the pydoc topics and the bundled guide (two corpora) into a temporary kn
 of ``bench/sets/support_pairs.py`` the passages are the top five for the pair's claim, and nine sentences are
 attributed against them (``bench/sets/attribution_pairs.py``): five drawn from the supporting chunk (copied,
 reworded, lightly reworded, led in, terse) and four hard negatives (wrong, edited, wrong and led in, unrelated).
+Three more are attributed against the top five for the pair's question (``bench/sets/question_pairs.py``, written
+blind to the rule): an answer that restates the question and then gives the chunk's fact (echo), one that gives a
+fact the chunk does not support (echo, wrong), and the question restated as a claim (echo only).
 An attribution is right when it names the supporting chunk of a sentence drawn from it; anything else it names is
 wrong. The thresholds (4-gram share; coverage and ordered content-word pairs) are chosen on the DEV pairs: the
 most sentences attributed with a precision of at least ``TARGET``; TEST is only reported, beside the plain "most
@@ -29,13 +32,17 @@ from bench.sets.attribution_pairs import (
     WRONG_DEV,
     WRONG_TEST,
 )
+from bench.sets.question_pairs import QUESTION_DEV, QUESTION_TEST, QuestionEntry
 from bench.sets.support_pairs import DEV, TEST, Pair
 from haiku_tui.capabilities import attribution
 from haiku_tui.store import KnowledgeBase
 from haiku_tui.store.records import chunk_label
 
 GUIDE = Path(__file__).resolve().parent.parent / "haiku_tui" / "guide"
-KINDS = ("copied", "reworded", "light", "led in", "terse", "wrong", "edited", "wrong, led in", "unrelated")
+KINDS = (
+    "copied", "reworded", "light", "led in", "terse", "echo",
+    "wrong", "edited", "wrong, led in", "unrelated", "echo, wrong", "echo only",
+)
 TARGET = 0.97
 """Precision the DEV thresholds must reach: DEV holds 24 pairs, and 0.95 chose thresholds that let in edited
 negatives (a wrong attribution is worse than none)."""
@@ -86,32 +93,44 @@ def terse(sentence: str) -> str:
 
 
 def cases(
-    kb: KnowledgeBase, pairs: list[Pair], wrong: list[str], light: list[str], edited: list[str], sources: bool = True
+    kb: KnowledgeBase,
+    pairs: list[Pair],
+    wrong: list[str],
+    light: list[str],
+    edited: list[str],
+    questions: list[QuestionEntry],
+    *,
+    sources: bool = True,
 ) -> list[Case]:
     """Every sentence of every pair with its passages scored (``sources``: each read under the line the model saw
-    it under, its title and headings, as the product does)."""
+    it under, its title and headings, as the product does). The three question kinds are attributed against the top
+    five for the pair's question, the others against the top five for the pair's claim."""
     out = []
     for i, (claim, (stem, phrase), _) in enumerate(pairs):
         _, text = chunk_of(kb, stem, phrase)
-        hits = kb.search(claim, limit=5)
-        passages = {n: (h.chunk_id, h.text) for n, h in enumerate(hits, start=1)}
-        labels = {n: chunk_label(h.title, h.headings) for n, h in enumerate(hits, start=1)}
-        found = frozenset(c for c, t in passages.values() if _norm(phrase) in _norm(t))
+        question, echo, echo_wrong, echo_only = questions[i]
         copied = copied_sentence(text, phrase)
-        sentences = {
-            "copied": (copied, found),
-            "reworded": (claim, found),
-            "light": (light[i], found),
-            "led in": (led_in(copied, i), found),
-            "terse": (terse(copied), found),
-            "wrong": (wrong[i], frozenset()),
-            "edited": (edited[i], frozenset()),
-            "wrong, led in": (led_in(wrong[i], i + 2), frozenset()),
-            "unrelated": (UNRELATED[i % len(UNRELATED)], frozenset()),
-        }
-        for kind, (sentence, answer) in sentences.items():
-            scores = {n: attribution.score(sentence, t, labels[n] if sources else "") for n, (_, t) in passages.items()}
-            out.append(Case(sentence, kind, answer, passages, scores))
+        for query, sentences in (
+            (claim, {
+                "copied": (copied, True),
+                "reworded": (claim, True),
+                "light": (light[i], True),
+                "led in": (led_in(copied, i), True),
+                "terse": (terse(copied), True),
+                "wrong": (wrong[i], False),
+                "edited": (edited[i], False),
+                "wrong, led in": (led_in(wrong[i], i + 2), False),
+                "unrelated": (UNRELATED[i % len(UNRELATED)], False),
+            }),
+            (question, {"echo": (echo, True), "echo, wrong": (echo_wrong, False), "echo only": (echo_only, False)}),
+        ):
+            hits = kb.search(query, limit=5)
+            passages = {n: (h.chunk_id, h.text) for n, h in enumerate(hits, start=1)}
+            labels = {n: chunk_label(h.title, h.headings) if sources else "" for n, h in enumerate(hits, start=1)}
+            found = frozenset(c for c, t in passages.values() if _norm(phrase) in _norm(t))
+            for kind, (sentence, drawn) in sentences.items():
+                scores = {n: attribution.score(sentence, t, labels[n]) for n, (_, t) in passages.items()}
+                out.append(Case(sentence, kind, found if drawn else frozenset(), passages, scores))
     return out
 
 
@@ -162,17 +181,15 @@ def choose(rows: list[Case]) -> tuple[float, float, float]:
 
 
 def main() -> None:
+    sets = {"dev": (DEV, WRONG_DEV, LIGHT_DEV, EDITED_DEV, QUESTION_DEV),
+            "test": (TEST, WRONG_TEST, LIGHT_TEST, EDITED_TEST, QUESTION_TEST)}
     with tempfile.TemporaryDirectory() as tmp:
         corpus = write_corpus(Path(tmp) / "corpus")
         with KnowledgeBase.open(Path(tmp) / "kb.lancedb") as kb:
             kb.add([*corpus, *sorted(GUIDE.glob("*.md"))])
-            dev = cases(kb, DEV, WRONG_DEV, LIGHT_DEV, EDITED_DEV)
-            test = cases(kb, TEST, WRONG_TEST, LIGHT_TEST, EDITED_TEST)
-            bare = {  # each passage read without its source line: the rule before sources counted
-                "dev": cases(kb, DEV, WRONG_DEV, LIGHT_DEV, EDITED_DEV, sources=False),
-                "test": cases(kb, TEST, WRONG_TEST, LIGHT_TEST, EDITED_TEST, sources=False),
-            }
-    fourgram, coverage, pairs = choose(dev)
+            scored = {name: cases(kb, *data) for name, data in sets.items()}
+            bare = {name: cases(kb, *data, sources=False) for name, data in sets.items()}  # no source lines
+    fourgram, coverage, pairs = choose(scored["dev"])
     print(
         f"chosen on DEV: 4-gram share ≥ {fourgram:.2f}, or coverage ≥ {coverage:.2f} with ordered pairs ≥ {pairs:.2f}"
         f" (shipped: {SHIPPED})"
@@ -184,13 +201,14 @@ def main() -> None:
         "shipped, no agreement checks": lambda c: decide(c, SHIPPED, agree=False),
         "most shared 4-grams": most_fourgrams,
     }
-    for name, rows in (("dev", dev), ("test", test)):
-        for rule, chosen, scored in (*((r, c, rows) for r, c in rules.items()), ("shipped, no source line",
-                                                                             rules["shipped"], bare[name])):
-            t = tally(scored, chosen)
+    for name, rows in scored.items():
+        variants = [(rule, chosen, rows) for rule, chosen in rules.items()]
+        variants += [("shipped, no source line", rules["shipped"], bare[name])]
+        for rule, chosen, rows_scored in variants:
+            t = tally(rows_scored, chosen)
             shares = " | ".join(f"{t[k]:.2f}" for k in KINDS)
             figures = f"{t['attributed']} | {t['precision']:.2f} | {t['recall']:.2f}"
-            print(f"| {name} | {rule} | {len(rows)} | {figures} | {shares} |")
+            print(f"| {name} | {rule} | {len(rows_scored)} | {figures} | {shares} |")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """A real small model on a local llama.cpp server, through ``haiku-tui ask --json``, on held-out questions.
 
     python -m bench.bench_local_model [--model-size 0.5b|1.5b] [--paths deferred at-once …] [--limit N]
-        [--corpora notes stdlib pydoc] [--out FILE.json] [--check]
+        [--corpora notes stdlib pydoc] [--set held-out|tuning] [--temperature T] [--out FILE.json] [--check]
 
 Runs ``bench/sets/local_questions.py`` (held out: report, never tune) as subprocesses of ``haiku-tui ask
 --json --base-url http://127.0.0.1:PORT/v1 --model NAME`` against ``bench/llama_server.py`` (started by
@@ -17,7 +17,8 @@ source listed is the answering document); answering phrase quoted; text tool cal
 and at most four words); instructions echoed as the answer; answered search-first;
 seconds per question (the whole ``ask`` process); and, from the server's log, requests, prompt tokens and
 prompt tokens evaluated (not served from the KV cache) per question. ``--limit N`` asks the first N standalone
-questions of each corpus, and every follow-up pair.
+questions of each corpus, and every follow-up pair. ``--set tuning`` asks ``eval_questions``' tuning splits instead
+(pydoc and stdlib), where a choice may be tried; ``--temperature`` is the server's default sampling temperature.
 """
 
 from __future__ import annotations
@@ -120,11 +121,11 @@ class Row:
 
     @property
     def confirmed_right(self) -> bool:
-        return self.grounded and self.question.doc in self.confirmed_stems
+        return self.grounded and bool(set(self.question.doc.split()) & self.confirmed_stems)
 
     @property
     def right(self) -> bool:
-        return self.question.doc in self.sources
+        return bool(set(self.question.doc.split()) & set(self.sources))
 
     @property
     def quoted(self) -> bool:
@@ -171,11 +172,19 @@ def build_kbs(corpora: list[str], tmp: Path) -> dict[str, str]:
     return dbs
 
 
-def selected(corpora: list[str], limit: int | None) -> list[LocalQuestion]:
+def tuning_questions() -> list[LocalQuestion]:
+    """``eval_questions``' tuning splits on the corpora served here, as local questions (any of a question's
+    documents is its right source): what prompt and sampling choices may be tried on."""
+    from bench.sets.eval_questions import tuning
+
+    return [LocalQuestion(q.corpus, q.question, " ".join(sorted(q.docs)), q.phrase) for q in tuning()]
+
+
+def selected(corpora: list[str], limit: int | None, pool: list[LocalQuestion] = QUESTIONS) -> list[LocalQuestion]:
     """The questions of ``corpora``: the first ``limit`` standalone ones of each, and every follow-up pair."""
     out = []
     for corpus in corpora:
-        own = [q for q in QUESTIONS if q.corpus == corpus]
+        own = [q for q in pool if q.corpus == corpus]
         opening = {q.follows for q in own if q.follows}
         keep = {q.question for q in [q for q in own if q.follows is None and q.question not in opening][:limit]}
         out += [q for q in own if q.question in keep or q.question in opening or q.follows]
@@ -362,25 +371,31 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write every answer and figure here as JSON")
     parser.add_argument("--check", action="store_true", help="only check that each phrase is in its document")
     parser.add_argument(
+        "--set", choices=["held-out", "tuning"], default="held-out",
+        help="held-out: report (never tune); tuning: eval_questions' tuning splits (pydoc, stdlib), to try choices on",
+    )
+    parser.add_argument("--temperature", type=float, help="the server's sampling temperature when a request names none")
+    parser.add_argument(
         "--summarize", type=Path, nargs="+", metavar="FILE", help="print the table of earlier --out files instead, "
         "on the questions --corpora and --limit select"
     )
     args = parser.parse_args()
     if args.summarize:
-        print(table(summarize(args.summarize, selected(args.corpora, args.limit))))
+        pool = tuning_questions() if args.set == "tuning" else QUESTIONS
+        print(table(summarize(args.summarize, selected(args.corpora, args.limit, pool))))
         return
     if args.check:
         bad = check()
         print("\n".join(bad) or f"all {len(QUESTIONS)} phrases found in their documents")
         raise SystemExit(1 if bad else 0)
-    questions = selected(args.corpora, args.limit)
+    questions = selected(args.corpora, args.limit, tuning_questions() if args.set == "tuning" else QUESTIONS)
     model = MODELS[args.model_size].file.removesuffix(".gguf")
     results, answers = {}, {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         dbs = build_kbs(args.corpora, tmp)
         log = tmp / "requests.jsonl"
-        with local_server(args.model_size, log=log) as url:
+        with local_server(args.model_size, log=log, temperature=args.temperature) as url:
             for name in args.paths:
                 rows = run_path(
                     name, questions, dbs, url, model, log, tmp,

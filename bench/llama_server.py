@@ -22,7 +22,8 @@ One model lives for the server's life, so llama.cpp's KV cache keeps the longest
 previous prompt: ``usage.prompt_tokens_details.cached_tokens`` and ``timings.cache_n`` say how many prompt
 tokens were reused, ``timings.prompt_n`` how many were evaluated (as llama.cpp's own server reports them).
 Each request also appends one JSON line to ``--log``. Sampling follows Qwen2.5's generation config unless
-the request says otherwise (temperature 0.7, top-p 0.8, top-k 20, repetition penalty 1.05), seed 0.
+the request says otherwise (temperature 0.7, top-p 0.8, top-k 20, repetition penalty 1.05), seed 0;
+``--temperature`` sets the default a request that names none gets (servers differ: llama.cpp's own is 0.8).
 Both servers load the weights without llama.cpp's extra buffer types (see :func:`without_extra_buffers`).
 
 ``--tools`` plays the other servers a user meets: ``parse`` (the above), ``as-text`` (tools in the prompt, no
@@ -182,7 +183,10 @@ def without_extra_buffers() -> None:
 class Engine:
     """One Llama and its lock: requests are served one at a time, sharing the KV cache."""
 
-    def __init__(self, model: Path, threads: int, ctx: int, log: Path | None, parse: bool = True) -> None:
+    def __init__(
+        self, model: Path, threads: int, ctx: int, log: Path | None, parse: bool = True, temperature: float = 0.7
+    ) -> None:
+        self.temperature = temperature
         without_extra_buffers()
         from llama_cpp import Llama, llama_vocab_is_eog
 
@@ -212,7 +216,7 @@ class Engine:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         stream = self.llm.generate(
             tokens,
-            temp=body.get("temperature", 0.7),
+            temp=body.get("temperature", self.temperature),
             top_p=body.get("top_p", 0.8),
             top_k=20,
             min_p=0.0,
@@ -437,8 +441,13 @@ def main() -> None:
     parser.add_argument("--ctx", type=int, default=8192)
     parser.add_argument("--log", type=Path)
     parser.add_argument("--tools", choices=["parse", "as-text", *REFUSALS], default="parse")
+    parser.add_argument(
+        "--temperature", type=float, default=0.7, help="when a request names none (Qwen2.5's own default: 0.7)"
+    )
     args = parser.parse_args()
-    engine = Engine(args.model, args.threads, args.ctx, args.log, parse=args.tools != "as-text")
+    engine = Engine(
+        args.model, args.threads, args.ctx, args.log, parse=args.tools != "as-text", temperature=args.temperature
+    )
     server = ThreadingHTTPServer((args.host, args.port), make_handler(engine, args.tools))
     print(f"serving {engine.name} on http://{args.host}:{server.server_port}/v1", file=sys.stderr, flush=True)
     server.serve_forever()
