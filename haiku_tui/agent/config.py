@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from haiku_tui.agent.preamble import PREAMBLE
+from haiku_tui.agent.preamble import preamble_for
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent
@@ -40,7 +40,8 @@ class AgentConfig:
     compaction: bool = True
     policy: bool = True
     analysis: bool = False
-    preamble: str = PREAMBLE
+    preamble: str | None = None
+    """The agent's own instructions (None: the path's, :func:`~haiku_tui.agent.preamble.preamble_for`)."""
     reranker: str | None = None
     """A rerank server's URL (``POST {url}/rerank``) that reorders the knowledge base's search candidates."""
     reranker_model: str | None = None
@@ -100,7 +101,7 @@ def build_agent(
         resolved,
         deps_type=Deps,
         output_type=str,
-        instructions=config.preamble or None,
+        instructions=(preamble_for(config.search_first) if config.preamble is None else config.preamble) or None,
         capabilities=capabilities,
         name="haiku-tui",
         # A server that accepts and never answers ends the run after ``timeout`` (each attempt, and

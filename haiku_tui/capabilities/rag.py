@@ -68,15 +68,17 @@ _ECHO_WORDS = 8
 """A run of this many words of the search-first instructions in an answer is the request written back."""
 
 
-def echoed(answer: str, sources: list[str]) -> bool:
-    """True when ``answer`` writes its request back rather than answering: a run of the instructions' words, or
-    two or more of the passages' source lines (small models do both, passages and all)."""
+def echoed(answer: str, sources: list[str], instructions: str = "") -> bool:
+    """True when ``answer`` writes its request back rather than answering: a run of the passages note's words or of
+    the request's ``instructions`` (the agent's and every capability's), or two or more of the passages' source
+    lines (small models do all three, passages and all)."""
     from haiku_tui.capabilities.parts import PASSAGES_NOTE
 
     words = " ".join(answer.lower().split())
-    note = PASSAGES_NOTE.format(frame="<passages>").lower().split()
-    if any(" ".join(note[i : i + _ECHO_WORDS]) in words for i in range(len(note) - _ECHO_WORDS + 1)):
-        return True
+    for request in (PASSAGES_NOTE.format(frame="<passages>"), instructions):
+        said = request.lower().split()
+        if any(" ".join(said[i : i + _ECHO_WORDS]) in words for i in range(len(said) - _ECHO_WORDS + 1)):
+            return True
     return sum(1 for s in sources if " ".join(s.lower().split()) in words) >= 2
 
 
@@ -116,7 +118,8 @@ class RAGCapability(EvidenceCapability):
     ) -> ModelResponse:
         if self.search_first and self.question is not None:
             answer = "".join(p.content for p in response.parts if isinstance(p, TextPart))
-            self._declare_answer(answer)
+            sent = [m.instructions for m in request_context.messages if isinstance(m, ModelRequest) and m.instructions]
+            self._declare_answer(answer, sent[-1] if sent else "")
         return response
 
     # ---- search-first ---------------------------------------------------------------------
@@ -157,8 +160,9 @@ class RAGCapability(EvidenceCapability):
         for messages in (ctx.messages, request_context.messages):
             _add_to_question(messages, part)
 
-    def _declare_answer(self, answer: str) -> None:
-        """Register the answer's markers as its citations, attribute its unmarked claims, declare the rest."""
+    def _declare_answer(self, answer: str, instructions: str = "") -> None:
+        """Register the answer's markers as its citations, attribute its unmarked claims, declare the rest
+        (``instructions``: the request's, which an answer may write back)."""
         from haiku_tui.capabilities.attribution import attribute
 
         record = self.current
@@ -189,7 +193,7 @@ class RAGCapability(EvidenceCapability):
         found = {a.chunk_id: a.label for a in attributions if a.chunk_id is not None and a.label is not None}
         for chunk_id, number in {**found, **marked}.items():
             self._register(chunk_id, number)
-        if echoed(answer, record.get("passage_sources", [])):  # its request written back: no answer at all
+        if echoed(answer, record.get("passage_sources", []), instructions):  # its request written back: no answer
             record["echoed"] = True
             marked, found = {}, {}
         backed = _backed(answer, marked, backs)

@@ -177,7 +177,7 @@ def grounding_note(
     if badge == "grounded":
         return ""
     if echoed:
-        return "not grounded: the model wrote back its instructions and passages instead of answering"
+        return "not grounded: the model wrote back its instructions or passages instead of answering"
     if unbacked:
         return f"not grounded: no passage carries {' '.join(f'[{n}]' for n in unbacked)}"
     if unconfirmed:

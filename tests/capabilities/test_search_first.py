@@ -102,6 +102,22 @@ async def test_the_passages_are_user_content_of_the_first_and_only_request_and_n
     assert finished[0].step.text.endswith(f"→ {part.found} passage(s)")
 
 
+async def test_the_instructions_name_no_tool_when_none_is_offered(kb):
+    """The tools path's preamble tells the model to cite "with the [n] markers the cite tool gives you"; asked
+    search-first, with no tool offered, a small model was told about a tool it did not have. The search-first
+    instructions name none and say how to answer from the passages."""
+    from haiku_tui.capabilities.rag import SEARCH_FIRST_INSTRUCTIONS
+
+    script = Script(answer_citing("Sourdough bread", "Feed the starter once a day"))
+    await ask(agent_for(script, kb), Session(), "How often do I feed a sourdough starter?")
+    instructions = script.infos[0].instructions or ""
+    assert "tool" not in instructions.lower() and "chunk id" not in instructions.lower()
+    assert instructions.startswith("You are haiku-tui") and SEARCH_FIRST_INSTRUCTIONS in instructions
+    tools = Script(text("Hello!"))
+    await ask(build_agent(AgentConfig(search_first=False), kb=kb, model=tools.model), Session(), "hi")
+    assert "the cite tool" in (tools.infos[0].instructions or "")  # the tools path keeps its own
+
+
 async def test_markers_are_registered_as_the_answers_citations_in_the_evidence_record(kb):
     script = Script(answer_citing("Sourdough bread", "Feed it once a day with equal weights of flour and water"))
     session = Session()
@@ -345,9 +361,23 @@ async def test_an_answer_that_writes_its_request_back_grounds_nothing(kb):
     assert record["echoed"] is True and record["declaration"]["chunk_ids"] == []
     view = question_views(session.state, session.messages)[-1]
     assert view.badge == "ungrounded" and view.citations == () and view.echoed
-    why = "not grounded: the model wrote back its instructions and passages instead of answering"
+    why = "not grounded: the model wrote back its instructions or passages instead of answering"
     assert view.grounding_note == why
     assert view.grounding_note in to_markdown(session)
+
+
+async def test_an_answer_that_writes_back_the_instructions_grounds_nothing(kb):
+    """The real 0.5B answered "where am I allowed to use await" with the agent's instructions, word for word: that is
+    no answer, and it says so (it was shown as an answer that draws on none of the passages)."""
+
+    def preamble(messages, info):
+        return text(info.instructions.split("\n- ")[0] + " Keep answers concise (Markdown is rendered).")
+
+    session = Session()
+    await ask(agent_for(Script(preamble), kb), session, "Where am I allowed to use await?")
+    view = question_views(session.state, session.messages)[-1]
+    assert view.echoed and view.badge == "ungrounded"
+    assert view.grounding_note == "not grounded: the model wrote back its instructions or passages instead of answering"
 
 
 async def test_a_follow_up_cites_an_earlier_passage_by_its_number_and_a_step_names_them_by_number(kb):
