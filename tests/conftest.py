@@ -14,7 +14,8 @@ def _isolated_data_dir(tmp_path_factory, monkeypatch):
     data = tmp_path_factory.mktemp("data")
     monkeypatch.setenv("HAIKU_TUI_DATA_DIR", str(data))
     for var in ("HAIKU_RAG_DB", "HAIKU_TUI_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL",
-                "HAIKU_TUI_API_KEY", "HAIKU_TUI_BASE_URL", "HAIKU_TUI_TIMEOUT", "HAIKU_TUI_TOKEN"):
+                "ANTHROPIC_BASE_URL", "HAIKU_TUI_API_KEY", "HAIKU_TUI_BASE_URL", "HAIKU_TUI_TIMEOUT",
+                "HAIKU_TUI_TOKEN"):
         monkeypatch.delenv(var, raising=False)
     return data
 
@@ -26,5 +27,19 @@ def model_server(monkeypatch):
 
     monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
     server = ModelServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def anthropic_server(monkeypatch):
+    """A loopback Anthropic Messages API server with a prompt cache (``tests/anthropic_server.py``); the SDK is
+    pointed at it by its own ``ANTHROPIC_BASE_URL``, with ``ANTHROPIC_API_KEY=test``."""
+    from tests.anthropic_server import AnthropicServer
+
+    monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
+    server = AnthropicServer().start()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
     yield server
     server.stop()

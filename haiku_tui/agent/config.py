@@ -120,10 +120,15 @@ def build_agent(
 def cache_settings(model: Any) -> dict[str, Any]:
     """Anthropic's prompt cache points for ``model`` (none for other providers, whose servers cache a prompt's
     prefix on their own): the instructions, the tool definitions, and the history up to its last block, which
-    moves forward as the conversation grows (compaction keeps what comes before it unchanged)."""
+    moves forward as the conversation grows (compaction keeps what comes before it unchanged).
+
+    Pydantic AI's note on what ``<system>`` blocks in user turns mean (Anthropic's API has no system role there; a
+    loaded capability's instructions arrive in one) goes at the start of the system prompt from the first request,
+    not from the first load on: the instructions then stay the same in every request of a session."""
     if getattr(model, "system", None) != "anthropic":
         return {}
-    return {"anthropic_cache_instructions": True, "anthropic_cache_tool_definitions": True, "anthropic_cache": True}
+    return {"anthropic_cache_instructions": True, "anthropic_cache_tool_definitions": True, "anthropic_cache": True,
+            "framing_announcement": "always"}
 
 
 def _search_first_capabilities(config: AgentConfig, kb: KnowledgeBase | None) -> list[Any]:

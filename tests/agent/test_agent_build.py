@@ -30,8 +30,8 @@ def test_analysis_is_opt_in_and_each_capability_can_be_switched_off(tmp_path):
 
 
 def test_anthropic_models_get_prompt_cache_points_and_others_none(tmp_path):
-    """Instructions, tools and the history's last block are Anthropic cache points; other servers cache prefixes
-    themselves, so their settings carry none."""
+    """Instructions, tools and the history's last block are Anthropic cache points, and the instructions do not change
+    at the first capability load; other servers cache prefixes themselves, so their settings carry none."""
 
     class AnthropicLike(TestModel):
         @property
@@ -44,3 +44,6 @@ def test_anthropic_models_get_prompt_cache_points_and_others_none(tmp_path):
     assert {k: v for k, v in anthropic.model_settings.items() if k.startswith("anthropic_")} == {
         "anthropic_cache_instructions": True, "anthropic_cache_tool_definitions": True, "anthropic_cache": True,
     }
+    # the note on <system> blocks is in the instructions from the first request (not added at the first load)
+    assert anthropic.model_settings["framing_announcement"] == "always"
+    assert "framing_announcement" not in plain.model_settings

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import pytest
 from pydantic_ai.models.function import FunctionModel
@@ -92,8 +93,9 @@ def test_openai_with_key_from_env_or_argument(monkeypatch):
     assert isinstance(chat, OpenAIChatModel) and chat.model_name == "gpt-4o"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("anthropic") is not None, reason="the anthropic extra is installed")
-def test_anthropic_needs_its_extra():
+def test_anthropic_needs_its_extra(monkeypatch):
+    for module in ("anthropic", "pydantic_ai.providers.anthropic", "pydantic_ai.models.anthropic"):
+        monkeypatch.setitem(sys.modules, module, None)  # as without the extra (the test extra installs it)
     assert config_error("anthropic:claude-sonnet-4-5") == (
         "anthropic:claude-sonnet-4-5 needs the anthropic extra: pip install 'haiku-tui[anthropic]'"
     )
