@@ -226,7 +226,7 @@ def build_model(name: str, base_url: str | None = None, api_key: str | None = No
     prefix, model_name = _split(name)
     if prefix is None:
         raise ModelConfigError(
-            f"unknown model {name!r}: use provider:model (e.g. openai:gpt-5, anthropic:claude-sonnet-4-5, "
+            f"unknown model {name!r}: use provider:model (e.g. openai:gpt-5, anthropic:claude-sonnet-5-5, "
             f"ollama:llama3.2), or pass --base-url for an OpenAI-compatible server, or use {EXTRACTIVE!r}"
         )
     if not model_name:
@@ -324,7 +324,7 @@ def _config_message(name: str, prefix: str, message: str) -> str:
         hint = f"; did you mean {suggestion.group(1)!r}?" if suggestion else ""
         return (
             f"unknown model {name!r}: {prefix!r} is not a provider Pydantic AI knows{hint} "
-            "(e.g. openai:gpt-5, anthropic:claude-sonnet-4-5, ollama:llama3.2, or --base-url URL)"
+            "(e.g. openai:gpt-5, anthropic:claude-sonnet-5-5, ollama:llama3.2, or --base-url URL)"
         )
     first = " ".join(message.split())
     return f"{name}: {first}"

@@ -31,7 +31,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "-m",
         default=argparse.SUPPRESS,  # keeps a --model given before the subcommand
         metavar="MODEL",
-        help="Pydantic AI model string, e.g. openai:gpt-5, anthropic:claude-sonnet-4-5, ollama:llama3.2 "
+        help="Pydantic AI model string, e.g. openai:gpt-5, anthropic:claude-sonnet-5-5, ollama:llama3.2 "
         "(default: $HAIKU_TUI_MODEL, config file, else extractive)",
     )
     p.add_argument(

@@ -72,7 +72,7 @@ def test_errors_are_one_line(kb_path, tmp_path, capsys):
     assert err.strip() == (
         "haiku-tui: error: openai:gpt-5 needs OPENAI_API_KEY (export it, or pass --base-url for a local server)"
     )
-    code, out, err = ask(capsys, "--db", str(kb_path), "--model", "anthropic:claude-sonnet-4-5", "hello")
+    code, out, err = ask(capsys, "--db", str(kb_path), "--model", "anthropic:claude-sonnet-5-5", "hello")
     assert code == 1 and len(err.strip().splitlines()) == 1 and "anthropic" in err
     code, out, err = ask(capsys, "--db", str(tmp_path / "missing.lancedb"), "hello")
     assert code == 1 and len(err.strip().splitlines()) == 1

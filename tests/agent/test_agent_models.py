@@ -96,8 +96,8 @@ def test_openai_with_key_from_env_or_argument(monkeypatch):
 def test_anthropic_needs_its_extra(monkeypatch):
     for module in ("anthropic", "pydantic_ai.providers.anthropic", "pydantic_ai.models.anthropic"):
         monkeypatch.setitem(sys.modules, module, None)  # as without the extra (the test extra installs it)
-    assert config_error("anthropic:claude-sonnet-4-5") == (
-        "anthropic:claude-sonnet-4-5 needs the anthropic extra: pip install 'haiku-tui[anthropic]'"
+    assert config_error("anthropic:claude-sonnet-5-5") == (
+        "anthropic:claude-sonnet-5-5 needs the anthropic extra: pip install 'haiku-tui[anthropic]'"
     )
 
 
@@ -167,7 +167,7 @@ def test_base_url_from_env(monkeypatch):
         ("mistral:7b", "mistral:7b"),  # Ollama's name, though "mistral" is also a hosted provider's prefix
         ("hf.co/bartowski/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M", "hf.co/bartowski/Qwen2.5-0.5B-Instruct-GGUF:Q4_K_M"),
         ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"),
-        ("anthropic:claude-sonnet-4-5", "anthropic:claude-sonnet-4-5"),  # the server's to serve or to refuse
+        ("anthropic:claude-sonnet-5-5", "anthropic:claude-sonnet-5-5"),  # the server's to serve or to refuse
         ("openai:qwen2.5:0.5b", "qwen2.5:0.5b"),
         ("OpenAI:llama3.2", "llama3.2"),
         ("lmstudio:qwen2.5-7b-instruct", "qwen2.5-7b-instruct"),

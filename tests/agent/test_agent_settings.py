@@ -29,7 +29,7 @@ def test_without_haiku_tui_api_key_a_server_gets_no_key_and_a_provider_its_own_v
     monkeypatch.setenv("OPENAI_API_KEY", "sk-provider")
     choice = choose_model("openai:gpt-5")
     assert choice.key_source == "OPENAI_API_KEY" and choice.secrets == ["sk-provider"]
-    assert choose_model("anthropic:claude-sonnet-4-5").key_source == "ANTHROPIC_API_KEY"
+    assert choose_model("anthropic:claude-sonnet-5-5").key_source == "ANTHROPIC_API_KEY"
     assert choose_model(None).key_source is None  # extractive sends nothing
 
 

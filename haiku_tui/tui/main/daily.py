@@ -120,7 +120,7 @@ class DailyActions:
         dialog = TextInputDialog(
             "Switch model",
             value=current,
-            placeholder="openai:gpt-5   ·   anthropic:claude-sonnet-4-5   ·   llama3.2 http://localhost:11434/v1",
+            placeholder="openai:gpt-5   ·   anthropic:claude-sonnet-5-5   ·   llama3.2 http://localhost:11434/v1",
             detail=f"Now: {model_label(config.model, config.base_url)}. Any Pydantic AI model string, or a model "
             "name and a server's base URL (OpenAI-compatible). It is checked before use and kept with this session.",
             submit_label="Switch",
