@@ -58,6 +58,8 @@ class Path_:
     env: tuple[tuple[str, str], ...] = ()
     real: bool = True
     tools_at_once: bool = False
+    passages: int = 0
+    """Search-first passages per question (0: the product's five)."""
 
 
 PATHS = {
@@ -66,10 +68,12 @@ PATHS = {
     "at-once": Path_(env=(("HAIKU_TUI_SEARCH_FIRST", "0"),), tools_at_once=True),
     "search-first": Path_(env=(("HAIKU_TUI_SEARCH_FIRST", "1"),)),
     "default": Path_(),
+    "default-3": Path_(passages=3),
 }
 """``deferred``: tools deferred behind ``load_capability`` (main's default; ``HAIKU_TUI_SEARCH_FIRST=0``: no
 fallback); ``at-once``: every tool offered from the first request; ``search-first``: reported twice, counting
-only the model's own ``[n]`` and then the attributed sentences too; ``default``: no setting (fallbacks on)."""
+only the model's own ``[n]`` and then the attributed sentences too; ``default``: no setting (fallbacks on);
+``default-3``: the same with three passages a question instead of five."""
 
 
 @dataclass
@@ -192,7 +196,7 @@ def selected(corpora: list[str], limit: int | None, pool: list[LocalQuestion] = 
 
 
 def ask_command(db: str, q: LocalQuestion, path: Path_, url: str | None, model: str, session: str | None):
-    launcher = [sys.executable, "-m", "bench.bench_local_model", "_ask"] if path.tools_at_once else [
+    launcher = [sys.executable, "-m", "bench.bench_local_model", "_ask"] if path.tools_at_once or path.passages else [
         sys.executable, "-m", "haiku_tui.cli",
     ]
     command = [*launcher, "--db", db, "ask", "--json", *path.args]
@@ -220,6 +224,7 @@ def run_path(name: str, questions: list[LocalQuestion], dbs: dict[str, str], url
     env = {
         **os.environ, "HAIKU_TUI_DATA_DIR": str(data_dir / name), "HAIKU_TUI_TIMEOUT": "900",
         "PYTHONPATH": str(ROOT), **dict(path.env),
+        "BENCH_TOOLS_AT_ONCE": "1" if path.tools_at_once else "", "BENCH_PASSAGES": str(path.passages or ""),
     }
     env.pop("HAIKU_TUI_MODEL", None)
     env.pop("HAIKU_TUI_BASE_URL", None)
@@ -350,15 +355,21 @@ def check() -> list[str]:
     return bad
 
 
-def ask_tools_at_once(argv: list[str]) -> int:
-    """``haiku-tui`` with every tool offered from the first request (``AgentConfig.defer_loading=False``)."""
+def ask_patched(argv: list[str]) -> int:
+    """``haiku-tui`` with every tool offered from the first request (``$BENCH_TOOLS_AT_ONCE``:
+    ``AgentConfig.defer_loading=False``) or another number of search-first passages (``$BENCH_PASSAGES``)."""
     import dataclasses
 
     import haiku_tui.agent as agent
+    import haiku_tui.capabilities.rag as rag
     from haiku_tui.cli import main as cli
 
-    build = agent.build_agent
-    agent.build_agent = lambda config, **kw: build(dataclasses.replace(config, defer_loading=False), **kw)
+    if os.environ.get("BENCH_TOOLS_AT_ONCE"):
+        build = agent.build_agent
+        agent.build_agent = lambda config, **kw: build(dataclasses.replace(config, defer_loading=False), **kw)
+    if passages := int(os.environ.get("BENCH_PASSAGES") or 0):
+        create = rag.create_capability
+        rag.create_capability = lambda *a, **kw: create(*a, **{**kw, "search_limit": passages})
     return cli(argv)
 
 
@@ -417,5 +428,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["_ask"]:
-        raise SystemExit(ask_tools_at_once(sys.argv[2:]))
+        raise SystemExit(ask_patched(sys.argv[2:]))
     main()
