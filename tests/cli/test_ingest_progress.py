@@ -26,6 +26,7 @@ FILES = 12  # of three chunks each, embedded three chunks a batch
 
 CHILD = textwrap.dedent(
     """
+    import asyncio
     import sys
     from pydantic_ai.embeddings import Embedder
     from haiku_tui.store import embed_batches, embedding
@@ -34,15 +35,18 @@ CHILD = textwrap.dedent(
 
     class Announced(SlowEmbeddingModel):
         async def embed(self, inputs, **kwargs):
+            if len(self.batches) >= HOLD:  # held until the test's Ctrl+C lands, however busy the box
+                await asyncio.sleep(120)
             result = await super().embed(inputs, **kwargs)
             print("BATCH", len(self.batches), file=sys.__stdout__, flush=True)  # past the bar's redirection
             return result
 
     embed_batches.FIRST_BATCH = embed_batches.MIN_BATCH = embed_batches.EMBED_BATCH = 3
     embed_batches.WRITE_SECONDS = 0.0
+    HOLD = int(sys.argv[2])
     embedding.builtin_embedder = lambda: Embedder(Announced(WordLlamaEmbeddingModel(), float(sys.argv[1])))
     from haiku_tui.cli import main
-    sys.exit(main(sys.argv[2:]))
+    sys.exit(main(sys.argv[3:]))
     """
 )
 
@@ -52,10 +56,11 @@ def plain(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
 
 
-def start(delay: float, *args: str) -> subprocess.Popen:
+def start(delay: float, *args: str, hold: int = 0) -> subprocess.Popen:
+    """The CLI with a slow built-in embedder (``delay`` seconds a batch; from batch ``hold`` on, it waits 120 s)."""
     env = {**os.environ, "TTY_COMPATIBLE": "1", "COLUMNS": "150"}  # the bar draws as on a terminal
     return subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(delay), *args], cwd=ROOT, env=env,
+        [sys.executable, "-c", CHILD, str(delay), str(hold or 10**6), *args], cwd=ROOT, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 
@@ -78,7 +83,7 @@ def test_the_bar_shows_the_embedding_and_leaves_with_the_summary(tmp_path):
 def test_ctrl_c_while_embedding_keeps_what_was_written_and_the_next_add_finishes(tmp_path):
     docs = write_many(tmp_path / "docs", FILES)
     db = tmp_path / "kb.lancedb"
-    proc = start(0.5, "add", str(docs), "--db", str(db))  # 9 batches (4.5 s) left to land in, even on a busy box
+    proc = start(0.2, "add", str(docs), "--db", str(db), hold=3)  # the fourth batch waits for the signal
     try:
         for line in proc.stdout:
             if line.strip() == "BATCH 3":
