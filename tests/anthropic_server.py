@@ -29,10 +29,10 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.model_server import Request, Step, next_step
+from tests.model_server import LoopbackServer, Request, Step, next_step
 
 LOOKBACK = 20
 """Blocks before a breakpoint at which Anthropic also looks for a cached prefix."""
@@ -140,32 +140,21 @@ def _revealed(value: Any) -> set[str]:
     return found.union(*map(_revealed, value.values()))
 
 
-class AnthropicServer(ThreadingHTTPServer):
+class AnthropicServer(LoopbackServer):
     """The server: ``requests`` (every one received), ``cache`` (its prompt cache), ``usages`` (what each request's
     usage reported, in order)."""
 
-    daemon_threads = True
-
     def __init__(self, port: int = 0):
-        super().__init__(("127.0.0.1", port), _Handler)
+        super().__init__(port, _Handler)
         self.requests: list[Request] = []
         self.usages: list[Usage] = []
         self.cache = PromptCache()
-        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
         """What ``ANTHROPIC_BASE_URL`` is set to (the SDK adds ``/v1/messages``)."""
         return f"http://127.0.0.1:{self.server_address[1]}"
 
-    def start(self) -> AnthropicServer:
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -255,13 +255,32 @@ def next_step(body: dict[str, Any], mode: str) -> Step:
     return Step(text=answer_text(turn, mode, history=body.get("messages", [])))
 
 
-class ModelServer(ThreadingHTTPServer):
-    """The server; ``mode``, ``chunked``, ``retry_after`` and ``delay`` may be changed between requests."""
+class LoopbackServer(ThreadingHTTPServer):
+    """An HTTP server on 127.0.0.1 that serves from its own thread: :meth:`start`, then :meth:`stop`."""
 
     daemon_threads = True
 
+    def __init__(self, port: int, handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(("127.0.0.1", port), handler)
+        self.stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self):
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.shutdown()
+        self.server_close()
+
+
+class ModelServer(LoopbackServer):
+    """The server; ``mode``, ``chunked``, ``retry_after`` and ``delay`` may be changed between requests."""
+
     def __init__(self, port: int = 0, mode: str = "ok", *, chunked: bool = True):
-        super().__init__(("127.0.0.1", port), _Handler)
+        super().__init__(port, _Handler)
         self.mode = mode
         self.chunked = chunked
         self.retry_after = 7
@@ -269,7 +288,6 @@ class ModelServer(ThreadingHTTPServer):
         self.cached_tokens = 0  # what the usage chunk reports as read from a prompt cache
         self.context = 0  # tokens (4 characters of the request's messages each) a request may hold (0: any)
         self.requests: list[Request] = []
-        self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
     @property
@@ -280,17 +298,6 @@ class ModelServer(ThreadingHTTPServer):
         model = str(body.get("model", ""))
         named = model.removeprefix("fake-")
         return named if model.startswith("fake-") and named in MODES else self.mode
-
-    def start(self) -> ModelServer:
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.shutdown()
-        self.server_close()
-
 
 class _Handler(BaseHTTPRequestHandler):
     server: ModelServer
