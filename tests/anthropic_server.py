@@ -233,13 +233,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8766)
     args = parser.parse_args(argv)
     server = AnthropicServer(args.port)
-    print(f"serving {server.base_url} (ANTHROPIC_BASE_URL); Ctrl+C stops", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    server.serve_until_interrupted(f"serving {server.base_url} (ANTHROPIC_BASE_URL)")
 
 
 if __name__ == "__main__":

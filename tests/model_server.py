@@ -275,6 +275,16 @@ class LoopbackServer(ThreadingHTTPServer):
         self.shutdown()
         self.server_close()
 
+    def serve_until_interrupted(self, banner: str) -> None:
+        """Serve in this thread (``python -m …``) after printing ``banner``, until Ctrl+C."""
+        print(f"{banner}; Ctrl+C stops", flush=True)
+        try:
+            self.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.server_close()
+
 
 class ModelServer(LoopbackServer):
     """The server; ``mode``, ``chunked``, ``retry_after`` and ``delay`` may be changed between requests."""
@@ -469,13 +479,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     server = ModelServer(args.port, args.mode, chunked=not args.close_delimited)
     server.delay = args.delay
-    print(f"serving {server.base_url} (mode {args.mode}); Ctrl+C stops", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    server.serve_until_interrupted(f"serving {server.base_url} (mode {args.mode})")
 
 
 if __name__ == "__main__":
