@@ -35,6 +35,8 @@ RAG_ID = "haiku-tui-rag"
 REDIRECT_TAG = "[haiku-tui/citation-redirect]"
 RETRY_TAG = "<pyai:retry_feedback>"
 LONG_ANSWER_CHARS = 200_000
+LOOP_EVENTS = 250_000
+"""The most events of a loop (``loop``): 2 MB of it, should nothing stop it."""
 TEXT_ABOVE = "[Its text is above"  # a search result whose text the request already holds
 
 MODES = {
@@ -53,6 +55,8 @@ MODES = {
     "uncited": "searches, never cites, answers without markers",
     "undeclared": "answers without citing; cites and repeats the answer when redirected",
     "long": "a 200 KB answer",
+    "loop": "an answer that falls into a loop: its first sentence, then '\\\"' over and over with no end (a small "
+    "model on a server with no generation cap), until the client hangs up",
     "hostile": "an answer with terminal escapes and Textual markup",
     "refuse-ollama": "HTTP 400 to any request offering tools, as Ollama for a model without tool support",
     "refuse-llamacpp": "HTTP 500 'tools param requires --jinja flag', as llama.cpp's server without --jinja",
@@ -208,9 +212,9 @@ def answer_text(
         chunks = {str(n): text for n, text in numbered}
         if not numbers:
             return " ".join(f"{text.split('.')[0].strip()}." for _, text in numbered) or NOWHERE_ANSWER
-    if mode == "long":
-        phrase = "The sources go on at length. "
-        return (phrase * (LONG_ANSWER_CHARS // len(phrase) + 1))[:LONG_ANSWER_CHARS] + " [1]"
+    if mode == "long":  # numbered sentences: long, but not one phrase over and over (that is a loop)
+        said = "".join(f"Note {i} of the sources goes on at length. " for i in range(LONG_ANSWER_CHARS // 40))
+        return said[:LONG_ANSWER_CHARS] + " [1]"
     if mode == "hostile":
         return HOSTILE_ANSWER + ("[1]" if numbers else "")
     quoted = [(n, chunks.get(cid, "")) for n, cid in numbers] or [(None, t) for t in list(chunks.values())[:1]]
@@ -298,6 +302,8 @@ class ModelServer(LoopbackServer):
         self.cached_tokens = 0  # what the usage chunk reports as read from a prompt cache
         self.context = 0  # tokens (4 characters of the request's messages each) a request may hold (0: any)
         self.requests: list[Request] = []
+        self.loops = 0  # answers that fell into a loop (``loop``)
+        self.loops_left = 0  # of those, the ones the client hung up on
         self._thread: threading.Thread | None = None
 
     @property
@@ -460,6 +466,8 @@ class _Handler(BaseHTTPRequestHandler):
             words = [step.text[i:i + 2048] for i in range(0, len(step.text), 2048)]
         if mode == "cut":
             words = words[: max(1, len(words) // 2)]
+        if mode == "loop":
+            return self._loop(event, words[:6])
         for i, word in enumerate(words):
             event({"content": word})
             if mode == "bad-json" and i == len(words) // 2:
@@ -468,6 +476,21 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return None
         return end(None if mode == "no-finish" else "stop")
+
+
+    def _loop(self, event: Any, words: list[str]) -> None:
+        """``words``, then the same two characters until the client hangs up (at most :data:`LOOP_EVENTS` events)."""
+        self.server.loops += 1
+        try:
+            for word in words:
+                event({"content": word})
+            for _ in range(LOOP_EVENTS):
+                if self.server.stopping.is_set():
+                    break
+                event({"content": '\\"' * 4})
+        except OSError:  # the client stopped reading: what a run that noticed the loop does
+            self.server.loops_left += 1
+        self.close_connection = True
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -248,6 +248,7 @@ class QuestionRun:
 
         from haiku_tui.agent import describe_error, run_limits
         from haiku_tui.agent.errors import context_overflow, tool_misuse
+        from haiku_tui.agent.runaway import LoopWatch, loop_error
         from haiku_tui.agent.fallback import (
             NO_SEARCH_FIX,
             TEXT_CALL_FIX,
@@ -275,6 +276,7 @@ class QuestionRun:
         answered = False  # some answer text was shown: the attempt cannot be made again unseen
         asking = fallback is not None and asks_the_documents(self.prompt)  # else small talk: no search expected
         gate = TextGate(until_searched=asking)
+        watch = LoopWatch()  # the text part being streamed, read for a loop
         host_pending = True  # haiku-tui's own search (search-first) is shown once its request was made
         conversation = self.conversation
         try:
@@ -292,8 +294,11 @@ class QuestionRun:
                             shown = [StepStarted(HOST_SEARCH_CALL, step)]
                             shown.append(StepFinished(HOST_SEARCH_CALL, step, self.deps.state))
                     if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                        watch = LoopWatch()
+                        watch.add(event.part.content)
                         shown += gate.start(TextStarted(event.part.content), event.part.content)
                     elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                        watch.add(event.delta.content_delta)
                         shown += gate.delta(TextDelta(event.delta.content_delta), event.delta.content_delta)
                     elif isinstance(event, PartEndEvent) and isinstance(event.part, TextPart):
                         shown += gate.end()
@@ -317,8 +322,8 @@ class QuestionRun:
                     elif isinstance(event, AgentRunResultEvent):
                         result = event.result
                         gate.end()
-                    if gate.call is not None:
-                        break  # a tool call written as text: never shown, and the run goes no further
+                    if gate.call is not None or watch.unit is not None:
+                        break  # a tool call written as text (never shown) or a loop: the run goes no further
                     for out in shown:
                         if isinstance(out, (StepStarted, Finished)) or getattr(out, "call_id", None) == "":
                             streamed = 0
@@ -349,6 +354,9 @@ class QuestionRun:
             return
         finally:
             self._events = None
+        if watch.unit is not None:
+            yield Finished("failed", loop_error(watch.unit))
+            return
         if gate.call is not None:
             if fallback is not None:
                 yield Reroute("text-call", TEXT_CALL_FIX)

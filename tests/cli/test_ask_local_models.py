@@ -4,11 +4,13 @@ verbatim, a server that refuses tools, tool calls written as text, a model that 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from haiku_tui.cli import main
 from haiku_tui.sessions import SessionStore
+from haiku_tui.sessions.errors import SessionNotFound
 from tests.model_server import ANNOUNCEMENT, IMITATION, NOWHERE_ANSWER, REFUSAL_FIXES, STRAY_SENTENCE
 
 QUESTION = "How long should I steep green tea?"
@@ -217,3 +219,22 @@ def test_small_talk_answered_without_searching_is_not_asked_again(model_server, 
     captured = capsys.readouterr()
     assert captured.out.startswith(NOWHERE_ANSWER) and notes(captured.err) == []
     assert offered_tools(model_server) == [True]
+
+
+@pytest.mark.parametrize("path", [(), ("--search-first",)])
+def test_an_answer_caught_in_a_loop_is_stopped_with_one_line_and_nothing_saved(model_server, kb_path, capsys, path):
+    """A small model on a server with no generation cap repeats itself until the context is full: minutes of the
+    same two characters on a CPU. The loop is stopped within a few hundred characters, the server sees the client
+    hang up, one line says what happened and what to do, and the session keeps nothing of it."""
+    model_server.mode = "loop"
+    began = time.monotonic()
+    assert ask(model_server, kb_path, *path, "--session", "looped", "--new") == 1
+    assert time.monotonic() - began < 30
+    err = capsys.readouterr().err
+    assert "stopped: the model kept writing “" in err and "over and over; nothing was saved" in err, err
+    deadline = time.monotonic() + 10
+    while model_server.loops_left < model_server.loops and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert model_server.loops == model_server.loops_left == 1
+    with SessionStore() as store, pytest.raises(SessionNotFound):  # a new session's failed first question: none
+        store.resolve("looped")

@@ -1,5 +1,5 @@
-"""A real model's faults in the app, against the loopback model server: a cut stream fails the question (the
-question back in the box) and each failed tool call is one row."""
+"""A real model's faults in the app, against the loopback model server: a cut stream or an answer caught in a loop
+fails the question (the question back in the box), and each failed tool call is one row."""
 
 from __future__ import annotations
 
@@ -33,3 +33,19 @@ async def test_each_failed_tool_call_is_one_row(model_server, small_kb, mode):
     failed = [row for row in rows if row[2]]
     assert len(failed) == calls, (calls, rows)
     assert all(text.strip() and "“”" not in text for _, text, _ in rows), rows
+
+
+async def test_an_answer_caught_in_a_loop_stops_and_says_so(model_server, small_kb):
+    """A small model repeating two characters with no end: the app stops reading it, fails the question with the
+    question back in the box, and says what happened in one line; the session keeps nothing of it."""
+    model_server.mode = "loop"
+    app = served_app(small_kb, model_server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await ask(pilot, "How long should I steep green tea?")
+        turn = app.main.turn_log.turns[-1]
+        assert turn.state == "failed" and turn.number is None
+        assert app.main.prompt.text == "How long should I steep green tea?"
+        said = [n.message for n in app._notifications]
+        assert any("kept writing" in m and "over and over" in m for m in said), said
+        assert app.session.messages == []
+    assert model_server.loops == 1

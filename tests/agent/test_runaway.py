@@ -1,0 +1,38 @@
+"""A model caught in a loop: the watch reads an answer as it streams and names the repeated unit; ordinary answers,
+long ones and tables included, never loop."""
+
+from __future__ import annotations
+
+from haiku_tui.agent.runaway import RUN, LoopWatch, loop_error, repeated_unit
+from tests.model_server import answer_text
+
+
+def streamed(text: str, piece: int = 7) -> str | None:
+    watch = LoopWatch()
+    for i in range(0, len(text), piece):
+        if (unit := watch.add(text[i : i + piece])) is not None:
+            return unit
+    return None
+
+
+def test_the_small_models_loops_are_caught():
+    # the real 0.5B on "how do strings with r in front treat backslashes": 1,024 tokens of \" before the cap
+    assert streamed('The string "r' + '\\"' * 400) in ('\\"', '"\\')
+    assert streamed("Yes. " + "The answer is in the documents. " * 20) is not None  # a sentence again and again
+    assert streamed("Done.\n" + "\n" * 500) == "\n"
+
+
+def test_answers_that_do_not_loop_are_left_alone():
+    table = "| step | what |\n|---|---|\n" + "".join(f"| {i} | stir the dough, wait {i * 5} minutes |\n" for i in range(40))
+    prose = " ".join(f"Sentence {i} says something new about sourdough, step {i}." for i in range(200))
+    assert streamed(table) is None and streamed(prose) is None
+    assert streamed(answer_text([], "long", [(1, "x")]), piece=2048) is None  # the 200 KB answer
+    assert repeated_unit("=" * (RUN - 1)) is None  # a rule line is not a loop
+    assert streamed("-" * 80 + "\n" + "word " * 50) is None
+
+
+def test_the_line_shows_the_unit_safely_and_says_what_to_do():
+    line = loop_error("\x1b[31m[bold]x[/bold]" * 3)
+    assert "\x1b" not in line and line.startswith("stopped: the model kept writing “")
+    assert "nothing was saved" in line and "Ask again" in line
+    assert "“'\\n'”" in loop_error("\n")
