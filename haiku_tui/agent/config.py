@@ -140,7 +140,11 @@ def _search_first_capabilities(config: AgentConfig, kb: KnowledgeBase | None) ->
     from haiku_tui.capabilities import compaction, policy, rag
 
     capabilities: list[Any] = [policy.create_capability()] if config.policy else []
-    capabilities.append(rag.create_capability(config.db, kb=kb, search_first=True, query_for=search_query))
+    capabilities.append(
+        rag.create_capability(
+            config.db, kb=kb, search_first=True, query_for=search_query, search_limit=_passages()
+        )
+    )
     if config.compaction:
         capabilities.append(compaction.create_capability())
     return capabilities
@@ -167,17 +171,17 @@ citations of a full :data:`HISTORY_WINDOW` take (20 questions citing two or thre
 characters in ``bench/bench_ask_turns.py``). Chunks cited before those reach the model as receipt lines."""
 
 
-def _setting(key: str, default: int, meaning: str, example: int) -> int:
-    """Whole-number setting ``key`` of ``<data dir>/config.toml`` (≥ 0), else ``default``.
+def _setting(key: str, default: int, meaning: str, example: int, *, least: int = 0) -> int:
+    """Whole-number setting ``key`` of ``<data dir>/config.toml`` (≥ ``least``), else ``default``.
 
-    A value that is not a whole number ≥ 0 is a ModelConfigError naming the fix.
+    A value that is not a whole number ≥ ``least`` is a ModelConfigError naming the fix.
     """
     from haiku_tui.agent.models import ModelConfigError, config_path, read_config
 
     value = read_config().get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise ModelConfigError(
-            f"{config_path()}: '{key}' must be a whole number ≥ 0 ({meaning}), e.g. {key} = {example}"
+            f"{config_path()}: '{key}' must be a whole number ≥ {least} ({meaning}), e.g. {key} = {example}"
         )
     return value
 
@@ -190,6 +194,25 @@ def history_window() -> int:
 def retained_chars() -> int:
     """``retained_chars`` of ``<data dir>/config.toml`` (0: every cited chunk in full), else :data:`RETAINED_CHARS`."""
     return _setting("retained_chars", RETAINED_CHARS, "0: every cited chunk in full", RETAINED_CHARS)
+
+
+SEARCH_FIRST_PASSAGES = 5
+"""Passages a question asked search-first comes with."""
+
+
+def search_first_passages() -> int:
+    """``search_first_passages`` of ``<data dir>/config.toml`` (at least 1), else :data:`SEARCH_FIRST_PASSAGES`."""
+    return _setting("search_first_passages", SEARCH_FIRST_PASSAGES, "passages a question comes with", 5, least=1)
+
+
+def _passages() -> int:
+    """:func:`search_first_passages`, or its default when the setting is bad (the CLI and the app say so first)."""
+    from haiku_tui.agent.models import ModelConfigError
+
+    try:
+        return search_first_passages()
+    except ModelConfigError:
+        return SEARCH_FIRST_PASSAGES
 
 
 def context_tokens() -> int:

@@ -209,7 +209,7 @@ def _learned(chosen: bool | None, choice: Any) -> tuple[Any, Any]:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from haiku_tui.agent import AgentConfig, ModelConfigError, build_agent
-    from haiku_tui.agent.config import context_tokens, history_window, retained_chars
+    from haiku_tui.agent.config import context_tokens, history_window, retained_chars, search_first_passages
     from haiku_tui.agent.models import choose_model
 
     question = " ".join(args.question).strip()
@@ -221,6 +221,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise CommandError("--new needs --session NAME (the title of the new session)")
     try:
         window, retained, context = history_window(), retained_chars(), context_tokens()
+        search_first_passages()
     except ModelConfigError as error:
         raise CommandError(str(error)) from None
     if getattr(args, "session", None):

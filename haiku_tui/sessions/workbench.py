@@ -59,11 +59,16 @@ PEEK_RUNS = 8
 def _settings() -> tuple[int, int, int, str | None]:
     """Earlier questions a run is given, the cited text its requests keep in full and the model's context size
     (config.toml ``history_window``, ``retained_chars``, ``context_tokens``), and the line naming a bad setting (its
-    default is then used)."""
-    from haiku_tui.agent.config import HISTORY_WINDOW, RETAINED_CHARS, context_tokens, history_window, retained_chars
+    default is then used; ``search_first_passages`` is read where the agent is built)."""
+    from haiku_tui.agent import config
 
     values, errors = [], []
-    for read, default in ((history_window, HISTORY_WINDOW), (retained_chars, RETAINED_CHARS), (context_tokens, 0)):
+    for read, default in (
+        (config.history_window, config.HISTORY_WINDOW),
+        (config.retained_chars, config.RETAINED_CHARS),
+        (config.context_tokens, 0),
+        (config.search_first_passages, config.SEARCH_FIRST_PASSAGES),
+    ):
         try:
             values.append(read())
         except Exception as exc:  # ModelConfigError: one line naming the fix

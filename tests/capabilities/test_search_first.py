@@ -118,6 +118,24 @@ async def test_the_instructions_name_no_tool_when_none_is_offered(kb):
     assert "the cite tool" in (tools.infos[0].instructions or "")  # the tools path keeps its own
 
 
+async def test_the_number_of_passages_is_a_setting(kb, _isolated_data_dir):
+    """``search_first_passages`` in config.toml: how many passages a question comes with; a bad value is one line."""
+    import pytest
+
+    from haiku_tui.agent.config import search_first_passages
+    from haiku_tui.agent.models import ModelConfigError
+
+    for passages in (1, 2):
+        (_isolated_data_dir / "config.toml").write_text(f"search_first_passages = {passages}\n")
+        script = Script(answer_citing("Sourdough bread", "Feed the starter once a day"))
+        await ask(agent_for(script, kb), Session(), "How often do I feed a sourdough starter?")
+        assert len(LABEL.findall(sent_passages(script.sent[0]))) == passages
+    (_isolated_data_dir / "config.toml").write_text("search_first_passages = 0\n")
+    with pytest.raises(ModelConfigError, match="'search_first_passages' must be a whole number ≥ 1"):
+        search_first_passages()
+    agent_for(Script(), kb)  # built with the default: the CLI and the app name the bad setting first
+
+
 async def test_markers_are_registered_as_the_answers_citations_in_the_evidence_record(kb):
     script = Script(answer_citing("Sourdough bread", "Feed it once a day with equal weights of flour and water"))
     session = Session()

@@ -238,3 +238,13 @@ def test_an_answer_caught_in_a_loop_is_stopped_with_one_line_and_nothing_saved(m
     assert model_server.loops == model_server.loops_left == 1
     with SessionStore() as store, pytest.raises(SessionNotFound):  # a new session's failed first question: none
         store.resolve("looped")
+
+
+def test_a_bad_number_of_passages_is_one_line(model_server, kb_path, capsys, _isolated_data_dir):
+    (_isolated_data_dir / "config.toml").write_text("search_first_passages = 0\n")
+    assert ask(model_server, kb_path, "--search-first") != 0
+    assert notes(capsys.readouterr().err) == [
+        f"haiku-tui: error: {_isolated_data_dir / 'config.toml'}: 'search_first_passages' must be a whole number ≥ 1 "
+        "(passages a question comes with), e.g. search_first_passages = 5"
+    ]
+    assert model_server.requests == []
