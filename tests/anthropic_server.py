@@ -19,7 +19,7 @@ small knowledge bases of the tests cache too. A prefix's identity is its blocks'
 
 In tests: the ``anthropic_server`` fixture of ``tests/conftest.py``, which points ``ANTHROPIC_BASE_URL`` (the
 SDK's own variable) at it. By hand: ``python tests/anthropic_server.py --port 8766``, then
-``ANTHROPIC_API_KEY=test ANTHROPIC_BASE_URL=http://127.0.0.1:8766 haiku-tui --model anthropic:claude-sonnet-5-5``.
+``ANTHROPIC_API_KEY=any ANTHROPIC_BASE_URL=http://127.0.0.1:8766 haiku-tui --model anthropic:claude-sonnet-5-5``.
 """
 
 from __future__ import annotations

@@ -34,12 +34,13 @@ def model_server(monkeypatch):
 @pytest.fixture
 def anthropic_server(monkeypatch):
     """A loopback Anthropic Messages API server with a prompt cache (``tests/anthropic_server.py``); the SDK is
-    pointed at it by its own ``ANTHROPIC_BASE_URL``, with ``ANTHROPIC_API_KEY=test``."""
+    pointed at it by its own ``ANTHROPIC_BASE_URL``, with a key of its own (haiku-tui redacts every key in use from
+    its messages for the rest of the process: a key like "test" would turn later tests' paths to "[redacted]")."""
     from tests.anthropic_server import AnthropicServer
 
     monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
     server = AnthropicServer().start()
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-loopback-0f3c9a")
     yield server
     server.stop()

@@ -27,7 +27,13 @@ FILES = 12  # of three chunks each, embedded three chunks a batch
 CHILD = textwrap.dedent(
     """
     import asyncio
+    import signal
     import sys
+    HOLD = int(sys.argv[2])
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, whatever the test process ignores
+    if HOLD < 10**6:  # still running 30 s after it started: every thread's stack goes to stderr, for the failure
+        import faulthandler
+        faulthandler.dump_traceback_later(30)
     from pydantic_ai.embeddings import Embedder
     from haiku_tui.store import embed_batches, embedding
     from haiku_tui.store.offline_embedder import WordLlamaEmbeddingModel
@@ -43,7 +49,6 @@ CHILD = textwrap.dedent(
 
     embed_batches.FIRST_BATCH = embed_batches.MIN_BATCH = embed_batches.EMBED_BATCH = 3
     embed_batches.WRITE_SECONDS = 0.0
-    HOLD = int(sys.argv[2])
     embedding.builtin_embedder = lambda: Embedder(Announced(WordLlamaEmbeddingModel(), float(sys.argv[1])))
     from haiku_tui.cli import main
     sys.exit(main(sys.argv[3:]))
@@ -90,6 +95,9 @@ def test_ctrl_c_while_embedding_keeps_what_was_written_and_the_next_add_finishes
                 proc.send_signal(signal.SIGINT)
                 break
         out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # the stacks the child dumped say where it was stuck
+        proc.kill()
+        raise AssertionError(f"Ctrl+C did not end the add: {proc.communicate()[1][-6000:]}") from None
     finally:
         proc.kill()
     assert proc.returncode == 130, err
