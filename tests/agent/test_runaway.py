@@ -23,7 +23,8 @@ def test_the_small_models_loops_are_caught():
 
 
 def test_answers_that_do_not_loop_are_left_alone():
-    table = "| step | what |\n|---|---|\n" + "".join(f"| {i} | stir the dough, wait {i * 5} minutes |\n" for i in range(40))
+    rows = "".join(f"| {i} | stir the dough, wait {i * 5} minutes |\n" for i in range(40))
+    table = "| step | what |\n|---|---|\n" + rows
     prose = " ".join(f"Sentence {i} says something new about sourdough, step {i}." for i in range(200))
     assert streamed(table) is None and streamed(prose) is None
     assert streamed(answer_text([], "long", [(1, "x")]), piece=2048) is None  # the 200 KB answer
