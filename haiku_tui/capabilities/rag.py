@@ -118,8 +118,8 @@ class RAGCapability(EvidenceCapability):
     ) -> ModelResponse:
         if self.search_first and self.question is not None:
             answer = "".join(p.content for p in response.parts if isinstance(p, TextPart))
-            sent = [m.instructions for m in request_context.messages if isinstance(m, ModelRequest) and m.instructions]
-            self._declare_answer(answer, sent[-1] if sent else "")
+            sent = (m.instructions for m in reversed(request_context.messages) if isinstance(m, ModelRequest))
+            self._declare_answer(answer, next((i for i in sent if i), ""))
         return response
 
     # ---- search-first ---------------------------------------------------------------------
