@@ -1,7 +1,7 @@
 """A real small model on a local llama.cpp server, through ``haiku-tui ask --json``, on held-out questions.
 
     python -m bench.bench_local_model [--model-size 0.5b|1.5b] [--paths deferred at-once …] [--limit N]
-        [--corpora notes stdlib pydoc] [--set held-out|tuning] [--temperature T] [--out FILE.json] [--check]
+        [--corpora notes stdlib pydoc] [--set held-out|tuning] [--temperature T] [--seed N] [--out FILE.json] [--check]
 
 Runs ``bench/sets/local_questions.py`` (held out: report, never tune) as subprocesses of ``haiku-tui ask
 --json --base-url http://127.0.0.1:PORT/v1 --model NAME`` against ``bench/llama_server.py`` (started by
@@ -18,7 +18,8 @@ and at most four words); instructions echoed as the answer; answered search-firs
 seconds per question (the whole ``ask`` process); and, from the server's log, requests, prompt tokens and
 prompt tokens evaluated (not served from the KV cache) per question. ``--limit N`` asks the first N standalone
 questions of each corpus, and every follow-up pair. ``--set tuning`` asks ``eval_questions``' tuning splits instead
-(pydoc and stdlib), where a choice may be tried; ``--temperature`` is the server's default sampling temperature.
+(pydoc and stdlib), where a choice may be tried; ``--temperature`` is the server's default sampling temperature,
+``--seed`` its seed (0; another seed samples every answer anew, which shows how far a figure moves by chance).
 """
 
 from __future__ import annotations
@@ -386,6 +387,7 @@ def main() -> None:
         help="held-out: report (never tune); tuning: eval_questions' tuning splits (pydoc, stdlib), to try choices on",
     )
     parser.add_argument("--temperature", type=float, help="the server's sampling temperature when a request names none")
+    parser.add_argument("--seed", type=int, help="the server's seed when a request names none (0)")
     parser.add_argument(
         "--summarize", type=Path, nargs="+", metavar="FILE", help="print the table of earlier --out files instead, "
         "on the questions --corpora and --limit select"
@@ -406,7 +408,7 @@ def main() -> None:
         tmp = Path(tmp_name)
         dbs = build_kbs(args.corpora, tmp)
         log = tmp / "requests.jsonl"
-        with local_server(args.model_size, log=log, temperature=args.temperature) as url:
+        with local_server(args.model_size, log=log, temperature=args.temperature, seed=args.seed) as url:
             for name in args.paths:
                 rows = run_path(
                     name, questions, dbs, url, model, log, tmp,

@@ -23,7 +23,8 @@ previous prompt: ``usage.prompt_tokens_details.cached_tokens`` and ``timings.cac
 tokens were reused, ``timings.prompt_n`` how many were evaluated (as llama.cpp's own server reports them).
 Each request also appends one JSON line to ``--log``. Sampling follows Qwen2.5's generation config unless
 the request says otherwise (temperature 0.7, top-p 0.8, top-k 20, repetition penalty 1.05), seed 0;
-``--temperature`` sets the default a request that names none gets (servers differ: llama.cpp's own is 0.8).
+``--temperature`` sets the default a request that names none gets (servers differ: llama.cpp's own is 0.8);
+``--seed`` the seed (another seed samples every answer anew: how much a figure moves by chance).
 Both servers load the weights without llama.cpp's extra buffer types (see :func:`without_extra_buffers`).
 
 ``--tools`` plays the other servers a user meets: ``parse`` (the above), ``as-text`` (tools in the prompt, no
@@ -184,9 +185,17 @@ class Engine:
     """One Llama and its lock: requests are served one at a time, sharing the KV cache."""
 
     def __init__(
-        self, model: Path, threads: int, ctx: int, log: Path | None, parse: bool = True, temperature: float = 0.7
+        self,
+        model: Path,
+        threads: int,
+        ctx: int,
+        log: Path | None,
+        parse: bool = True,
+        temperature: float = 0.7,
+        seed: int = 0,
     ) -> None:
         self.temperature = temperature
+        self.seed = seed
         without_extra_buffers()
         from llama_cpp import Llama, llama_vocab_is_eog
 
@@ -212,7 +221,7 @@ class Engine:
     def tokens(self, tokens: list[int], body: dict, limit: int):
         """The generated token texts (special tokens as text: Qwen's ``<tool_call>`` is one), up to an
         end-of-generation token or ``limit`` tokens; then ``None`` when the limit was what stopped it."""
-        self.llm.set_seed(body.get("seed", 0))
+        self.llm.set_seed(body.get("seed", self.seed))
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         stream = self.llm.generate(
             tokens,
@@ -444,9 +453,11 @@ def main() -> None:
     parser.add_argument(
         "--temperature", type=float, default=0.7, help="when a request names none (Qwen2.5's own default: 0.7)"
     )
+    parser.add_argument("--seed", type=int, default=0, help="when a request names none")
     args = parser.parse_args()
     engine = Engine(
-        args.model, args.threads, args.ctx, args.log, parse=args.tools != "as-text", temperature=args.temperature
+        args.model, args.threads, args.ctx, args.log, parse=args.tools != "as-text", temperature=args.temperature,
+        seed=args.seed,
     )
     server = ThreadingHTTPServer((args.host, args.port), make_handler(engine, args.tools))
     print(f"serving {engine.name} on http://{args.host}:{server.server_port}/v1", file=sys.stderr, flush=True)

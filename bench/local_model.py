@@ -160,6 +160,7 @@ def local_server(
     models: Path = MODELS_DIR,
     tools: str = "parse",
     temperature: float | None = None,
+    seed: int | None = None,
 ):
     """Serve the model on 127.0.0.1; yields the base URL (``http://127.0.0.1:PORT/v1``). ``log``: a JSON
     line per request (prompt, cached and evaluated tokens, times; ``bench/llama_server.py``)."""
@@ -177,6 +178,7 @@ def local_server(
             sys.executable, "-m", "bench.llama_server", str(path), "--port", str(port),
             "--threads", str(threads), "--ctx", str(ctx), "--tools", tools,
             *(["--temperature", str(temperature)] if temperature is not None else []),
+            *(["--seed", str(seed)] if seed is not None else []),
             *(["--log", str(log)] if log else []),
         ]
     root = Path(__file__).resolve().parents[1]
