@@ -22,10 +22,11 @@ class BudgetNoticePart(InstructionCapabilityPart, namespace="haiku_tui"):
 
 
 PASSAGES_NOTE = (
-    "Answer the question below in one to three full sentences, using only the numbered passages in {frame}. "
-    "End each sentence with the number of the passage it comes from in square brackets, for example: "
-    "The shop opens at nine [2]. If the passages do not answer the question, say that your documents do not "
-    "answer it, and nothing else."
+    "Answer the question below using only the numbered passages in {frame}. Begin with the sentence of the "
+    "passages that answers it, copied word for word, and the number of its passage in square brackets; then add at "
+    "most two sentences of your own, each ending with the number of the passage it comes from. For example: The "
+    "shop opens at nine on weekdays. [2] On Sundays it opens at ten [3]. If the passages do not answer the question, "
+    "say that your documents do not answer it, and nothing else."
 )
 
 
