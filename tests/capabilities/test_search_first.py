@@ -84,7 +84,8 @@ async def test_the_passages_are_user_content_of_the_first_and_only_request_and_n
     sent = sent_text(script.sent[0][-1])
     assert sent.index("<passages>") < sent.index("How often do I feed a sourdough starter?")
     assert "[1] Sourdough bread › The starter\nA sourdough starter is a culture" in sent
-    assert "put the number of the passage" not in sent and "square brackets, for example" in sent
+    assert "put the number of the passage" not in sent
+    assert "copied word for word, and the number of its passage in square brackets" in sent
     assert not [m for m in script.sent[0] if not isinstance(m, ModelRequest)]
     assert "equal weights" not in (script.infos[0].instructions or "")  # passages never in the instructions
     # the history keeps the part in the question's request
