@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.eval_retrieval import norm
-from bench.local_model import MODELS, local_server
+from bench.local_model import MODELS, local_server, stop_on_sigterm
 from bench.sets.local_questions import QUESTIONS, LocalQuestion
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -402,6 +402,7 @@ def main() -> None:
         print("\n".join(bad) or f"all {len(QUESTIONS)} phrases found in their documents")
         raise SystemExit(1 if bad else 0)
     questions = selected(args.corpora, args.limit, tuning_questions() if args.set == "tuning" else QUESTIONS)
+    stop_on_sigterm()
     model = MODELS[args.model_size].file.removesuffix(".gguf")
     results, answers = {}, {}
     with tempfile.TemporaryDirectory() as tmp_name:

@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -168,6 +169,9 @@ def local_server(
     if not path.exists():
         raise SystemExit(f"{path} is missing: run `python -m bench.local_model setup --size {size}` first")
     port = port or free_port()
+    with socket.socket() as probe:  # another server on the port would answer for this one
+        if probe.connect_ex(("127.0.0.1", port)) == 0:
+            raise SystemExit(f"port {port} is in use: stop what serves on it, or pass another --port")
     if stock:
         command = [
             sys.executable, "-m", "bench.llama_server", "stock", "--model", str(path), "--host", "127.0.0.1",
@@ -203,6 +207,11 @@ def local_server(
                 proc.wait()
 
 
+def stop_on_sigterm() -> None:
+    """SIGTERM (``kill``, ``pkill``) unwinds like Ctrl+C, so the model server this process started stops with it."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["setup", "serve"])
@@ -219,6 +228,7 @@ def main() -> None:
         install_llama(args.wheels)
         print(fetch_model(MODELS[args.size], args.models))
         return
+    stop_on_sigterm()
     with local_server(args.size, port=args.port, stock=args.stock, log=args.log, models=args.models,
                       tools=args.tools) as url:
         print(f"serving {MODELS[args.size].file} at {url} (Ctrl+C stops it)", flush=True)
