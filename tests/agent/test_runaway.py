@@ -3,7 +3,7 @@ long ones and tables included, never loop."""
 
 from __future__ import annotations
 
-from haiku_tui.agent.runaway import RUN, LoopWatch, loop_error, repeated_unit
+from haiku_tui.agent.runaway import CHECK_EVERY, RUN, LoopWatch, loop_error, repeated_unit
 from tests.model_server import answer_text
 
 
@@ -20,6 +20,31 @@ def test_the_small_models_loops_are_caught():
     assert streamed('The string "r' + '\\"' * 400) in ('\\"', '"\\')
     assert streamed("Yes. " + "The answer is in the documents. " * 20) is not None  # a sentence again and again
     assert streamed("Done.\n" + "\n" * 500) == "\n"
+
+
+PARAGRAPH = (
+    "The `else` part of a for loop in Python is executed when the loop completes without encountering any break "
+    "statements. If the loop is terminated by a break statement, the `else` part will not be executed. This is useful "
+    "for performing actions that should only happen if the loop completes normally, such as printing a final message "
+    "or updating a counter.\n\n"
+)
+
+
+def test_a_paragraph_said_again_and_again_is_caught_at_its_third_time():
+    # the real 1.5B on "what does the else part of a for loop do": this paragraph fourteen times, 1,024 tokens and
+    # 210 s of generation on a CPU, until the server's cap
+    watch, seen = LoopWatch(), 0
+    for i in range(0, len(PARAGRAPH) * 14, 5):
+        seen = i + 5
+        if watch.add((PARAGRAPH * 14)[i : i + 5]) is not None:
+            break
+    assert watch.unit is not None and sorted(watch.unit) == sorted(PARAGRAPH)
+    assert 3 * len(PARAGRAPH) <= seen < 3 * len(PARAGRAPH) + 2 * CHECK_EVERY
+    restated = PARAGRAPH * 2 + "So the else clause runs only when no break ended the loop."
+    assert streamed(restated) is None  # a paragraph restated once is no loop
+    long_unit = "".join(f"Step {i}: stir, fold and wait. " for i in range(30))  # ~900 characters
+    assert streamed(long_unit * 3 + long_unit[:200]) is not None
+    assert streamed(long_unit * 2 + long_unit[:800]) is None
 
 
 def test_answers_that_do_not_loop_are_left_alone():
