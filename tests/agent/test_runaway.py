@@ -33,10 +33,9 @@ PARAGRAPH = (
 def test_a_paragraph_said_again_and_again_is_caught_at_its_third_time():
     # the real 1.5B on "what does the else part of a for loop do": this paragraph fourteen times, 1,024 tokens and
     # 210 s of generation on a CPU, until the server's cap
-    watch, seen = LoopWatch(), 0
-    for i in range(0, len(PARAGRAPH) * 14, 5):
-        seen = i + 5
-        if watch.add((PARAGRAPH * 14)[i : i + 5]) is not None:
+    text, watch, seen = PARAGRAPH * 14, LoopWatch(), 0
+    for seen in range(5, len(text) + 5, 5):
+        if watch.add(text[seen - 5 : seen]) is not None:
             break
     assert watch.unit is not None and sorted(watch.unit) == sorted(PARAGRAPH)
     assert 3 * len(PARAGRAPH) <= seen < 3 * len(PARAGRAPH) + 2 * CHECK_EVERY
